@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Formatting and lints, as a reviewer would run them.
+set -euo pipefail
+cd "$(dirname "$0")/../src-tauri"
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --locked -- -D warnings

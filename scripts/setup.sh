@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Installs what Lantern needs to build, run and test, and nothing twice: system packages (with
+# apt when run as root; otherwise it prints the exact command and stops), npm packages, and the
+# default model. Safe to run again at any time; offline once everything is in place.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf 'setup: %s\n' "$*"; }
+
+# command-or-file check, then the Debian package that provides it
+REQUIRED=(
+  "cc:build-essential"
+  "pkg-config:pkg-config"
+  "git:git"
+  "unzip:unzip"
+  "sha256sum:coreutils"
+  "python3:python3"
+)
+
+missing=()
+for pair in "${REQUIRED[@]}"; do
+  cmd=${pair%%:*}
+  pkg=${pair#*:}
+  command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
+done
+if ! python3 -m pip --version >/dev/null 2>&1; then
+  missing+=("python3-pip")
+fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    say "installing system packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  else
+    say "missing system packages: ${missing[*]}"
+    say "install them with:  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}"
+    exit 1
+  fi
+fi
+
+# Rust: the workspace needs 1.88 or newer (Debian's own cargo is too old).
+if ! command -v cargo >/dev/null 2>&1; then
+  say "Rust is not installed. Install it with rustup (see https://rustup.rs), then run this again."
+  exit 1
+fi
+rust_minor=$(rustc --version | sed -E 's/^rustc 1\.([0-9]+).*/\1/')
+if [ "${rust_minor:-0}" -lt 88 ]; then
+  say "Rust $(rustc --version | cut -d' ' -f2) is too old; Lantern needs 1.88 or newer (rustup update)."
+  exit 1
+fi
+
+# npm packages: installed when missing or when the lockfile changed since the last install.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing npm packages"
+  npm install --no-audit --no-fund --loglevel=error
+fi
+
+bash scripts/fetch-model.sh
+say "ready"

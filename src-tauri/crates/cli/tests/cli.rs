@@ -1,0 +1,647 @@
+//! The `lantern` command line, as a user runs it: a temp workspace, a command, the JSON it
+//! prints and its exit code.
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// A temp workspace plus a private LANTERN_HOME, so tests never touch the user's own state.
+struct Fixture {
+    ws: tempfile::TempDir,
+    home: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::write(
+            ws.path().join("package.json"),
+            "{\n  \"name\": \"shop\",\n  \"version\": \"2.4.1\"\n}\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(ws.path().join("src")).unwrap();
+        std::fs::write(
+            ws.path().join("src/index.ts"),
+            "export function main() {\n  return parseConfig();\n}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            ws.path().join("src/config.ts"),
+            "export function parseConfig() {\n  return {};\n}\n",
+        )
+        .unwrap();
+        std::fs::write(ws.path().join(".gitignore"), "dist/\n").unwrap();
+        std::fs::create_dir_all(ws.path().join("dist")).unwrap();
+        std::fs::write(
+            ws.path().join("dist/bundle.js"),
+            "function parseConfig(){}\n",
+        )
+        .unwrap();
+        Fixture {
+            ws,
+            home: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn path(&self, rel: &str) -> std::path::PathBuf {
+        self.ws.path().join(rel)
+    }
+
+    fn lantern(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_lantern"));
+        cmd.args(args)
+            .env("LANTERN_HOME", self.home.path())
+            .stdin(if stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        if let Some(input) = stdin {
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(input.as_bytes())
+                .unwrap();
+        }
+        child.wait_with_output().unwrap()
+    }
+
+    /// `lantern tool NAME --workspace WS --args ARGS EXTRA…`
+    fn tool(&self, name: &str, args: &str, extra: &[&str]) -> (i32, Value) {
+        let ws = self.ws.path().to_str().unwrap();
+        let mut argv = vec!["tool", name, "--workspace", ws, "--args", args];
+        argv.extend_from_slice(extra);
+        let out = self.lantern(&argv, None);
+        (out.status.code().unwrap(), json(&out))
+    }
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn tools_lists_every_spec_with_its_schema() {
+    let f = Fixture::new();
+    let out = f.lantern(&["tools"], None);
+    assert!(out.status.success());
+    let specs = json(&out);
+    let names: Vec<&str> = specs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    for expected in [
+        "read_file",
+        "list_files",
+        "search_code",
+        "write_file",
+        "get_current_time",
+        "add_task",
+        "list_tasks",
+        "update_task",
+    ] {
+        assert!(names.contains(&expected), "{expected} in {names:?}");
+    }
+    let read = specs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "read_file")
+        .unwrap();
+    assert_eq!(read["risk"], "read");
+    assert_eq!(
+        read["input_schema"]["required"],
+        serde_json::json!(["path"])
+    );
+    assert!(read["description"]
+        .as_str()
+        .unwrap()
+        .starts_with("Read a text file"));
+}
+
+#[test]
+fn prompt_renders_the_catalog_for_the_workspace() {
+    let f = Fixture::new();
+    let out = f.lantern(
+        &["prompt", "--workspace", f.ws.path().to_str().unwrap()],
+        None,
+    );
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(
+        "- read_file(path: string, start_line?: integer, end_line?: integer): Read a text file"
+    ));
+    assert!(text.contains("<TOOL_CALL>"));
+    let name = f.ws.path().file_name().unwrap().to_str().unwrap();
+    assert!(text.contains(name));
+}
+
+#[test]
+fn parse_reports_text_calls_and_invalid_calls() {
+    let f = Fixture::new();
+    let text = json(&f.lantern(&["parse"], Some("The version is 1.0.0")));
+    assert_eq!(text["kind"], "text");
+    assert_eq!(text["text"], "The version is 1.0.0");
+
+    let call = json(&f.lantern(&["parse"], Some("<TOOL_CALL>\n{\"tool\": \"read_file\", \"args\": {\"path\": \"package.json\"}, \"reasoning\": \"Need the version\"}\n</TOOL_CALL>")));
+    assert_eq!(call["kind"], "tool_call");
+    assert_eq!(call["tool"], "read_file");
+    assert_eq!(call["args"]["path"], "package.json");
+    assert_eq!(call["reasoning"], "Need the version");
+    assert_eq!(call["dialect"], "native");
+
+    let bad = json(&f.lantern(
+        &["parse"],
+        Some("<TOOL_CALL>\n{\"tool\": \"read_fil\", \"args\": {\"path\": \"a\"}}\n</TOOL_CALL>"),
+    ));
+    assert_eq!(bad["kind"], "invalid");
+    assert_eq!(bad["error_type"], "validation_failed");
+    let feedback = bad["feedback"].as_str().unwrap();
+    assert!(
+        feedback.starts_with("TOOL_ERROR: Unknown tool \"read_fil\". Did you mean \"read_file\"?"),
+        "{feedback}"
+    );
+    assert!(
+        feedback.contains("<TOOL_CALL>\n{\"tool\":\"read_file\""),
+        "{feedback}"
+    );
+}
+
+#[test]
+fn read_file_succeeds_with_exit_zero() {
+    let f = Fixture::new();
+    let (code, r) = f.tool(
+        "read_file",
+        r#"{"path": "package.json", "start_line": 3, "end_line": 3}"#,
+        &[],
+    );
+    assert_eq!(code, 0);
+    assert_eq!(r["success"], true);
+    assert_eq!(r["data"]["content"], "  \"version\": \"2.4.1\"\n");
+    assert_eq!(r["data"]["total_lines"], 4);
+    assert_eq!(r["error_type"], "none");
+    assert!(r["metadata"]["timestamp"].as_i64().unwrap() > 0);
+}
+
+#[test]
+fn tool_errors_exit_one_with_a_structured_result() {
+    let f = Fixture::new();
+    let (code, r) = f.tool("read_file", r#"{"path": "nope.txt"}"#, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(r["error_type"], "not_found");
+    let (code, r) = f.tool("read_file", r#"{"path": "../../etc/passwd"}"#, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(r["error_type"], "permission_denied");
+    assert!(!r.to_string().contains("root:x"));
+    let (code, r) = f.tool("read_file", r#"{"path": 7}"#, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(r["error_type"], "validation_failed");
+}
+
+#[test]
+fn usage_errors_exit_two_in_plain_words() {
+    let f = Fixture::new();
+    let ws = f.ws.path().to_str().unwrap();
+    let out = f.lantern(
+        &["tool", "read_flie", "--workspace", ws, "--args", "{}"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unknown tool \"read_flie\"; the tools are: "),
+        "{}",
+        stderr(&out)
+    );
+    let out = f.lantern(
+        &[
+            "tool",
+            "read_file",
+            "--workspace",
+            ws,
+            "--args",
+            "{path: 1}",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--args is not valid JSON"));
+    let out = f.lantern(
+        &[
+            "tool",
+            "read_file",
+            "--workspace",
+            "/no/such/dir",
+            "--args",
+            "{}",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("cannot open workspace /no/such/dir"));
+    let out = f.lantern(&["frobnicate"], None);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn args_can_come_from_stdin() {
+    let f = Fixture::new();
+    let ws = f.ws.path().to_str().unwrap();
+    let big = "x".repeat(300_000);
+    let args = serde_json::json!({"path": "big.txt", "content": big}).to_string();
+    let out = f.lantern(
+        &[
+            "tool",
+            "write_file",
+            "--workspace",
+            ws,
+            "--args",
+            "-",
+            "--yes",
+        ],
+        Some(&args),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(f.path("big.txt")).unwrap().len(),
+        300_000
+    );
+}
+
+#[test]
+fn writes_need_approval_and_without_a_terminal_are_refused() {
+    let f = Fixture::new();
+    let (code, r) = f.tool(
+        "write_file",
+        r#"{"path": "notes.md", "content": "hi\n"}"#,
+        &[],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(r["error_type"], "permission_denied");
+    assert!(r["error_message"].as_str().unwrap().contains("no terminal"));
+    assert!(!f.path("notes.md").exists());
+    let (code, _) = f.tool(
+        "write_file",
+        r#"{"path": "notes.md", "content": "hi\n"}"#,
+        &["--deny"],
+    );
+    assert_eq!(code, 1);
+    assert!(!f.path("notes.md").exists());
+}
+
+#[test]
+fn write_then_undo_then_undo_the_undo() {
+    let f = Fixture::new();
+    let ws = f.ws.path().to_str().unwrap();
+    let (code, r) = f.tool(
+        "write_file",
+        r#"{"path": "package.json", "content": "{}\n"}"#,
+        &["--yes"],
+    );
+    assert_eq!(code, 0);
+    assert_eq!(r["data"]["checkpoint"], "cp-1");
+    assert_eq!(r["data"]["lines_removed"], 4);
+    assert!(r["data"]["unified"]
+        .as_str()
+        .unwrap()
+        .contains("-  \"version\": \"2.4.1\""));
+    assert_eq!(
+        std::fs::read_to_string(f.path("package.json")).unwrap(),
+        "{}\n"
+    );
+
+    let list = json(&f.lantern(&["checkpoints", "--workspace", ws], None));
+    assert_eq!(list.as_array().unwrap().len(), 1);
+
+    let out = f.lantern(&["undo", "--workspace", ws], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(json(&out)["action"], "restored");
+    assert!(std::fs::read_to_string(f.path("package.json"))
+        .unwrap()
+        .contains("2.4.1"));
+
+    // The undo is itself a checkpoint: undoing it brings the agent's version back.
+    let out = f.lantern(&["undo", "--workspace", ws, "cp-2"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(f.path("package.json")).unwrap(),
+        "{}\n"
+    );
+}
+
+#[test]
+fn undo_refuses_to_destroy_later_edits() {
+    let f = Fixture::new();
+    let ws = f.ws.path().to_str().unwrap();
+    f.tool(
+        "write_file",
+        r#"{"path": "notes.md", "content": "agent\n"}"#,
+        &["--yes"],
+    );
+    std::fs::write(f.path("notes.md"), "agent\nand the user's own line\n").unwrap();
+    let out = f.lantern(&["undo", "--workspace", ws], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("was changed after that write"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(f.path("notes.md")).unwrap(),
+        "agent\nand the user's own line\n"
+    );
+}
+
+#[test]
+fn list_files_respects_gitignore_and_globs() {
+    let f = Fixture::new();
+    let (code, r) = f.tool("list_files", r#"{"pattern": "*.ts"}"#, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        r["data"]["files"],
+        serde_json::json!(["src/config.ts", "src/index.ts"])
+    );
+    let (_, r) = f.tool("list_files", "{}", &[]);
+    let files = r["data"]["files"].as_array().unwrap();
+    assert!(!files
+        .iter()
+        .any(|p| p.as_str().unwrap().starts_with("dist/")));
+    assert!(r["data"]["skipped_ignored_or_hidden"].as_u64().unwrap() >= 1);
+}
+
+#[test]
+fn search_code_finds_definitions_sorted() {
+    let f = Fixture::new();
+    let (code, r) = f.tool("search_code", r#"{"query": "parseConfig"}"#, &[]);
+    assert_eq!(code, 0);
+    let hits: Vec<(String, u64)> = r["data"]["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["path"].as_str().unwrap().to_string(),
+                m["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        hits,
+        vec![
+            ("src/config.ts".to_string(), 1),
+            ("src/index.ts".to_string(), 2)
+        ]
+    );
+    let (_, r) = f.tool(
+        "search_code",
+        r#"{"query": "fn \\w+\\(", "options": {"regex": true, "glob": "*.rs"}}"#,
+        &[],
+    );
+    assert_eq!(r["data"]["count"], 0);
+    let (code, r) = f.tool(
+        "search_code",
+        r#"{"query": "(", "options": {"regex": true}}"#,
+        &[],
+    );
+    assert_eq!(code, 1);
+    assert!(r["error_message"]
+        .as_str()
+        .unwrap()
+        .contains("Invalid regular expression"));
+}
+
+fn script(f: &Fixture, replies: &[&str]) -> String {
+    let path = f.home.path().join("script.json");
+    std::fs::write(&path, serde_json::to_string(replies).unwrap()).unwrap();
+    format!("scripted:{}", path.display())
+}
+
+#[test]
+fn run_streams_ndjson_events_through_a_scripted_model() {
+    let f = Fixture::new();
+    let ws = f.ws.path().to_str().unwrap();
+    let model = script(&f, &[
+        "<TOOL_CALL>\n{\"tool\": \"read_file\", \"args\": {\"path\": \"package.json\"}, \"reasoning\": \"The version is there\"}\n</TOOL_CALL>",
+        "The version is 2.4.1.",
+    ]);
+    let transcript = f.home.path().join("t.jsonl");
+    let out = f.lantern(
+        &[
+            "run",
+            "--workspace",
+            ws,
+            "--model",
+            &model,
+            "--prompt",
+            "What version is in package.json?",
+            "--json",
+            "--transcript",
+            transcript.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let events: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    for expected in [
+        "turn_started",
+        "call_parsed",
+        "permission_answered",
+        "tool_started",
+        "tool_finished",
+        "text_delta",
+        "turn_finished",
+    ] {
+        assert!(kinds.contains(&expected), "{expected} in {kinds:?}");
+    }
+    let parsed = events.iter().find(|e| e["event"] == "call_parsed").unwrap();
+    assert_eq!(parsed["tool"], "read_file");
+    assert_eq!(parsed["dialect"], "native");
+    assert_eq!(parsed["constrained"], false);
+    assert!(parsed["raw"].as_str().unwrap().starts_with("<TOOL_CALL>"));
+    let finished = events.last().unwrap();
+    assert_eq!(finished["reason"], "answer");
+    assert_eq!(finished["text"], "The version is 2.4.1.");
+    let tool = events
+        .iter()
+        .find(|e| e["event"] == "tool_finished")
+        .unwrap();
+    assert_eq!(tool["success"], true);
+    assert!(tool["execution_time_ms"].is_u64());
+    // The transcript holds the same events and replays.
+    let replay = f.lantern(&["replay", transcript.to_str().unwrap(), "--json"], None);
+    assert_eq!(
+        String::from_utf8(replay.stdout).unwrap().lines().count(),
+        events.len()
+    );
+}
+
+#[test]
+fn run_refuses_writes_without_approval_and_reports_guards() {
+    let f = Fixture::new();
+    let ws = f.ws.path().to_str().unwrap();
+    let write = "<TOOL_CALL>{\"tool\": \"write_file\", \"args\": {\"path\": \"a.txt\", \"content\": \"x\"}}</TOOL_CALL>";
+    let model = script(&f, &[write, write, write]);
+    let out = f.lantern(
+        &[
+            "run",
+            "--workspace",
+            ws,
+            "--model",
+            &model,
+            "--prompt",
+            "write",
+            "--json",
+            "--approve",
+            "none",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!f.path("a.txt").exists());
+    let last: Value = serde_json::from_str(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .last()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(last["reason"], "repetition");
+
+    let model = script(&f, &[write, "Written."]);
+    let out = f.lantern(
+        &[
+            "run",
+            "--workspace",
+            ws,
+            "--model",
+            &model,
+            "--prompt",
+            "write",
+            "--approve",
+            "all",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(f.path("a.txt")).unwrap(), "x");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Written."));
+    assert!(stderr(&out).contains("→ write_file"));
+}
+
+#[test]
+fn run_without_a_usable_model_is_a_usage_error() {
+    let f = Fixture::new();
+    let ws = f.ws.path().to_str().unwrap();
+    let out = f.lantern(&["run", "--workspace", ws, "--prompt", "hi"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let out = f.lantern(
+        &[
+            "run",
+            "--workspace",
+            ws,
+            "--prompt",
+            "hi",
+            "--model",
+            "scripted:/no/such.json",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("cannot read the script"));
+}
+
+#[test]
+fn policy_lists_and_revokes_saved_grants() {
+    let f = Fixture::new();
+    let ws = f.ws.path().to_str().unwrap();
+    // Save an "always" grant the way the app does.
+    let root = std::fs::canonicalize(f.ws.path()).unwrap();
+    let store =
+        lantern_core::policy::PolicyStore::for_workspace(&f.home.path().join("config"), &root);
+    let grant = lantern_core::policy::Grant::new(
+        "write_file",
+        lantern_core::policy::Scope::Glob("docs/**".into()),
+        lantern_core::policy::Effect::Allow,
+        lantern_core::policy::Lifetime::Always,
+    )
+    .unwrap();
+    store.add(grant.clone()).unwrap();
+
+    let list = json(&f.lantern(&["policy", "list", "--workspace", ws], None));
+    assert_eq!(list[0]["id"], grant.id.as_str());
+    // The saved grant lets a write in docs/ through without asking...
+    let (code, _) = f.tool(
+        "write_file",
+        r#"{"path": "docs/a.md", "content": "a"}"#,
+        &[],
+    );
+    assert_eq!(code, 0);
+    // ...but not elsewhere, and not into .git even though a grant says yes.
+    let (code, _) = f.tool("write_file", r#"{"path": "b.md", "content": "b"}"#, &[]);
+    assert_eq!(code, 1);
+
+    let out = f.lantern(&["policy", "revoke", "--workspace", ws, &grant.id], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        json(&f.lantern(&["policy", "list", "--workspace", ws], None)),
+        serde_json::json!([])
+    );
+    let (code, _) = f.tool(
+        "write_file",
+        r#"{"path": "docs/c.md", "content": "c"}"#,
+        &[],
+    );
+    assert_eq!(code, 1);
+    let out = f.lantern(&["policy", "revoke", "--workspace", ws, &grant.id], None);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn a_corrupt_policy_file_is_reported_and_grants_nothing() {
+    let f = Fixture::new();
+    let ws = f.ws.path().to_str().unwrap();
+    let root = std::fs::canonicalize(f.ws.path()).unwrap();
+    let store =
+        lantern_core::policy::PolicyStore::for_workspace(&f.home.path().join("config"), &root);
+    std::fs::create_dir_all(store.path().parent().unwrap()).unwrap();
+    std::fs::write(store.path(), "{\"grants\": [garbage").unwrap();
+    let out = f.lantern(
+        &[
+            "tool",
+            "write_file",
+            "--workspace",
+            ws,
+            "--args",
+            r#"{"path": "a", "content": "b"}"#,
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("is damaged"), "{}", stderr(&out));
+    assert!(!Path::new(&f.path("a")).exists());
+}

@@ -1,0 +1,629 @@
+//! The agent loop: one user message in, tool calls as needed, one final answer (or a guard
+//! that trips) out.
+//!
+//! ```text
+//! message → render history → model streams text → parse → validate → sandbox + policy
+//!         → (ask the user) → run the tool → feed TOOL_RESULT / TOOL_ERROR → repeat
+//! ```
+//!
+//! Guards: at most `max_steps` model replies per message, the same call `max_repeats` times in
+//! a row, `max_protocol_errors` invalid calls in a row, and the cancel token. Every step is an
+//! [`Event`]; the caller renders them (UI, CLI) and may save them as a transcript.
+
+use crate::checkpoint::CheckpointStore;
+use crate::error::{ErrorType, ToolError};
+use crate::event::{AnswerKind, Event, FinishedReason};
+use crate::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role, ToolChoice};
+use crate::policy::{decide, Decision, Effect, Grant, Lifetime, PolicyStore, Scope, Subject};
+use crate::prompt::render_system_prompt;
+use crate::protocol::{interpret, Outcome, TurnParser, STOP_SEQUENCES};
+use crate::result::ToolResult;
+use crate::sandbox::Workspace;
+use crate::tools::{normalize_args, Risk, ToolContext, ToolRegistry};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::time::Instant;
+
+/// Limits and choices for the loop.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AgentConfig {
+    pub max_steps: usize,
+    pub max_repeats: usize,
+    pub max_protocol_errors: usize,
+    pub tool_choice: ToolChoice,
+    pub max_tokens: usize,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            max_steps: 10,
+            max_repeats: 3,
+            max_protocol_errors: 3,
+            tool_choice: ToolChoice::Auto,
+            max_tokens: 1024,
+        }
+    }
+}
+
+/// What the user is asked to approve.
+#[derive(Debug, Clone, Serialize)]
+pub struct PermissionRequest {
+    pub call_id: String,
+    pub tool: String,
+    pub args: Value,
+    pub reasoning: Option<String>,
+    pub risk: Risk,
+    /// Workspace-relative paths the call touches.
+    pub paths: Vec<String>,
+    pub command: Option<String>,
+    /// Why the policy asks.
+    pub rule: String,
+    /// For writes: the diff of old and new content.
+    pub preview: Option<Value>,
+}
+
+/// The user's answer to a [`PermissionRequest`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "answer", rename_all = "snake_case")]
+pub enum Answer {
+    AllowOnce,
+    AllowSession {
+        scope: Scope,
+    },
+    AllowAlways {
+        scope: Scope,
+    },
+    /// Closing the dialog is a deny too. `message` is passed on to the model.
+    Deny {
+        message: Option<String>,
+    },
+    /// Nobody can be asked (no terminal, no window); `reason` says how to allow such calls.
+    Unanswerable {
+        reason: String,
+    },
+}
+
+/// Asks the user. The app shows a dialog and waits for its reply; the CLI asks on the terminal.
+pub trait Confirmer {
+    fn confirm(&mut self, request: &PermissionRequest) -> Answer;
+}
+
+/// A confirmer that gives the same answer every time (`--approve all|none`, `--yes`, `--deny`).
+pub struct FixedAnswer(pub Answer);
+
+impl Confirmer for FixedAnswer {
+    fn confirm(&mut self, _request: &PermissionRequest) -> Answer {
+        self.0.clone()
+    }
+}
+
+/// A call that was not run, and why.
+#[derive(Debug, Clone)]
+pub struct Refusal {
+    pub error_type: ErrorType,
+    pub message: String,
+}
+
+/// How one call ended.
+pub enum CallOutcome {
+    Ran(ToolResult),
+    Refused(Refusal),
+}
+
+impl CallOutcome {
+    /// What the model reads next.
+    pub fn for_model(&self) -> String {
+        match self {
+            CallOutcome::Ran(result) => result.render_for_model(),
+            CallOutcome::Refused(r) => format!("TOOL_ERROR: {}", r.message),
+        }
+    }
+
+    /// The structured result, refusals included (for the CLI and the inspector).
+    pub fn into_result(self) -> ToolResult {
+        match self {
+            CallOutcome::Ran(result) => result,
+            CallOutcome::Refused(r) => ToolResult::failure(
+                ToolError::new(r.error_type, r.message),
+                std::time::Duration::ZERO,
+            ),
+        }
+    }
+}
+
+/// A conversation with one workspace: history, grants, task list, checkpoints.
+pub struct Session {
+    registry: ToolRegistry,
+    ctx: ToolContext,
+    policy: Option<PolicyStore>,
+    saved_grants: Vec<Grant>,
+    session_grants: Vec<Grant>,
+    history: Vec<Message>,
+    pub config: AgentConfig,
+    calls: usize,
+    /// Set when the saved grants could not be read (see [`PolicyStore::load`]).
+    pub policy_warning: Option<String>,
+}
+
+/// Where a session keeps its state. `None` fields disable that kind of persistence (tests).
+pub struct SessionOptions {
+    pub policy: Option<PolicyStore>,
+    pub checkpoints: Option<CheckpointStore>,
+    pub config: AgentConfig,
+}
+
+impl SessionOptions {
+    /// Grants and checkpoints in the user's config and data directories.
+    pub fn persistent(workspace: &Workspace) -> Self {
+        SessionOptions {
+            policy: Some(PolicyStore::for_workspace(
+                &crate::paths::config_dir(),
+                workspace.root(),
+            )),
+            checkpoints: Some(CheckpointStore::for_workspace(
+                &crate::paths::data_dir(),
+                workspace,
+            )),
+            config: AgentConfig::default(),
+        }
+    }
+}
+
+impl Session {
+    pub fn new(workspace: Workspace, options: SessionOptions) -> Self {
+        let registry = ToolRegistry::standard();
+        let name = workspace
+            .root()
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "workspace".to_string());
+        let system = render_system_prompt(&registry.specs(), &name);
+        let (saved_grants, policy_warning) = match &options.policy {
+            Some(store) => {
+                let loaded = store.load();
+                (loaded.grants, loaded.warning)
+            }
+            None => (Vec::new(), None),
+        };
+        Session {
+            ctx: ToolContext::new(workspace, options.checkpoints),
+            registry,
+            policy: options.policy,
+            saved_grants,
+            session_grants: Vec::new(),
+            history: vec![Message::new(Role::System, system)],
+            config: options.config,
+            calls: 0,
+            policy_warning,
+        }
+    }
+
+    pub fn registry(&self) -> &ToolRegistry {
+        &self.registry
+    }
+
+    pub fn workspace(&self) -> &Workspace {
+        &self.ctx.workspace
+    }
+
+    pub fn history(&self) -> &[Message] {
+        &self.history
+    }
+
+    /// Saved and session grants, saved first.
+    pub fn grants(&self) -> impl Iterator<Item = &Grant> {
+        self.saved_grants.iter().chain(&self.session_grants)
+    }
+
+    /// Handles one user message to the end; returns the `turn_finished` event.
+    pub fn send(
+        &mut self,
+        message: &str,
+        model: &mut dyn Model,
+        confirmer: &mut dyn Confirmer,
+        emit: &mut dyn FnMut(&Event),
+        cancel: &CancelToken,
+    ) -> Event {
+        emit(&Event::TurnStarted {
+            message: message.to_string(),
+            model: model.name(),
+        });
+        self.history.push(Message::new(Role::User, message));
+        let mut last_calls: Vec<(String, Value)> = Vec::new();
+        let mut protocol_errors = 0;
+        let mut steps = 0;
+        let (reason, text) = loop {
+            if cancel.is_cancelled() {
+                break (FinishedReason::Cancelled, String::new());
+            }
+            if steps == self.config.max_steps {
+                break (FinishedReason::MaxSteps, String::new());
+            }
+            steps += 1;
+            emit(&Event::StepStarted { step: steps });
+
+            let mut parser = TurnParser::new();
+            let mut streamed = String::new();
+            let request = GenerateRequest {
+                messages: &self.history,
+                stop: STOP_SEQUENCES,
+                tool_choice: self.config.tool_choice,
+                max_tokens: self.config.max_tokens,
+                cancel,
+            };
+            let generated = model.generate(&request, &mut |piece| {
+                let settled = parser.push(piece);
+                if !settled.is_empty() {
+                    streamed.push_str(&settled);
+                    emit(&Event::TextDelta {
+                        step: steps,
+                        text: settled,
+                    });
+                }
+                if parser.call_complete() {
+                    Flow::Stop
+                } else {
+                    Flow::Continue
+                }
+            });
+            let generation = match generated {
+                Ok(g) => g,
+                Err(e) => break (FinishedReason::Error, e.0),
+            };
+            if generation.messages_trimmed > 0 {
+                emit(&Event::ContextTrimmed {
+                    step: steps,
+                    messages_dropped: generation.messages_trimmed,
+                });
+            }
+            if cancel.is_cancelled() {
+                break (FinishedReason::Cancelled, String::new());
+            }
+            let turn = parser.finish();
+            emit(&Event::ResponseFinished {
+                step: steps,
+                raw: turn.raw.clone(),
+                constrained: generation.constrained,
+                call_confidence: generation.call_confidence,
+                tokens_evaluated: generation.tokens_evaluated,
+                tokens_generated: generation.tokens_generated,
+            });
+            match interpret(&turn, &self.registry) {
+                Outcome::Text { text } => {
+                    // The parser holds back text that might have begun a tag; send the rest.
+                    let sent = streamed.trim_start();
+                    if let Some(rest) = text.strip_prefix(sent).filter(|r| !r.is_empty()) {
+                        emit(&Event::TextDelta {
+                            step: steps,
+                            text: rest.to_string(),
+                        });
+                    }
+                    self.history
+                        .push(Message::new(Role::Assistant, turn.raw.trim()));
+                    break (FinishedReason::Answer, text);
+                }
+                Outcome::Invalid {
+                    error_type,
+                    message,
+                    feedback,
+                    raw,
+                    ..
+                } => {
+                    emit(&Event::CallRejected {
+                        step: steps,
+                        error_type,
+                        message,
+                        feedback: feedback.clone(),
+                        raw,
+                        response: turn.raw.clone(),
+                    });
+                    self.history
+                        .push(Message::new(Role::Assistant, turn.raw.trim()));
+                    self.history.push(Message::new(Role::User, feedback));
+                    protocol_errors += 1;
+                    if protocol_errors >= self.config.max_protocol_errors {
+                        break (FinishedReason::ProtocolErrors, String::new());
+                    }
+                }
+                Outcome::ToolCall {
+                    tool,
+                    args,
+                    reasoning,
+                    dialect,
+                    raw,
+                    span,
+                    problems,
+                    ..
+                } => {
+                    protocol_errors = 0;
+                    self.calls += 1;
+                    let call_id = format!("call-{}", self.calls);
+                    emit(&Event::CallParsed {
+                        step: steps,
+                        call_id: call_id.clone(),
+                        tool: tool.clone(),
+                        args: args.clone(),
+                        reasoning: reasoning.clone(),
+                        dialect,
+                        constrained: generation.constrained,
+                        call_confidence: generation.call_confidence,
+                        raw: raw.clone(),
+                        span,
+                        response: turn.raw.clone(),
+                        problems,
+                    });
+                    // What the model said up to the end of its call; the rest was discarded.
+                    self.history
+                        .push(Message::new(Role::Assistant, turn.raw[..span.end].trim()));
+                    last_calls.push((tool.clone(), args.clone()));
+                    let repeats = last_calls
+                        .iter()
+                        .rev()
+                        .take_while(|c| c.0 == tool && c.1 == args)
+                        .count();
+                    if repeats >= self.config.max_repeats {
+                        break (FinishedReason::Repetition, String::new());
+                    }
+                    let outcome = self.execute(&call_id, &tool, args, reasoning, confirmer, emit);
+                    self.history
+                        .push(Message::new(Role::User, outcome.for_model()));
+                }
+            }
+        };
+        let finished = Event::TurnFinished {
+            reason,
+            explanation: reason.explain(match reason {
+                FinishedReason::MaxSteps => self.config.max_steps,
+                FinishedReason::Repetition => self.config.max_repeats,
+                FinishedReason::ProtocolErrors => self.config.max_protocol_errors,
+                _ => 0,
+            }),
+            text,
+            steps,
+        };
+        emit(&finished);
+        finished
+    }
+
+    /// Runs one call written by hand (the CLI's `tool`, the inspector's manual call and re-run)
+    /// through the same validation, sandbox and policy as the model's calls.
+    pub fn run_call(
+        &mut self,
+        tool: &str,
+        mut args: Value,
+        confirmer: &mut dyn Confirmer,
+        emit: &mut dyn FnMut(&Event),
+    ) -> CallOutcome {
+        normalize_args(&mut args);
+        self.calls += 1;
+        let call_id = format!("call-{}", self.calls);
+        if self.registry.spec(tool).is_none() {
+            return CallOutcome::Refused(Refusal {
+                error_type: ErrorType::ValidationFailed,
+                message: format!(
+                    "Unknown tool \"{tool}\". Available tools: {}",
+                    self.registry.names().join(", ")
+                ),
+            });
+        }
+        if let Err(issues) = self.registry.validate(tool, &args) {
+            let list: Vec<String> = issues.iter().map(|i| i.message.clone()).collect();
+            return CallOutcome::Refused(Refusal {
+                error_type: ErrorType::ValidationFailed,
+                message: format!("Invalid arguments for {tool}: {}", list.join("; ")),
+            });
+        }
+        self.execute(&call_id, tool, args, None, confirmer, emit)
+    }
+
+    /// Sandbox, policy, confirmation, run. `args` has passed schema validation.
+    fn execute(
+        &mut self,
+        call_id: &str,
+        tool: &str,
+        args: Value,
+        reasoning: Option<String>,
+        confirmer: &mut dyn Confirmer,
+        emit: &mut dyn FnMut(&Event),
+    ) -> CallOutcome {
+        let deny = |emit: &mut dyn FnMut(&Event),
+                    rule: String,
+                    answer: Option<AnswerKind>,
+                    error_type: ErrorType,
+                    message: String| {
+            emit(&Event::PermissionAnswered {
+                call_id: call_id.to_string(),
+                decision: "deny".to_string(),
+                answer,
+                rule,
+                message: Some(message.clone()),
+            });
+            CallOutcome::Refused(Refusal {
+                error_type,
+                message,
+            })
+        };
+        let risk = self
+            .registry
+            .spec(tool)
+            .map(|s| s.risk)
+            .unwrap_or(Risk::Exec);
+        let target = match self.registry.target(tool, &args) {
+            Ok(t) => t,
+            Err(e) => {
+                return CallOutcome::Refused(Refusal {
+                    error_type: e.kind,
+                    message: e.model_text(),
+                })
+            }
+        };
+        let mut paths = Vec::new();
+        for raw in &target.paths {
+            match self.ctx.workspace.resolve(raw) {
+                Ok(p) => paths.push(p.rel),
+                Err(e) => {
+                    return deny(
+                        emit,
+                        "sandbox: paths must stay inside the workspace".to_string(),
+                        None,
+                        e.kind,
+                        e.model_text(),
+                    )
+                }
+            }
+        }
+        let subject = Subject {
+            tool,
+            risk,
+            paths: paths.clone(),
+            command: target.command.as_deref(),
+        };
+        let grants: Vec<Grant> = self.grants().cloned().collect();
+        let (rule, answer) = match decide(&subject, &grants) {
+            Decision::Allow { rule } => (rule, None),
+            Decision::Deny { rule, reason } => {
+                return deny(
+                    emit,
+                    rule,
+                    None,
+                    ErrorType::PermissionDenied,
+                    format!("Permission denied: {reason}"),
+                )
+            }
+            Decision::Ask { rule } => {
+                let request = PermissionRequest {
+                    call_id: call_id.to_string(),
+                    tool: tool.to_string(),
+                    args: args.clone(),
+                    reasoning,
+                    risk,
+                    paths: paths.clone(),
+                    command: target.command.clone(),
+                    rule: rule.clone(),
+                    preview: self.registry.preview(tool, &args, &self.ctx),
+                };
+                emit(&Event::PermissionAsked {
+                    call_id: call_id.to_string(),
+                    tool: tool.to_string(),
+                    args: args.clone(),
+                    reasoning: request.reasoning.clone(),
+                    rule: rule.clone(),
+                    preview: request.preview.clone(),
+                });
+                match confirmer.confirm(&request) {
+                    Answer::AllowOnce => (
+                        "the user allowed this call once".to_string(),
+                        Some(AnswerKind::Once),
+                    ),
+                    Answer::AllowSession { scope } => {
+                        match self.remember(tool, scope, Lifetime::Session) {
+                            Ok(g) => (g.describe(), Some(AnswerKind::Session)),
+                            Err(e) => (
+                                format!("the user allowed this call once ({})", e.message),
+                                Some(AnswerKind::Once),
+                            ),
+                        }
+                    }
+                    Answer::AllowAlways { scope } => {
+                        match self.remember(tool, scope, Lifetime::Always) {
+                            Ok(g) => (g.describe(), Some(AnswerKind::Always)),
+                            Err(e) => (
+                                format!("the user allowed this call once ({})", e.message),
+                                Some(AnswerKind::Once),
+                            ),
+                        }
+                    }
+                    Answer::Deny { message } => {
+                        let text = match message.as_deref().map(str::trim).filter(|m| !m.is_empty()) {
+                            Some(m) => format!("Permission denied: the user refused this call and says: {m}"),
+                            None => "Permission denied: the user refused this call. Do not repeat it; ask the user or try something else.".to_string(),
+                        };
+                        return deny(
+                            emit,
+                            "the user denied this call".to_string(),
+                            Some(AnswerKind::Deny),
+                            ErrorType::PermissionDenied,
+                            text,
+                        );
+                    }
+                    Answer::Unanswerable { reason } => {
+                        return deny(
+                            emit,
+                            rule,
+                            None,
+                            ErrorType::PermissionDenied,
+                            format!("Permission denied: {reason}"),
+                        );
+                    }
+                }
+            }
+        };
+        emit(&Event::PermissionAnswered {
+            call_id: call_id.to_string(),
+            decision: "allow".to_string(),
+            answer,
+            rule,
+            message: None,
+        });
+        emit(&Event::ToolStarted {
+            call_id: call_id.to_string(),
+            tool: tool.to_string(),
+            args: args.clone(),
+        });
+        self.ctx.origin = format!("{call_id} {tool}");
+        let started = Instant::now();
+        let outcome = self.registry.run(tool, args, &self.ctx);
+        let result = ToolResult::from_outcome(outcome, started.elapsed());
+        emit(&Event::ToolFinished {
+            call_id: call_id.to_string(),
+            tool: tool.to_string(),
+            success: result.success,
+            error_type: result.error_type,
+            execution_time_ms: result.metadata.execution_time_ms,
+            result: result.clone(),
+        });
+        CallOutcome::Ran(result)
+    }
+
+    /// Records a grant the user gave; "always" grants are also saved for the workspace.
+    fn remember(
+        &mut self,
+        tool: &str,
+        scope: Scope,
+        lifetime: Lifetime,
+    ) -> Result<Grant, ToolError> {
+        let grant = Grant::new(tool, scope, Effect::Allow, lifetime)?;
+        if lifetime == Lifetime::Always {
+            match &self.policy {
+                Some(store) => store.add(grant.clone())?,
+                None => return Err(ToolError::internal("saved grants are off in this session")),
+            }
+            self.saved_grants.retain(|g| g.id != grant.id);
+            self.saved_grants.push(grant.clone());
+        } else {
+            self.session_grants.retain(|g| g.id != grant.id);
+            self.session_grants.push(grant.clone());
+        }
+        Ok(grant)
+    }
+
+    /// Revokes a grant by id, saved or session.
+    pub fn revoke(&mut self, id: &str) -> Result<Grant, ToolError> {
+        if let Some(i) = self.session_grants.iter().position(|g| g.id == id) {
+            return Ok(self.session_grants.remove(i));
+        }
+        let store = self
+            .policy
+            .as_ref()
+            .ok_or_else(|| ToolError::not_found(format!("No grant {id}")))?;
+        let removed = store.revoke(id)?;
+        self.saved_grants.retain(|g| g.id != id);
+        Ok(removed)
+    }
+
+    /// The checkpoint store, when writes are being checkpointed.
+    pub fn checkpoints(&self) -> Option<&CheckpointStore> {
+        self.ctx.checkpoints.as_ref()
+    }
+}

@@ -1,0 +1,204 @@
+//! Everything the agent loop does is an [`Event`]. The UI and the CLI render the same events;
+//! a transcript is these events as JSON lines, and can be loaded back for replay.
+
+use crate::error::ErrorType;
+use crate::policy::Decision;
+use crate::protocol::{Dialect, Problem, Span};
+use crate::result::ToolResult;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+/// Why a turn (the handling of one user message) ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishedReason {
+    /// The model gave its final answer.
+    Answer,
+    /// The step limit was reached.
+    MaxSteps,
+    /// The model made the same call again and again.
+    Repetition,
+    /// The model broke the protocol too many times in a row.
+    ProtocolErrors,
+    Cancelled,
+    /// The model backend failed.
+    Error,
+}
+
+impl FinishedReason {
+    /// The reason in plain words, for people.
+    pub fn explain(self, limit: usize) -> String {
+        match self {
+            FinishedReason::Answer => "The assistant answered.".to_string(),
+            FinishedReason::MaxSteps => {
+                format!("Stopped after {limit} steps without a final answer.")
+            }
+            FinishedReason::Repetition => {
+                format!("Stopped: the model made the same call {limit} times in a row.")
+            }
+            FinishedReason::ProtocolErrors => {
+                format!("Stopped: the model wrote {limit} invalid tool calls in a row.")
+            }
+            FinishedReason::Cancelled => "Stopped by the user.".to_string(),
+            FinishedReason::Error => "Stopped: the model failed.".to_string(),
+        }
+    }
+}
+
+/// The user's answer to a confirmation, as recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerKind {
+    Once,
+    Session,
+    Always,
+    Deny,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    TurnStarted {
+        message: String,
+        model: String,
+    },
+    StepStarted {
+        step: usize,
+    },
+    /// Settled text of the reply outside any call, as it streams.
+    TextDelta {
+        step: usize,
+        text: String,
+    },
+    /// The model finished a reply (before it is acted on).
+    ResponseFinished {
+        step: usize,
+        raw: String,
+        constrained: bool,
+        call_confidence: Option<f64>,
+        tokens_evaluated: Option<usize>,
+        tokens_generated: Option<usize>,
+    },
+    CallParsed {
+        step: usize,
+        call_id: String,
+        tool: String,
+        args: Value,
+        reasoning: Option<String>,
+        dialect: Dialect,
+        constrained: bool,
+        call_confidence: Option<f64>,
+        /// The call's exact text and where it sits in `response`.
+        raw: String,
+        span: Span,
+        response: String,
+        /// Non-fatal problems (a second call, text after the call: both discarded).
+        problems: Vec<Problem>,
+    },
+    CallRejected {
+        step: usize,
+        error_type: ErrorType,
+        message: String,
+        feedback: String,
+        raw: Option<String>,
+        response: String,
+    },
+    PermissionAsked {
+        call_id: String,
+        tool: String,
+        args: Value,
+        reasoning: Option<String>,
+        rule: String,
+        preview: Option<Value>,
+    },
+    PermissionAnswered {
+        call_id: String,
+        /// `allow` or `deny`.
+        decision: String,
+        /// How the user answered, when asked; `None` when the policy decided alone.
+        answer: Option<AnswerKind>,
+        /// The rule or grant that decided.
+        rule: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    ToolStarted {
+        call_id: String,
+        tool: String,
+        args: Value,
+    },
+    ToolFinished {
+        call_id: String,
+        tool: String,
+        success: bool,
+        error_type: ErrorType,
+        execution_time_ms: u64,
+        result: ToolResult,
+    },
+    ContextTrimmed {
+        step: usize,
+        messages_dropped: usize,
+    },
+    TurnFinished {
+        reason: FinishedReason,
+        text: String,
+        steps: usize,
+        /// The reason in plain words.
+        explanation: String,
+    },
+}
+
+impl Event {
+    /// The decision of the policy as an event field value.
+    pub fn decision_word(decision: &Decision) -> &'static str {
+        match decision {
+            Decision::Allow { .. } => "allow",
+            Decision::Deny { .. } => "deny",
+            Decision::Ask { .. } => "ask",
+        }
+    }
+}
+
+/// Writes events as JSON lines.
+pub struct TranscriptWriter {
+    out: std::io::BufWriter<std::fs::File>,
+}
+
+impl TranscriptWriter {
+    pub fn create(path: &Path) -> std::io::Result<Self> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        Ok(TranscriptWriter {
+            out: std::io::BufWriter::new(std::fs::File::create(path)?),
+        })
+    }
+
+    /// Appends one event and flushes, so a crash loses at most the event being written.
+    pub fn write(&mut self, event: &Event) -> std::io::Result<()> {
+        serde_json::to_writer(&mut self.out, event)?;
+        self.out.write_all(b"\n")?;
+        self.out.flush()
+    }
+}
+
+/// Reads a transcript back. A line that is not an event (torn by a crash, or from a newer
+/// version) is reported by its line number rather than failing the whole load.
+pub fn load_transcript(path: &Path) -> std::io::Result<(Vec<Event>, Vec<usize>)> {
+    let file = std::io::BufReader::new(std::fs::File::open(path)?);
+    let mut events = Vec::new();
+    let mut bad = Vec::new();
+    for (i, line) in file.lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str(&line) {
+            Ok(e) => events.push(e),
+            Err(_) => bad.push(i + 1),
+        }
+    }
+    Ok((events, bad))
+}

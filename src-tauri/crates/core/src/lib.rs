@@ -1,0 +1,43 @@
+//! # lantern-core
+//!
+//! Everything Lantern does between a model's text and the user's folder, with no knowledge of
+//! the desktop shell, the model backend or the UI:
+//!
+//! - [`protocol`] — the `<TOOL_CALL>` text protocol: a streaming parser that never fails, the
+//!   dialects small models write, and the `TOOL_ERROR` feedback that teaches them.
+//! - [`tools`] — the tools, one file each, with JSON Schemas derived from their input structs.
+//! - [`sandbox`] — every model-supplied path resolved and confined to the workspace, re-checked
+//!   when the file is opened or written.
+//! - [`policy`] — who may run what: a pure decision function and the user's grants.
+//! - [`checkpoint`] — what each write replaced, so every write can be undone.
+//! - [`agent`] — the loop that drives a [`model::Model`] and reports [`event::Event`]s.
+//!
+//! ```
+//! use lantern_core::protocol::{interpret, parse, Outcome};
+//! use lantern_core::tools::ToolRegistry;
+//!
+//! let registry = ToolRegistry::standard();
+//! let turn = parse("<TOOL_CALL>\n{\"tool\": \"read_file\", \"args\": {\"path\": \"package.json\"}}\n</TOOL_CALL>");
+//! match interpret(&turn, &registry) {
+//!     Outcome::ToolCall { tool, args, .. } => {
+//!         assert_eq!(tool, "read_file");
+//!         assert_eq!(args["path"], "package.json");
+//!     }
+//!     other => panic!("expected a call, got {other:?}"),
+//! }
+//! ```
+
+pub mod agent;
+pub mod checkpoint;
+pub mod error;
+pub mod event;
+pub mod model;
+pub mod paths;
+pub mod policy;
+pub mod prompt;
+pub mod protocol;
+pub mod result;
+pub mod sandbox;
+pub mod tools;
+
+pub use error::{ErrorType, ToolError};

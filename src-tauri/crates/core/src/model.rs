@@ -1,0 +1,230 @@
+//! The model contract: what the agent loop needs from a language model, and nothing more.
+//!
+//! A [`Model`] turns a conversation into streamed text. Backends (llama.cpp in-process, an
+//! OpenAI-compatible server, the scripted model of the tests) implement it; the agent loop
+//! never knows which one it drives.
+
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+impl Message {
+    pub fn new(role: Role, content: impl Into<String>) -> Self {
+        Message {
+            role,
+            content: content.into(),
+        }
+    }
+}
+
+/// Whether this step may, must or must not be a tool call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolChoice {
+    /// The backend decides (for llama.cpp: from the model's own probability of a call).
+    #[default]
+    Auto,
+    /// The reply must be a call.
+    Required,
+    /// The reply must not be a call.
+    None,
+}
+
+/// A shared flag that stops generation and the agent loop.
+#[derive(Debug, Clone, Default)]
+pub struct CancelToken(Arc<AtomicBool>);
+
+impl CancelToken {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+    /// Clears the flag for the next message.
+    pub fn reset(&self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+}
+
+/// One generation request.
+pub struct GenerateRequest<'a> {
+    pub messages: &'a [Message],
+    /// Generation ends right after any of these; the stop sequence stays in the text.
+    pub stop: &'a [&'a str],
+    pub tool_choice: ToolChoice,
+    pub max_tokens: usize,
+    pub cancel: &'a CancelToken,
+}
+
+/// What the text callback tells the backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    Stop,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    /// A stop sequence was produced.
+    Stop,
+    /// The model ended its reply.
+    EndOfText,
+    /// `max_tokens` reached.
+    Length,
+    /// The caller asked to stop (callback or cancel token).
+    Cancelled,
+}
+
+/// The result of one generation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Generation {
+    pub text: String,
+    pub finish: FinishReason,
+    /// True when a grammar constrained the call.
+    pub constrained: bool,
+    /// The backend's confidence that this step should be a call (log-probability), if measured.
+    pub call_confidence: Option<f64>,
+    /// Prompt tokens evaluated for this step (after cache reuse), if known.
+    pub tokens_evaluated: Option<usize>,
+    /// Tokens generated, if known.
+    pub tokens_generated: Option<usize>,
+    /// Messages dropped from the front of the conversation to fit the context, if any.
+    pub messages_trimmed: usize,
+}
+
+impl Generation {
+    pub fn text(text: impl Into<String>, finish: FinishReason) -> Self {
+        Generation {
+            text: text.into(),
+            finish,
+            constrained: false,
+            call_confidence: None,
+            tokens_evaluated: None,
+            tokens_generated: None,
+            messages_trimmed: 0,
+        }
+    }
+}
+
+/// A model failure, in words for the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelError(pub String);
+
+impl std::fmt::Display for ModelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+/// A language model that streams text.
+pub trait Model: Send {
+    /// A short name for the UI and transcripts.
+    fn name(&self) -> String;
+
+    /// Generates a reply to `request.messages`, calling `on_text` with each new piece of text.
+    /// Stops at a stop sequence, the end of the reply, `max_tokens`, when `on_text` returns
+    /// [`Flow::Stop`], or when the cancel token is set.
+    fn generate(
+        &mut self,
+        request: &GenerateRequest<'_>,
+        on_text: &mut dyn FnMut(&str) -> Flow,
+    ) -> Result<Generation, ModelError>;
+}
+
+#[cfg(feature = "test-support")]
+pub use scripted::ScriptedModel;
+
+#[cfg(feature = "test-support")]
+mod scripted {
+    use super::*;
+
+    /// A model that replies with prepared texts, one per step, streamed in small pieces and cut
+    /// at stop sequences the way a real backend cuts them. For tests and demos of the loop.
+    pub struct ScriptedModel {
+        replies: std::collections::VecDeque<String>,
+        /// Every request's messages, for assertions.
+        pub seen: Vec<Vec<Message>>,
+    }
+
+    impl ScriptedModel {
+        pub fn new<S: Into<String>>(replies: impl IntoIterator<Item = S>) -> Self {
+            ScriptedModel {
+                replies: replies.into_iter().map(Into::into).collect(),
+                seen: Vec::new(),
+            }
+        }
+
+        /// Reads a script: a JSON array of reply strings.
+        pub fn from_json(text: &str) -> Result<Self, ModelError> {
+            let replies: Vec<String> = serde_json::from_str(text).map_err(|e| {
+                ModelError(format!(
+                    "A script must be a JSON array of reply strings: {e}"
+                ))
+            })?;
+            Ok(Self::new(replies))
+        }
+    }
+
+    impl Model for ScriptedModel {
+        fn name(&self) -> String {
+            "scripted".to_string()
+        }
+
+        fn generate(
+            &mut self,
+            request: &GenerateRequest<'_>,
+            on_text: &mut dyn FnMut(&str) -> Flow,
+        ) -> Result<Generation, ModelError> {
+            self.seen.push(request.messages.to_vec());
+            let reply = self
+                .replies
+                .pop_front()
+                .ok_or_else(|| ModelError("The script has no more replies".to_string()))?;
+            // Cut right after the first stop sequence, as a backend does.
+            let end = request
+                .stop
+                .iter()
+                .filter_map(|s| reply.find(s).map(|i| i + s.len()))
+                .min();
+            let (text, mut finish) = match end {
+                Some(end) => (&reply[..end], FinishReason::Stop),
+                None => (reply.as_str(), FinishReason::EndOfText),
+            };
+            let mut sent = 0;
+            for (i, c) in text.char_indices() {
+                if request.cancel.is_cancelled() {
+                    finish = FinishReason::Cancelled;
+                    break;
+                }
+                let piece = &text[i..i + c.len_utf8()];
+                sent = i + c.len_utf8();
+                if on_text(piece) == Flow::Stop {
+                    finish = FinishReason::Stop;
+                    break;
+                }
+            }
+            Ok(Generation::text(&text[..sent], finish))
+        }
+    }
+}

@@ -1,0 +1,547 @@
+//! Who may run what: the permission policy, as a pure function, and the grants it reads.
+//!
+//! [`decide`] maps a call (tool, risk, the workspace paths it touches, the command it runs) and
+//! the grants in force to Allow, Deny or Ask. Precedence, first match wins:
+//!
+//! 1. **Hard rules** — writes under `.git/` or Lantern's own `.lantern/` are denied. No grant
+//!    can lift them.
+//! 2. **Deny grants** — a "never" the user recorded for this tool and scope.
+//! 3. **Allow grants** — "for this session" or "always", for this tool and scope. A grant
+//!    covers a call only if it covers *every* path the call touches; a command grant covers
+//!    only that exact command line.
+//! 4. **The tool's risk** — safe and read tools run; write and exec tools ask.
+//!
+//! Calls that would leave the workspace never get here: the sandbox refuses them first.
+
+use crate::error::ToolError;
+use crate::paths::{sha256_hex, workspace_key, write_state_file};
+use crate::sandbox::protected_reason;
+use crate::tools::Risk;
+use globset::GlobBuilder;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// What a grant covers, besides its tool.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+pub enum Scope {
+    /// Every call of the tool.
+    Tool,
+    /// One workspace-relative path.
+    Path(String),
+    /// Workspace-relative paths matching a glob; `*` stays within one folder, `**` crosses.
+    Glob(String),
+    /// One exact command line.
+    Command(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Effect {
+    Allow,
+    Deny,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Lifetime {
+    /// Until the app or the CLI run ends.
+    Session,
+    /// Persisted for this workspace.
+    Always,
+}
+
+/// A standing answer of the user's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Grant {
+    /// Stable id derived from the content, for listing and revoking.
+    pub id: String,
+    pub tool: String,
+    pub scope: Scope,
+    pub effect: Effect,
+    pub lifetime: Lifetime,
+    /// For a deny: what the model is told.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl Grant {
+    /// A grant, checked so that it cannot reach beyond the workspace or hide a wider scope.
+    pub fn new(
+        tool: &str,
+        scope: Scope,
+        effect: Effect,
+        lifetime: Lifetime,
+    ) -> Result<Grant, ToolError> {
+        match &scope {
+            Scope::Path(p) | Scope::Glob(p) => {
+                if p.is_empty()
+                    || p.starts_with('/')
+                    || p.split('/').any(|c| c == "..")
+                    || p.contains('\0')
+                {
+                    return Err(ToolError::invalid(format!(
+                        "A grant's path must be relative to the workspace and stay inside it: {p:?}"
+                    )));
+                }
+                if let Scope::Glob(g) = &scope {
+                    grant_glob(g)?;
+                }
+            }
+            Scope::Command(c) if c.trim().is_empty() => {
+                return Err(ToolError::invalid(
+                    "A command grant needs the exact command",
+                ));
+            }
+            _ => {}
+        }
+        let key = format!(
+            "{tool}\u{0}{}\u{0}{:?}",
+            serde_json::to_string(&scope).unwrap_or_default(),
+            effect
+        );
+        Ok(Grant {
+            id: format!("g-{}", &sha256_hex(key.as_bytes())[..8]),
+            tool: tool.to_string(),
+            scope,
+            effect,
+            lifetime,
+            message: None,
+        })
+    }
+
+    /// Does this grant cover the call? Every path must be covered.
+    pub fn covers(&self, call: &Subject<'_>) -> bool {
+        if self.tool != call.tool {
+            return false;
+        }
+        match &self.scope {
+            Scope::Tool => true,
+            Scope::Path(p) => !call.paths.is_empty() && call.paths.iter().all(|c| c == p),
+            Scope::Glob(g) => match grant_glob(g) {
+                Ok(m) => !call.paths.is_empty() && call.paths.iter().all(|c| m.is_match(c)),
+                Err(_) => false,
+            },
+            Scope::Command(c) => call.command == Some(c.as_str()),
+        }
+    }
+
+    /// How the grant reads in a list or an event, e.g. `allow write_file on src/**`.
+    pub fn describe(&self) -> String {
+        let effect = match self.effect {
+            Effect::Allow => "allow",
+            Effect::Deny => "deny",
+        };
+        let scope = match &self.scope {
+            Scope::Tool => "every call".to_string(),
+            Scope::Path(p) => p.clone(),
+            Scope::Glob(g) => format!("files matching {g}"),
+            Scope::Command(c) => format!("the command `{c}`"),
+        };
+        let lifetime = match self.lifetime {
+            Lifetime::Session => "this session",
+            Lifetime::Always => "always",
+        };
+        format!(
+            "{effect} {} on {scope} ({lifetime}, {})",
+            self.tool, self.id
+        )
+    }
+}
+
+fn grant_glob(pattern: &str) -> Result<globset::GlobMatcher, ToolError> {
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .map(|g| g.compile_matcher())
+        .map_err(|e| ToolError::invalid(format!("Invalid glob {pattern:?}: {e}")))
+}
+
+/// The call as the policy sees it.
+#[derive(Debug, Clone)]
+pub struct Subject<'a> {
+    pub tool: &'a str,
+    pub risk: Risk,
+    /// Workspace-relative paths the call touches, already resolved by the sandbox.
+    pub paths: Vec<String>,
+    pub command: Option<&'a str>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum Decision {
+    Allow { rule: String },
+    Deny { rule: String, reason: String },
+    Ask { rule: String },
+}
+
+/// The policy. Pure: the same call and grants always give the same decision.
+pub fn decide(call: &Subject<'_>, grants: &[Grant]) -> Decision {
+    if matches!(call.risk, Risk::Write | Risk::Exec) {
+        for path in &call.paths {
+            if let Some(rule) = protected_reason(path) {
+                return Decision::Deny {
+                    rule: format!("hard rule: {rule}"),
+                    reason: format!("{path} is protected ({rule}); no grant can allow writing it"),
+                };
+            }
+        }
+    }
+    if let Some(g) = grants
+        .iter()
+        .find(|g| g.effect == Effect::Deny && g.covers(call))
+    {
+        return Decision::Deny {
+            rule: g.describe(),
+            reason: g
+                .message
+                .clone()
+                .unwrap_or_else(|| format!("The user does not allow {} here", call.tool)),
+        };
+    }
+    if let Some(g) = grants
+        .iter()
+        .find(|g| g.effect == Effect::Allow && g.covers(call))
+    {
+        return Decision::Allow { rule: g.describe() };
+    }
+    match call.risk {
+        Risk::Safe => Decision::Allow {
+            rule: "default: safe tools run without asking".to_string(),
+        },
+        Risk::Read => Decision::Allow {
+            rule: "default: reading inside the workspace is allowed".to_string(),
+        },
+        Risk::Write => Decision::Ask {
+            rule: "default: writes ask first".to_string(),
+        },
+        Risk::Exec => Decision::Ask {
+            rule: "default: commands ask first".to_string(),
+        },
+    }
+}
+
+/// The persisted ("always") grants of one workspace, in the user's config directory.
+pub struct PolicyStore {
+    path: PathBuf,
+    workspace: PathBuf,
+}
+
+#[derive(Serialize, Deserialize)]
+struct PolicyFile {
+    workspace: PathBuf,
+    grants: Vec<Grant>,
+}
+
+/// The persisted grants and, when the file was unreadable, what happened to it.
+pub struct Loaded {
+    pub grants: Vec<Grant>,
+    pub warning: Option<String>,
+}
+
+impl PolicyStore {
+    /// The store for the workspace at `root`, under `config_dir` (usually
+    /// [`crate::paths::config_dir`]).
+    pub fn for_workspace(config_dir: &Path, root: &Path) -> Self {
+        PolicyStore {
+            path: config_dir
+                .join("policy")
+                .join(format!("{}.json", workspace_key(root))),
+            workspace: root.to_path_buf(),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Reads the grants. A corrupt file is moved aside (never deleted), reported, and counts as
+    /// no grants, so a damaged file can only make Lantern ask more, never less.
+    pub fn load(&self) -> Loaded {
+        let text = match std::fs::read_to_string(&self.path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Loaded {
+                    grants: Vec::new(),
+                    warning: None,
+                }
+            }
+            Err(e) => {
+                return Loaded {
+                    grants: Vec::new(),
+                    warning: Some(format!(
+                        "Could not read the policy file {}: {e}; no saved grants apply",
+                        self.path.display()
+                    )),
+                }
+            }
+        };
+        match serde_json::from_str::<PolicyFile>(&text) {
+            Ok(file) => Loaded {
+                // Only persisted grants belong here; anything else is ignored.
+                grants: file
+                    .grants
+                    .into_iter()
+                    .filter(|g| g.lifetime == Lifetime::Always)
+                    .collect(),
+                warning: None,
+            },
+            Err(e) => {
+                let aside = self.path.with_extension(format!(
+                    "corrupt-{}.json",
+                    chrono::Utc::now().timestamp_millis()
+                ));
+                let moved = std::fs::rename(&self.path, &aside).is_ok();
+                Loaded {
+                    grants: Vec::new(),
+                    warning: Some(format!(
+                        "The policy file {} is damaged ({e}); {}no saved grants apply until you grant again",
+                        self.path.display(),
+                        if moved { format!("it was kept as {}; ", aside.display()) } else { String::new() }
+                    )),
+                }
+            }
+        }
+    }
+
+    fn save(&self, grants: &[Grant]) -> Result<(), ToolError> {
+        let file = PolicyFile {
+            workspace: self.workspace.clone(),
+            grants: grants.to_vec(),
+        };
+        let text = serde_json::to_string_pretty(&file).expect("grants serialise");
+        write_state_file(&self.path, text.as_bytes()).map_err(|e| {
+            ToolError::io(format!(
+                "Could not save the policy file {}: {e}",
+                self.path.display()
+            ))
+        })
+    }
+
+    /// Adds (or replaces, by id) a persisted grant.
+    pub fn add(&self, grant: Grant) -> Result<(), ToolError> {
+        let mut grants = self.load().grants;
+        grants.retain(|g| g.id != grant.id);
+        grants.push(Grant {
+            lifetime: Lifetime::Always,
+            ..grant
+        });
+        self.save(&grants)
+    }
+
+    /// Removes a persisted grant; returns it.
+    pub fn revoke(&self, id: &str) -> Result<Grant, ToolError> {
+        let mut grants = self.load().grants;
+        let index = grants.iter().position(|g| g.id == id).ok_or_else(|| {
+            ToolError::not_found(format!(
+                "No saved grant {id}; `lantern policy list` shows them"
+            ))
+        })?;
+        let removed = grants.remove(index);
+        self.save(&grants)?;
+        Ok(removed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subject<'a>(tool: &'a str, risk: Risk, paths: &[&str]) -> Subject<'a> {
+        Subject {
+            tool,
+            risk,
+            paths: paths.iter().map(|p| p.to_string()).collect(),
+            command: None,
+        }
+    }
+
+    fn grant(tool: &str, scope: Scope, effect: Effect) -> Grant {
+        Grant::new(tool, scope, effect, Lifetime::Session).unwrap()
+    }
+
+    #[test]
+    fn defaults_follow_risk() {
+        assert!(matches!(
+            decide(&subject("read_file", Risk::Read, &["a"]), &[]),
+            Decision::Allow { .. }
+        ));
+        assert!(matches!(
+            decide(&subject("add_task", Risk::Safe, &[]), &[]),
+            Decision::Allow { .. }
+        ));
+        assert!(matches!(
+            decide(&subject("write_file", Risk::Write, &["a"]), &[]),
+            Decision::Ask { .. }
+        ));
+    }
+
+    #[test]
+    fn hard_rules_beat_every_grant() {
+        let grants = [grant("write_file", Scope::Tool, Effect::Allow)];
+        let d = decide(
+            &subject("write_file", Risk::Write, &[".git/config"]),
+            &grants,
+        );
+        assert!(
+            matches!(d, Decision::Deny { ref rule, .. } if rule.starts_with("hard rule")),
+            "{d:?}"
+        );
+    }
+
+    #[test]
+    fn deny_beats_allow() {
+        let mut deny = grant("write_file", Scope::Glob("secrets/*".into()), Effect::Deny);
+        deny.message = Some("never touch secrets".into());
+        let grants = [grant("write_file", Scope::Tool, Effect::Allow), deny];
+        match decide(
+            &subject("write_file", Risk::Write, &["secrets/key"]),
+            &grants,
+        ) {
+            Decision::Deny { reason, .. } => assert_eq!(reason, "never touch secrets"),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            decide(&subject("write_file", Risk::Write, &["src/a.rs"]), &grants),
+            Decision::Allow { .. }
+        ));
+    }
+
+    #[test]
+    fn path_grants_cover_only_their_path_and_tool() {
+        let grants = [grant(
+            "write_file",
+            Scope::Path("a.txt".into()),
+            Effect::Allow,
+        )];
+        assert!(matches!(
+            decide(&subject("write_file", Risk::Write, &["a.txt"]), &grants),
+            Decision::Allow { .. }
+        ));
+        assert!(matches!(
+            decide(&subject("write_file", Risk::Write, &["b.txt"]), &grants),
+            Decision::Ask { .. }
+        ));
+        assert!(matches!(
+            decide(&subject("run_command", Risk::Exec, &["a.txt"]), &grants),
+            Decision::Ask { .. }
+        ));
+    }
+
+    #[test]
+    fn glob_star_stays_in_its_folder() {
+        let grants = [grant(
+            "write_file",
+            Scope::Glob("src/*".into()),
+            Effect::Allow,
+        )];
+        assert!(matches!(
+            decide(&subject("write_file", Risk::Write, &["src/a.rs"]), &grants),
+            Decision::Allow { .. }
+        ));
+        assert!(matches!(
+            decide(
+                &subject("write_file", Risk::Write, &["src/x/a.rs"]),
+                &grants
+            ),
+            Decision::Ask { .. }
+        ));
+    }
+
+    #[test]
+    fn command_grants_are_exact() {
+        let grants = [grant(
+            "run_command",
+            Scope::Command("git status".into()),
+            Effect::Allow,
+        )];
+        let mut call = subject("run_command", Risk::Exec, &[]);
+        call.command = Some("git status");
+        assert!(matches!(decide(&call, &grants), Decision::Allow { .. }));
+        for other in [
+            "git status && rm -rf ~",
+            "git status; ls",
+            "git status | sh",
+            "git status $(x)",
+        ] {
+            call.command = Some(other);
+            assert!(
+                matches!(decide(&call, &grants), Decision::Ask { .. }),
+                "{other}"
+            );
+        }
+    }
+
+    #[test]
+    fn grants_cannot_reach_outside() {
+        for bad in ["../x", "/etc/*", "a/../../b", ""] {
+            assert!(
+                Grant::new(
+                    "write_file",
+                    Scope::Glob(bad.into()),
+                    Effect::Allow,
+                    Lifetime::Always
+                )
+                .is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn ids_are_stable() {
+        let a = grant("write_file", Scope::Path("a".into()), Effect::Allow);
+        let b = grant("write_file", Scope::Path("a".into()), Effect::Allow);
+        assert_eq!(a.id, b.id);
+    }
+
+    #[test]
+    fn always_grants_persist_and_revoke() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = PolicyStore::for_workspace(dir.path(), Path::new("/w"));
+        let g = Grant::new(
+            "write_file",
+            Scope::Glob("docs/**".into()),
+            Effect::Allow,
+            Lifetime::Always,
+        )
+        .unwrap();
+        store.add(g.clone()).unwrap();
+        store.add(g.clone()).unwrap();
+        let loaded = store.load();
+        assert_eq!(loaded.grants, vec![g.clone()]);
+        assert!(loaded.warning.is_none());
+        assert_eq!(store.revoke(&g.id).unwrap(), g);
+        assert!(store.load().grants.is_empty());
+        assert_eq!(
+            store.revoke(&g.id).unwrap_err().kind,
+            crate::error::ErrorType::NotFound
+        );
+    }
+
+    #[test]
+    fn a_corrupt_policy_file_is_kept_aside_and_grants_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = PolicyStore::for_workspace(dir.path(), Path::new("/w"));
+        std::fs::create_dir_all(store.path().parent().unwrap()).unwrap();
+        std::fs::write(store.path(), "{ not json").unwrap();
+        let loaded = store.load();
+        assert!(loaded.grants.is_empty());
+        let warning = loaded.warning.unwrap();
+        assert!(
+            warning.contains("damaged") && warning.contains("kept as"),
+            "{warning}"
+        );
+        assert!(!store.path().exists());
+        let kept: Vec<_> = std::fs::read_dir(store.path().parent().unwrap())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().contains("corrupt"))
+            .collect();
+        assert_eq!(kept.len(), 1);
+        assert_eq!(
+            std::fs::read_to_string(kept[0].path()).unwrap(),
+            "{ not json"
+        );
+    }
+}

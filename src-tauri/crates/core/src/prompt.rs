@@ -1,0 +1,134 @@
+//! The system prompt: `prompts/system.md`, embedded at build time, with the tool catalog
+//! generated from the tools' own specs, so the prompt can never disagree with the validator.
+
+use crate::tools::ToolSpec;
+use serde_json::Value;
+
+/// The template, with `{{tools}}` and `{{workspace}}` placeholders.
+pub const SYSTEM_TEMPLATE: &str = include_str!("../../../../prompts/system.md");
+
+/// Renders the system prompt for a workspace named `workspace` (its folder name).
+pub fn render_system_prompt(specs: &[&ToolSpec], workspace: &str) -> String {
+    let tools: Vec<String> = specs
+        .iter()
+        .map(|s| format!("- {}: {}", signature(s), s.description.replace('\n', " ")))
+        .collect();
+    SYSTEM_TEMPLATE
+        .replace("{{tools}}", &tools.join("\n"))
+        .replace("{{workspace}}", workspace)
+}
+
+/// `read_file(path: string, start_line?: integer, end_line?: integer)`.
+pub fn signature(spec: &ToolSpec) -> String {
+    format!(
+        "{}({})",
+        spec.name,
+        params(&spec.input_schema, &spec.input_schema)
+    )
+}
+
+fn params(object: &Value, root: &Value) -> String {
+    let required: Vec<&str> = object
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(props) = object.get("properties").and_then(Value::as_object) else {
+        return String::new();
+    };
+    props
+        .iter()
+        .map(|(name, schema)| {
+            let optional = if required.contains(&name.as_str()) {
+                ""
+            } else {
+                "?"
+            };
+            format!("{name}{optional}: {}", type_of(schema, root))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A short type for a property schema: `string`, `integer`, `"a" | "b"`, `{…}`.
+fn type_of(schema: &Value, root: &Value) -> String {
+    if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+        let target = reference
+            .strip_prefix("#/")
+            .map(|p| p.split('/').fold(root, |v, key| &v[key]))
+            .unwrap_or(&Value::Null);
+        return type_of(target, root);
+    }
+    if let Some(variants) = schema
+        .get("anyOf")
+        .or_else(|| schema.get("oneOf"))
+        .and_then(Value::as_array)
+    {
+        let types: Vec<String> = variants
+            .iter()
+            .filter(|v| v.get("type").and_then(Value::as_str) != Some("null"))
+            .map(|v| type_of(v, root))
+            .collect();
+        return types.join(" | ");
+    }
+    if let Some(options) = schema.get("enum").and_then(Value::as_array) {
+        return options
+            .iter()
+            .filter(|o| !o.is_null())
+            .map(|o| o.to_string())
+            .collect::<Vec<_>>()
+            .join(" | ");
+    }
+    let kind = match schema.get("type") {
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(types)) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .unwrap_or("any")
+            .to_string(),
+        _ => "any".to_string(),
+    };
+    if kind == "object" && schema.get("properties").is_some() {
+        format!("{{{}}}", params(schema, root))
+    } else {
+        kind
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::ToolRegistry;
+
+    #[test]
+    fn signatures_come_from_the_schemas() {
+        let registry = ToolRegistry::standard();
+        let sig = |name: &str| signature(registry.spec(name).unwrap());
+        assert_eq!(
+            sig("read_file"),
+            "read_file(path: string, start_line?: integer, end_line?: integer)"
+        );
+        assert_eq!(
+            sig("search_code"),
+            "search_code(query: string, options?: {regex?: boolean, case_sensitive?: boolean, glob?: string, max_results?: integer, context_lines?: integer})"
+        );
+        assert_eq!(
+            sig("update_task"),
+            "update_task(task_id: string, status: \"pending\" | \"in_progress\" | \"completed\")"
+        );
+        assert_eq!(sig("get_current_time"), "get_current_time()");
+    }
+
+    #[test]
+    fn the_prompt_lists_every_tool_and_the_rules() {
+        let registry = ToolRegistry::standard();
+        let prompt = render_system_prompt(&registry.specs(), "shop");
+        for name in registry.names() {
+            assert!(prompt.contains(&format!("- {name}(")), "{name} missing");
+        }
+        assert!(prompt.contains("ONE tool call per reply"));
+        assert!(prompt.contains("\"shop\""));
+        assert!(!prompt.contains("{{"));
+    }
+}

@@ -1,0 +1,129 @@
+//! From a parsed turn to an [`Outcome`], and the `TOOL_ERROR` feedback that teaches the model
+//! to do better: the exact problem (JSON position, field path, expected vs got, the closest
+//! tool name) and a correct call to copy.
+
+use super::{Outcome, RawCall, Turn, CLOSE_TAG, OPEN_TAG};
+use crate::error::ErrorType;
+use crate::tools::{closest, normalize_args, ToolRegistry};
+use serde_json::{json, Value};
+
+/// Checks the turn's call against the registry and says what the turn means.
+pub fn interpret(turn: &Turn, registry: &ToolRegistry) -> Outcome {
+    if let Some(problem) = turn.fatal_problem() {
+        return invalid(
+            problem.error_type,
+            problem.message.clone(),
+            None,
+            turn,
+            registry,
+        );
+    }
+    let Some(call) = &turn.call else {
+        return Outcome::Text {
+            text: turn.text.clone(),
+        };
+    };
+    let mut call = call.clone();
+    normalize_args(&mut call.args);
+    if registry.spec(&call.tool).is_none() {
+        let names = registry.names();
+        let message = match names.iter().find(|n| n.eq_ignore_ascii_case(&call.tool)) {
+            Some(exact) => format!(
+                "Unknown tool \"{}\": tool names are case-sensitive, write \"{exact}\"",
+                call.tool
+            ),
+            None => {
+                let suggestion = closest(&call.tool, names.iter().copied())
+                    .map(|c| format!(" Did you mean \"{c}\"?"))
+                    .unwrap_or_default();
+                format!(
+                    "Unknown tool \"{}\".{suggestion} Available tools: {}",
+                    call.tool,
+                    names.join(", ")
+                )
+            }
+        };
+        let suggested = names
+            .iter()
+            .find(|n| n.eq_ignore_ascii_case(&call.tool))
+            .copied()
+            .or_else(|| closest(&call.tool, names.iter().copied()));
+        return invalid(
+            ErrorType::ValidationFailed,
+            message,
+            suggested,
+            turn,
+            registry,
+        );
+    }
+    if let Err(issues) = registry.validate(&call.tool, &call.args) {
+        let list: Vec<String> = issues.iter().map(|i| i.message.clone()).collect();
+        let message = format!("Invalid arguments for {}: {}", call.tool, list.join("; "));
+        return invalid(
+            ErrorType::ValidationFailed,
+            message,
+            Some(call.tool.as_str()),
+            turn,
+            registry,
+        );
+    }
+    let RawCall {
+        tool,
+        args,
+        reasoning,
+        dialect,
+        raw,
+        span,
+    } = call;
+    Outcome::ToolCall {
+        tool,
+        args,
+        reasoning,
+        dialect,
+        raw,
+        span,
+        text: turn.text.clone(),
+        problems: turn.problems.clone(),
+    }
+}
+
+fn invalid(
+    error_type: ErrorType,
+    message: String,
+    tool: Option<&str>,
+    turn: &Turn,
+    registry: &ToolRegistry,
+) -> Outcome {
+    let tool = tool
+        .or_else(|| turn.call.as_ref().map(|c| c.tool.as_str()))
+        .filter(|t| registry.spec(t).is_some());
+    Outcome::Invalid {
+        error_type,
+        feedback: feedback(&message, tool, registry),
+        message,
+        dialect: turn.call.as_ref().map(|c| c.dialect),
+        raw: turn.call.as_ref().map(|c| c.raw.clone()),
+        problems: turn.problems.clone(),
+    }
+}
+
+/// `TOOL_ERROR: <what was wrong>. A correct call looks like: <TOOL_CALL>…</TOOL_CALL>`.
+pub(crate) fn feedback(message: &str, tool: Option<&str>, registry: &ToolRegistry) -> String {
+    let spec = tool
+        .and_then(|t| registry.spec(t))
+        .or_else(|| registry.spec("read_file"));
+    let example = match spec {
+        Some(spec) => example_call(&spec.name, &spec.example),
+        None => String::new(),
+    };
+    let message = message.trim_end_matches('.');
+    format!(
+        "TOOL_ERROR: {message}. Reply with one corrected call, or answer in plain words without tags. A correct call looks like:\n{example}"
+    )
+}
+
+/// A complete call in the native dialect, as the model should write it.
+pub(crate) fn example_call(tool: &str, args: &Value) -> String {
+    let body = json!({"tool": tool, "args": args, "reasoning": "what this call is for"});
+    format!("{OPEN_TAG}\n{body}\n{CLOSE_TAG}")
+}

@@ -1,0 +1,176 @@
+//! The `<TOOL_CALL>` text protocol: what the model writes and what it is told back.
+//!
+//! A model response is plain text. [`TurnParser`] reads it (streamed, one chunk at a time, or
+//! whole with [`parse`]) and splits it into the text meant for the user, at most one raw tool
+//! call, and a list of [`Problem`]s. Parsing never fails: bad model output is data.
+//!
+//! [`interpret`] then checks the raw call against the tool registry (known tool, arguments that
+//! match its JSON Schema) and turns the whole turn into one [`Outcome`]: plain text (the final
+//! answer), a valid call, or an invalid one with the `TOOL_ERROR: …` feedback the model reads.
+//!
+//! Besides the native form
+//!
+//! ```text
+//! <TOOL_CALL>
+//! {"tool": "read_file", "args": {"path": "package.json"}, "reasoning": "Need the version"}
+//! </TOOL_CALL>
+//! ```
+//!
+//! the parser recognises the dialects small models emit anyway (see [`Dialect`]) and normalises
+//! them to the same call, recording which one was used.
+
+mod feedback;
+mod parser;
+
+pub use feedback::interpret;
+pub use parser::{parse, TurnParser};
+
+use crate::error::ErrorType;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The opening tag of the native protocol.
+pub const OPEN_TAG: &str = "<TOOL_CALL>";
+/// The closing tag of the native protocol; generation stops here.
+pub const CLOSE_TAG: &str = "</TOOL_CALL>";
+
+/// Stop sequences a backend should end generation at: the native closing tag and the closing
+/// tags of the dialects. The stop sequence itself is kept in the text the parser sees.
+pub const STOP_SEQUENCES: &[&str] = &[CLOSE_TAG, "</tool_call>", "</function>", "</tool>"];
+
+/// How a call was spelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dialect {
+    /// `<TOOL_CALL>{"tool": …, "args": …, "reasoning": …}</TOOL_CALL>`
+    Native,
+    /// Qwen / Hermes: `<tool_call>{"name": …, "arguments": …}</tool_call>`
+    Hermes,
+    /// Mistral: `[TOOL_CALLS]name[ARGS]{…}` or `[TOOL_CALLS][{"name": …, "arguments": …}]`
+    Mistral,
+    /// Llama 3: `<function=name>{…}</function>`
+    Llama3,
+    /// `<tool>{"name": …, "params": …}</tool>`
+    ToolTag,
+}
+
+impl Dialect {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dialect::Native => "native",
+            Dialect::Hermes => "hermes",
+            Dialect::Mistral => "mistral",
+            Dialect::Llama3 => "llama3",
+            Dialect::ToolTag => "tool_tag",
+        }
+    }
+}
+
+/// A byte range in the full model response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+/// A call as the model wrote it, normalised but not yet checked against the tool registry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RawCall {
+    /// The tool name exactly as written (case preserved: names are case-sensitive).
+    pub tool: String,
+    /// The arguments object. `args` given as a JSON string holding an object is decoded here.
+    pub args: Value,
+    pub reasoning: Option<String>,
+    pub dialect: Dialect,
+    /// The exact text of the call, tags included.
+    pub raw: String,
+    /// Where `raw` sits in the full response.
+    pub span: Span,
+}
+
+/// Why a problem is a problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProblemKind {
+    /// An opening tag with no closing tag.
+    MissingClosingTag,
+    /// The text between the tags is not valid JSON.
+    InvalidJson,
+    /// Valid JSON, but not an object with a tool name and arguments.
+    BadCallShape,
+    /// A second call after the first; only the first is taken.
+    ExtraCall,
+    /// Text after the call; it is discarded.
+    TrailingText,
+}
+
+/// A protocol problem found in a response. Fatal problems mean there is no call to run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Problem {
+    pub kind: ProblemKind,
+    /// `parse_error` or `validation_failed`.
+    pub error_type: ErrorType,
+    /// What is wrong, precisely (JSON error line and column, the missing field, …).
+    pub message: String,
+    pub span: Option<Span>,
+    /// True when this problem leaves no call to run.
+    pub fatal: bool,
+}
+
+/// Everything the parser made of one response.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Turn {
+    /// The full response as received.
+    pub raw: String,
+    /// The text meant for the user: everything outside the call (and outside any code fence
+    /// wrapped around it), trimmed. Text after the call is not included.
+    pub text: String,
+    pub call: Option<RawCall>,
+    pub problems: Vec<Problem>,
+}
+
+impl Turn {
+    /// The first fatal problem, if any.
+    pub fn fatal_problem(&self) -> Option<&Problem> {
+        self.problems.iter().find(|p| p.fatal)
+    }
+}
+
+/// A call that names a known tool and whose arguments match its schema.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ValidCall {
+    pub tool: String,
+    pub args: Value,
+    pub reasoning: Option<String>,
+    pub dialect: Dialect,
+    pub raw: String,
+    pub span: Span,
+}
+
+/// What a response means, after parsing and validation. Serialised as `lantern parse` prints it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Outcome {
+    /// No call: the response is the final answer.
+    Text { text: String },
+    /// A valid call to run. `problems` lists the non-fatal ones (extra calls, trailing text).
+    ToolCall {
+        tool: String,
+        args: Value,
+        reasoning: Option<String>,
+        dialect: Dialect,
+        raw: String,
+        span: Span,
+        text: String,
+        problems: Vec<Problem>,
+    },
+    /// An attempted call that cannot be run; `feedback` is what the model is told.
+    Invalid {
+        error_type: ErrorType,
+        message: String,
+        feedback: String,
+        dialect: Option<Dialect>,
+        raw: Option<String>,
+        problems: Vec<Problem>,
+    },
+}

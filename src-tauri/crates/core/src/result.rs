@@ -1,0 +1,246 @@
+//! The structured result of a tool call and its model-facing rendering.
+//!
+//! Every call ends in a [`ToolResult`]: `success`, `data`, `error_message`, `error_type` and
+//! `metadata` (timing, size, timestamp). The model reads it as one line,
+//! `TOOL_RESULT: {"success": …, "data": …, "error": …}`, bounded to
+//! [`MODEL_RESULT_LIMIT`] bytes with an explicit notice when cut.
+
+use crate::error::{ErrorType, ToolError};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The most bytes of a `TOOL_RESULT` line the model is shown.
+pub const MODEL_RESULT_LIMIT: usize = 12 * 1024;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Metadata {
+    pub execution_time_ms: u64,
+    pub data_size_bytes: usize,
+    /// Milliseconds since the Unix epoch when the call finished.
+    pub timestamp: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolResult {
+    pub success: bool,
+    pub data: Option<Value>,
+    pub error_message: Option<String>,
+    pub error_type: ErrorType,
+    /// What the model should do about the error, when there is advice to give.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_hint: Option<String>,
+    pub metadata: Metadata,
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+impl ToolResult {
+    pub fn from_outcome(outcome: Result<Value, ToolError>, elapsed: Duration) -> Self {
+        let execution_time_ms = elapsed.as_millis() as u64;
+        match outcome {
+            Ok(data) => {
+                let data_size_bytes = serde_json::to_string(&data).map(|s| s.len()).unwrap_or(0);
+                ToolResult {
+                    success: true,
+                    data: Some(data),
+                    error_message: None,
+                    error_type: ErrorType::None,
+                    error_hint: None,
+                    metadata: Metadata {
+                        execution_time_ms,
+                        data_size_bytes,
+                        timestamp: now_ms(),
+                    },
+                }
+            }
+            Err(err) => Self::failure(err, elapsed),
+        }
+    }
+
+    pub fn failure(err: ToolError, elapsed: Duration) -> Self {
+        ToolResult {
+            success: false,
+            data: None,
+            error_message: Some(err.message),
+            error_type: err.kind,
+            error_hint: err.hint,
+            metadata: Metadata {
+                execution_time_ms: elapsed.as_millis() as u64,
+                data_size_bytes: 0,
+                timestamp: now_ms(),
+            },
+        }
+    }
+
+    /// The line the model reads: `TOOL_RESULT: {"success":…,"data":…,"error":…}`.
+    ///
+    /// Bounded to [`MODEL_RESULT_LIMIT`]: when the data is larger, the longest strings in it are
+    /// shortened (each with a note of how much was cut) until it fits, so the JSON stays valid
+    /// and the model still sees the shape of the answer.
+    pub fn render_for_model(&self) -> String {
+        let error = match (&self.error_message, &self.error_hint) {
+            (Some(m), Some(h)) => Value::String(format!("{m} {h}")),
+            (Some(m), None) => Value::String(m.clone()),
+            _ => Value::Null,
+        };
+        let mut body = serde_json::json!({
+            "success": self.success,
+            "data": self.data.clone().unwrap_or(Value::Null),
+            "error": error,
+        });
+        if !self.success {
+            body["error_type"] = Value::String(self.error_type.to_string());
+        }
+        let mut text = body.to_string();
+        if text.len() > MODEL_RESULT_LIMIT {
+            let cut = shrink_strings(&mut body["data"], text.len() - MODEL_RESULT_LIMIT);
+            body["truncated"] = Value::String(format!(
+                "This result was cut by {cut} bytes to fit the context. Ask for less: a line range, a narrower pattern or fewer results."
+            ));
+            text = body.to_string();
+            // Strings alone may not have been enough (e.g. thousands of short entries):
+            // fall back to dropping array tails.
+            while text.len() > MODEL_RESULT_LIMIT && drop_array_tail(&mut body["data"]) {
+                text = body.to_string();
+            }
+        }
+        format!("TOOL_RESULT: {text}")
+    }
+}
+
+/// Shortens the longest strings in `value` until about `excess` bytes are gone; returns how
+/// many bytes were removed.
+fn shrink_strings(value: &mut Value, excess: usize) -> usize {
+    let mut removed = 0;
+    // Each pass halves the longest string, so long content goes first and keys stay intact.
+    for _ in 0..64 {
+        if removed >= excess {
+            break;
+        }
+        let Some(longest) = longest_string(value) else {
+            break;
+        };
+        let len = longest.len();
+        if len < 200 {
+            break;
+        }
+        let keep = len
+            .saturating_sub(excess - removed + 120)
+            .max(len / 8)
+            .max(80);
+        let mut cut_at = keep.min(len);
+        while !longest.is_char_boundary(cut_at) {
+            cut_at -= 1;
+        }
+        let dropped = len - cut_at;
+        longest.truncate(cut_at);
+        longest.push_str(&format!("… [{dropped} bytes cut]"));
+        removed += dropped;
+    }
+    removed
+}
+
+fn longest_string(value: &mut Value) -> Option<&mut String> {
+    match value {
+        Value::String(s) => Some(s),
+        Value::Array(items) => items
+            .iter_mut()
+            .filter_map(longest_string)
+            .max_by_key(|s| s.len()),
+        Value::Object(map) => map
+            .values_mut()
+            .filter_map(longest_string)
+            .max_by_key(|s| s.len()),
+        _ => None,
+    }
+}
+
+/// Removes the last element of the largest array in `value` and records how many were dropped.
+fn drop_array_tail(value: &mut Value) -> bool {
+    fn largest_array(value: &mut Value) -> Option<&mut Vec<Value>> {
+        match value {
+            Value::Array(items) => Some(items),
+            Value::Object(map) => map
+                .values_mut()
+                .filter_map(largest_array)
+                .max_by_key(|a| a.len()),
+            _ => None,
+        }
+    }
+    match largest_array(value) {
+        Some(items) if items.len() > 1 => {
+            let n = items.len().div_ceil(4);
+            let keep = items.len() - n;
+            items.truncate(keep);
+            items.push(Value::String(format!(
+                "… {n} more entries cut to fit the context"
+            )));
+            true
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn success_renders_seed_shape() {
+        let r = ToolResult::from_outcome(
+            Ok(serde_json::json!({"content": "x"})),
+            Duration::from_millis(3),
+        );
+        assert_eq!(
+            r.render_for_model(),
+            r#"TOOL_RESULT: {"success":true,"data":{"content":"x"},"error":null}"#
+        );
+        assert_eq!(r.metadata.execution_time_ms, 3);
+        assert_eq!(r.metadata.data_size_bytes, r#"{"content":"x"}"#.len());
+    }
+
+    #[test]
+    fn failure_names_kind_and_hint() {
+        let r = ToolResult::failure(
+            ToolError::not_found("Not found: a.txt").with_hint("Use list_files."),
+            Duration::ZERO,
+        );
+        let text = r.render_for_model();
+        assert!(
+            text.contains(r#""error":"Not found: a.txt Use list_files.""#),
+            "{text}"
+        );
+        assert!(text.contains(r#""error_type":"not_found""#));
+        assert!(text.contains(r#""success":false"#));
+    }
+
+    #[test]
+    fn large_results_are_bounded_valid_json_with_notice() {
+        let big = "x".repeat(100_000);
+        let r = ToolResult::from_outcome(Ok(serde_json::json!({"content": big})), Duration::ZERO);
+        let text = r.render_for_model();
+        assert!(text.len() <= MODEL_RESULT_LIMIT + 200, "{}", text.len());
+        let json: Value =
+            serde_json::from_str(text.strip_prefix("TOOL_RESULT: ").unwrap()).unwrap();
+        assert!(json["truncated"].as_str().unwrap().contains("cut"));
+        assert!(json["data"]["content"]
+            .as_str()
+            .unwrap()
+            .ends_with("bytes cut]"));
+    }
+
+    #[test]
+    fn many_small_entries_are_bounded_too() {
+        let files: Vec<String> = (0..5000).map(|i| format!("src/f{i}.rs")).collect();
+        let r = ToolResult::from_outcome(Ok(serde_json::json!({"files": files})), Duration::ZERO);
+        let text = r.render_for_model();
+        assert!(text.len() <= MODEL_RESULT_LIMIT, "{}", text.len());
+        assert!(text.contains("more entries cut to fit the context"));
+    }
+}

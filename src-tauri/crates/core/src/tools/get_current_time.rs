@@ -1,0 +1,31 @@
+use super::{Risk, Tool, ToolContext};
+use crate::error::ToolError;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// Get the current date and time (ISO 8601, local time with offset, and UTC).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {}
+
+pub struct GetCurrentTime;
+
+impl Tool for GetCurrentTime {
+    type Input = Input;
+    const NAME: &'static str = "get_current_time";
+    const RISK: Risk = Risk::Safe;
+
+    fn example() -> Value {
+        json!({})
+    }
+
+    fn run(_input: Input, _ctx: &ToolContext) -> Result<Value, ToolError> {
+        let local = chrono::Local::now();
+        Ok(json!({
+            "local": local.to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
+            "utc": local.with_timezone(&chrono::Utc).to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            "unix_ms": local.timestamp_millis(),
+        }))
+    }
+}

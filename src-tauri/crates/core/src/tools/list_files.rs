@@ -1,0 +1,86 @@
+use super::walk::{compile_glob, walk_files};
+use super::{Risk, Tool, ToolContext};
+use crate::error::ToolError;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+const DEFAULT_MAX_RESULTS: usize = 200;
+const MAX_MAX_RESULTS: usize = 2000;
+
+/// List the files in a workspace folder and all its subfolders, sorted by path, optionally
+/// only those matching a glob pattern. Files ignored by .gitignore/.ignore and hidden files are
+/// not listed; the result says how many entries were skipped.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// Folder to list, relative to the workspace root. Defaults to "." (the whole workspace).
+    pub directory: Option<String>,
+    /// Glob the file path (relative to `directory`) must match, e.g. "*.rs" or "src/**/*.ts".
+    /// `*` also matches inside subfolders.
+    pub pattern: Option<String>,
+    /// At most this many paths are returned (default 200, at most 2000).
+    #[schemars(range(min = 1))]
+    pub max_results: Option<u64>,
+}
+
+pub struct ListFiles;
+
+impl Tool for ListFiles {
+    type Input = Input;
+    const NAME: &'static str = "list_files";
+    const RISK: Risk = Risk::Read;
+
+    fn example() -> Value {
+        json!({"directory": "src", "pattern": "*.ts"})
+    }
+
+    fn run(input: Input, ctx: &ToolContext) -> Result<Value, ToolError> {
+        let dir = ctx
+            .workspace
+            .resolve(input.directory.as_deref().unwrap_or("."))?;
+        if !dir.exists {
+            return Err(
+                ToolError::not_found(format!("Folder not found: {}", dir.rel))
+                    .with_hint("Call list_files without a directory to see the whole workspace."),
+            );
+        }
+        if !dir.abs.is_dir() {
+            return Err(
+                ToolError::invalid(format!("{} is a file, not a folder", dir.rel))
+                    .with_hint("Use read_file to read a file."),
+            );
+        }
+        let glob = input.pattern.as_deref().map(compile_glob).transpose()?;
+        let limit = input
+            .max_results
+            .map_or(DEFAULT_MAX_RESULTS, |n| (n as usize).min(MAX_MAX_RESULTS));
+        let walked = walk_files(ctx.workspace.root(), &dir, glob.as_ref());
+        let count = walked.files.len();
+        let files: Vec<&str> = walked
+            .files
+            .iter()
+            .take(limit)
+            .map(|f| f.rel.as_str())
+            .collect();
+        let mut data = json!({
+            "directory": dir.rel,
+            "files": files,
+            "count": count,
+            "skipped_ignored_or_hidden": walked.skipped,
+        });
+        if let Some(p) = &input.pattern {
+            data["pattern"] = Value::String(p.clone());
+        }
+        if count > limit {
+            data["truncated"] = Value::Bool(true);
+            data["notice"] = Value::String(format!(
+                "Showing the first {limit} of {count} files. Narrow the directory or pattern, or raise max_results (up to {MAX_MAX_RESULTS})."
+            ));
+        }
+        if walked.errors > 0 {
+            data["unreadable_entries"] = json!(walked.errors);
+        }
+        Ok(data)
+    }
+}

@@ -1,0 +1,431 @@
+//! The tools the model can call, and the registry that knows them.
+//!
+//! One tool = one file. A tool's input is a Rust struct: its doc comment is the model-facing
+//! description, its fields' doc comments describe the arguments, and its derived JSON Schema is
+//! the contract that [`ToolRegistry::validate`] checks with a maintained validator before the
+//! tool ever runs.
+
+mod add_task;
+mod get_current_time;
+mod list_files;
+mod list_tasks;
+mod read_file;
+mod search_code;
+mod tasks;
+mod update_task;
+mod walk;
+mod write_file;
+
+pub use tasks::{Task, TaskList, TaskStatus};
+
+use crate::checkpoint::CheckpointStore;
+use crate::error::ToolError;
+use crate::sandbox::Workspace;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+/// How much harm a call can do; decides the default permission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Risk {
+    /// Touches no files (time, the session's task list).
+    Safe,
+    /// Reads inside the workspace.
+    Read,
+    /// Changes files.
+    Write,
+    /// Runs programs.
+    Exec,
+}
+
+/// What a tool is, as the model, the CLI and the UI see it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub risk: Risk,
+    pub input_schema: Value,
+    /// Arguments of a typical correct call, shown in the prompt and in error feedback.
+    pub example: Value,
+}
+
+/// What a call will touch, for the permission policy.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Target {
+    /// Model-supplied paths, as written.
+    pub paths: Vec<String>,
+    /// The exact command line, for tools that run one.
+    pub command: Option<String>,
+}
+
+/// Shared state a tool runs against.
+pub struct ToolContext {
+    pub workspace: Workspace,
+    pub tasks: Mutex<TaskList>,
+    pub checkpoints: Option<CheckpointStore>,
+    /// Who made the call (e.g. "agent step 3", "cli"), recorded with checkpoints.
+    pub origin: String,
+}
+
+impl ToolContext {
+    pub fn new(workspace: Workspace, checkpoints: Option<CheckpointStore>) -> Self {
+        ToolContext {
+            workspace,
+            tasks: Mutex::new(TaskList::default()),
+            checkpoints,
+            origin: "lantern".to_string(),
+        }
+    }
+}
+
+/// A tool with a typed input. Implement this; the registry erases the type.
+pub trait Tool: Send + Sync + 'static {
+    /// The input struct. Its doc comment is the tool's description.
+    type Input: DeserializeOwned + JsonSchema;
+    const NAME: &'static str;
+    const RISK: Risk;
+
+    /// Arguments of a typical correct call.
+    fn example() -> Value;
+
+    /// What the call touches; read tools and path-free tools can keep the default.
+    fn target(_input: &Self::Input) -> Target {
+        Target::default()
+    }
+
+    /// Something to show the user before they approve the call (e.g. a diff), if useful.
+    fn preview(_input: &Self::Input, _ctx: &ToolContext) -> Option<Value> {
+        None
+    }
+
+    fn run(input: Self::Input, ctx: &ToolContext) -> Result<Value, ToolError>;
+}
+
+/// The type-erased face of a tool.
+trait ErasedTool: Send + Sync {
+    fn target(&self, args: &Value) -> Result<Target, ToolError>;
+    fn preview(&self, args: &Value, ctx: &ToolContext) -> Option<Value>;
+    fn run(&self, args: Value, ctx: &ToolContext) -> Result<Value, ToolError>;
+}
+
+struct Erased<T: Tool>(std::marker::PhantomData<T>);
+
+fn decode<I: DeserializeOwned>(args: Value) -> Result<I, ToolError> {
+    // The schema check has already passed, so a failure here means schema and struct disagree.
+    serde_json::from_value(args).map_err(|e| ToolError::invalid(format!("Invalid arguments: {e}")))
+}
+
+impl<T: Tool> ErasedTool for Erased<T> {
+    fn target(&self, args: &Value) -> Result<Target, ToolError> {
+        Ok(T::target(&decode::<T::Input>(args.clone())?))
+    }
+    fn preview(&self, args: &Value, ctx: &ToolContext) -> Option<Value> {
+        T::preview(&decode::<T::Input>(args.clone()).ok()?, ctx)
+    }
+    fn run(&self, args: Value, ctx: &ToolContext) -> Result<Value, ToolError> {
+        T::run(decode::<T::Input>(args)?, ctx)
+    }
+}
+
+struct Entry {
+    spec: ToolSpec,
+    validator: jsonschema::Validator,
+    tool: Box<dyn ErasedTool>,
+}
+
+/// One argument problem found by schema validation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArgIssue {
+    /// JSON pointer into the arguments, e.g. `/options/max_results`; empty for the object.
+    pub path: String,
+    pub message: String,
+}
+
+/// All tools, by name.
+pub struct ToolRegistry {
+    entries: BTreeMap<String, Entry>,
+}
+
+impl ToolRegistry {
+    /// The built-in tools.
+    pub fn standard() -> Self {
+        let mut registry = ToolRegistry {
+            entries: BTreeMap::new(),
+        };
+        registry.register::<read_file::ReadFile>();
+        registry.register::<list_files::ListFiles>();
+        registry.register::<search_code::SearchCode>();
+        registry.register::<write_file::WriteFile>();
+        registry.register::<get_current_time::GetCurrentTime>();
+        registry.register::<add_task::AddTask>();
+        registry.register::<list_tasks::ListTasks>();
+        registry.register::<update_task::UpdateTask>();
+        registry
+    }
+
+    fn register<T: Tool>(&mut self) {
+        let generator = schemars::generate::SchemaSettings::draft2020_12()
+            .with(|s| s.inline_subschemas = true)
+            .into_generator();
+        let mut schema = serde_json::to_value(generator.into_root_schema_for::<T::Input>())
+            .expect("a derived schema serialises");
+        // An optional argument is one that may be left out; `null` is normalised away before
+        // validation (see `normalize_args`), so the contract need not mention it.
+        strip_null(&mut schema);
+        let description = schema
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        if let Some(obj) = schema.as_object_mut() {
+            // The catalog shows name and description separately; the schema keeps the contract.
+            obj.remove("title");
+            obj.remove("description");
+        }
+        let validator = jsonschema::validator_for(&schema).expect("a derived schema compiles");
+        let spec = ToolSpec {
+            name: T::NAME.to_string(),
+            description,
+            risk: T::RISK,
+            input_schema: schema,
+            example: T::example(),
+        };
+        debug_assert!(validator.is_valid(&spec.example), "{} example", T::NAME);
+        self.entries.insert(
+            T::NAME.to_string(),
+            Entry {
+                spec,
+                validator,
+                tool: Box::new(Erased::<T>(std::marker::PhantomData)),
+            },
+        );
+    }
+
+    /// Tool specs in a stable order (reading tools first, as in the prompt).
+    pub fn specs(&self) -> Vec<&ToolSpec> {
+        let mut specs: Vec<&ToolSpec> = self.entries.values().map(|e| &e.spec).collect();
+        specs.sort_by_key(|s| (order_hint(&s.name), s.name.clone()));
+        specs
+    }
+
+    pub fn spec(&self, name: &str) -> Option<&ToolSpec> {
+        self.entries.get(name).map(|e| &e.spec)
+    }
+
+    pub fn names(&self) -> Vec<&str> {
+        self.specs().into_iter().map(|s| s.name.as_str()).collect()
+    }
+
+    /// Checks `args` against the tool's JSON Schema; every issue found, with its path.
+    pub fn validate(&self, name: &str, args: &Value) -> Result<(), Vec<ArgIssue>> {
+        let Some(entry) = self.entries.get(name) else {
+            return Err(vec![ArgIssue {
+                path: String::new(),
+                message: format!("unknown tool {name:?}"),
+            }]);
+        };
+        let issues: Vec<ArgIssue> = entry
+            .validator
+            .iter_errors(args)
+            .map(|e| ArgIssue {
+                path: e.instance_path().to_string(),
+                message: describe_issue(&e, &entry.spec.input_schema),
+            })
+            .collect();
+        if issues.is_empty() {
+            Ok(())
+        } else {
+            Err(issues)
+        }
+    }
+
+    /// What a validated call touches.
+    pub fn target(&self, name: &str, args: &Value) -> Result<Target, ToolError> {
+        self.entry(name)?.tool.target(args)
+    }
+
+    /// What to show the user before approval.
+    pub fn preview(&self, name: &str, args: &Value, ctx: &ToolContext) -> Option<Value> {
+        self.entries.get(name)?.tool.preview(args, ctx)
+    }
+
+    /// Runs a tool. The caller has validated the arguments and cleared the policy.
+    pub fn run(&self, name: &str, args: Value, ctx: &ToolContext) -> Result<Value, ToolError> {
+        let entry = self.entry(name)?;
+        if let Err(issues) = self.validate(name, &args) {
+            let list: Vec<String> = issues.iter().map(|i| i.message.clone()).collect();
+            return Err(ToolError::invalid(list.join("; ")));
+        }
+        entry.tool.run(args, ctx)
+    }
+
+    fn entry(&self, name: &str) -> Result<&Entry, ToolError> {
+        self.entries
+            .get(name)
+            .ok_or_else(|| ToolError::invalid(format!("Unknown tool: {name}")))
+    }
+}
+
+/// Drops members whose value is `null`, at any depth: small models write `"start_line": null`
+/// for "not given", and that is what it means.
+pub fn normalize_args(args: &mut Value) {
+    if let Value::Object(map) = args {
+        map.retain(|_, v| !v.is_null());
+        map.values_mut().for_each(normalize_args);
+    }
+}
+
+/// Removes `null` from a derived schema's types: `["integer", "null"]` becomes `"integer"` and an
+/// `anyOf` of one type and null becomes that type.
+fn strip_null(schema: &mut Value) {
+    let Value::Object(map) = schema else { return };
+    if let Some(Value::Array(types)) = map.get("type") {
+        let kept: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+        if kept.len() == 1 {
+            map.insert("type".to_string(), kept[0].clone());
+        } else {
+            map.insert("type".to_string(), Value::Array(kept));
+        }
+    }
+    if let Some(Value::Array(variants)) = map.get("anyOf") {
+        let kept: Vec<Value> = variants
+            .iter()
+            .filter(|v| v.get("type").and_then(Value::as_str) != Some("null"))
+            .cloned()
+            .collect();
+        if kept.len() == 1 {
+            map.remove("anyOf");
+            if let Value::Object(inner) = &kept[0] {
+                for (k, v) in inner {
+                    map.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+            }
+        }
+    }
+    if let Some(Value::Array(options)) = map.get_mut("enum") {
+        options.retain(|o| !o.is_null());
+    }
+    for value in map.values_mut() {
+        match value {
+            Value::Object(_) => strip_null(value),
+            Value::Array(items) => items.iter_mut().for_each(strip_null),
+            _ => {}
+        }
+    }
+}
+
+/// The order tools are listed in the prompt and the catalog.
+fn order_hint(name: &str) -> usize {
+    const ORDER: &[&str] = &[
+        "read_file",
+        "list_files",
+        "search_code",
+        "write_file",
+        "get_current_time",
+        "add_task",
+        "list_tasks",
+        "update_task",
+    ];
+    ORDER.iter().position(|n| *n == name).unwrap_or(ORDER.len())
+}
+
+/// Turns a validator error into "expected …, got …" words, naming the field.
+fn describe_issue(error: &jsonschema::ValidationError<'_>, schema: &Value) -> String {
+    use jsonschema::error::ValidationErrorKind as Kind;
+    let field = error.instance_path().to_string();
+    let at = if field.is_empty() {
+        "args".to_string()
+    } else {
+        format!("args{}", field.replace('/', "."))
+    };
+    let got = json_type_name(error.instance());
+    match error.kind() {
+        Kind::Required { property } => {
+            let name = property.as_str().unwrap_or_default();
+            let expected = property_type(schema, name).unwrap_or("a value");
+            format!("missing required argument \"{name}\" ({expected})")
+        }
+        Kind::Type { .. } => {
+            let expected = error
+                .to_string()
+                .rsplit_once(" is not of type ")
+                .map(|(_, t)| t.to_string())
+                .unwrap_or_else(|| "another type".to_string());
+            format!(
+                "{at} must be {expected}, got {got} {}",
+                short(error.instance())
+            )
+        }
+        Kind::AdditionalProperties { unexpected } => {
+            let known: Vec<String> = schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default();
+            let names: Vec<String> = unexpected
+                .iter()
+                .map(|u| match closest(u, known.iter().map(String::as_str)) {
+                    Some(c) => format!("\"{u}\" (did you mean \"{c}\"?)"),
+                    None => format!("\"{u}\""),
+                })
+                .collect();
+            format!(
+                "unknown argument {} in {at}; allowed: {}",
+                names.join(", "),
+                known.join(", ")
+            )
+        }
+        _ => format!("{at}: {error}"),
+    }
+}
+
+fn property_type<'a>(schema: &'a Value, name: &str) -> Option<&'a str> {
+    let prop = schema.get("properties")?.get(name)?;
+    match prop.get("type")? {
+        Value::String(t) => Some(t.as_str()),
+        Value::Array(types) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null"),
+        _ => None,
+    }
+}
+
+pub(crate) fn json_type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn short(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() > 40 {
+        let cut: String = text.chars().take(40).collect();
+        format!("{cut}…")
+    } else {
+        text
+    }
+}
+
+/// The candidate closest to `word` by edit distance, if it is plausibly a typo of it.
+pub(crate) fn closest<'a>(
+    word: &str,
+    candidates: impl Iterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let lower = word.to_lowercase();
+    candidates
+        .map(|c| (strsim::damerau_levenshtein(&lower, &c.to_lowercase()), c))
+        .filter(|(d, c)| *d <= (c.len() / 3).max(2))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}

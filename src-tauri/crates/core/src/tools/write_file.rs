@@ -1,0 +1,160 @@
+use super::{Risk, Target, Tool, ToolContext};
+use crate::error::ToolError;
+use crate::sandbox::ResolvedPath;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use similar::{ChangeTag, TextDiff};
+use std::io::Read;
+
+/// The most bytes of unified diff returned with a write.
+const MAX_DIFF_BYTES: usize = 4096;
+
+/// Write a text file in the workspace, replacing its whole content (or creating it, with any
+/// missing folders). Returns a summary of the change as a unified diff. The user may be asked
+/// to approve the write first.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// File path relative to the workspace root, e.g. "src/lib.rs".
+    pub path: String,
+    /// The complete new content of the file.
+    pub content: String,
+}
+
+pub struct WriteFile;
+
+/// The current content of a file, or `None` when it does not exist yet.
+fn current_content(path: &ResolvedPath, ctx: &ToolContext) -> Result<Option<Vec<u8>>, ToolError> {
+    if !path.exists {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    ctx.workspace
+        .open_read(path)?
+        .read_to_end(&mut bytes)
+        .map_err(|e| ToolError::from_io(&e, &path.rel))?;
+    Ok(Some(bytes))
+}
+
+/// Line counts and a bounded unified diff of `old` → `new`.
+pub(crate) fn diff_summary(rel: &str, old: Option<&[u8]>, new: &str) -> Value {
+    let old_text = old.map(String::from_utf8_lossy).unwrap_or_default();
+    let diff = TextDiff::from_lines(old_text.as_ref(), new);
+    let (mut added, mut removed) = (0, 0);
+    for change in diff.iter_all_changes() {
+        match change.tag() {
+            ChangeTag::Insert => added += 1,
+            ChangeTag::Delete => removed += 1,
+            ChangeTag::Equal => {}
+        }
+    }
+    let from = if old.is_some() {
+        format!("a/{rel}")
+    } else {
+        "/dev/null".to_string()
+    };
+    let mut unified = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&from, &format!("b/{rel}"))
+        .to_string();
+    let total = unified.len();
+    if total > MAX_DIFF_BYTES {
+        let mut cut = MAX_DIFF_BYTES;
+        while !unified.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        unified.truncate(cut);
+        unified.push_str(&format!("\n… diff cut: {} more bytes\n", total - cut));
+    }
+    json!({"lines_added": added, "lines_removed": removed, "unified": unified})
+}
+
+impl Tool for WriteFile {
+    type Input = Input;
+    const NAME: &'static str = "write_file";
+    const RISK: Risk = Risk::Write;
+
+    fn example() -> Value {
+        json!({"path": "notes/todo.md", "content": "# To do\n- write tests\n"})
+    }
+
+    fn target(input: &Input) -> Target {
+        Target {
+            paths: vec![input.path.clone()],
+            command: None,
+        }
+    }
+
+    fn preview(input: &Input, ctx: &ToolContext) -> Option<Value> {
+        let path = ctx.workspace.resolve(&input.path).ok()?;
+        let old = current_content(&path, ctx).ok()?;
+        let mut preview = diff_summary(&path.rel, old.as_deref(), &input.content);
+        preview["path"] = Value::String(path.rel.clone());
+        preview["created"] = Value::Bool(old.is_none());
+        preview["old_content"] = old
+            .map(|b| Value::String(String::from_utf8_lossy(&b).into_owned()))
+            .unwrap_or(Value::Null);
+        Some(preview)
+    }
+
+    fn run(input: Input, ctx: &ToolContext) -> Result<Value, ToolError> {
+        let path = ctx.workspace.resolve(&input.path)?;
+        if path.rel == "." {
+            return Err(ToolError::invalid(
+                "write_file needs a file path, not the workspace root",
+            ));
+        }
+        let old = current_content(&path, ctx)?;
+        let new = input.content.as_bytes();
+        // The old content is saved before the file is touched, so an interrupted write can
+        // still be undone.
+        let prepared = match &ctx.checkpoints {
+            Some(store) => Some(store.prepare(old.as_deref(), Some(new))?),
+            None => None,
+        };
+        let outcome = ctx.workspace.write_atomic(&path, new)?;
+        let mut data = diff_summary(&path.rel, old.as_deref(), &input.content);
+        data["path"] = Value::String(path.rel.clone());
+        data["created"] = Value::Bool(outcome.created);
+        data["bytes_written"] = json!(outcome.bytes_written);
+        if let (Some(store), Some((before, after))) = (&ctx.checkpoints, prepared) {
+            match store.commit(&path.rel, before, after, &ctx.origin) {
+                Ok(cp) => data["checkpoint"] = Value::String(cp.id),
+                // The write itself succeeded; say plainly that it cannot be undone.
+                Err(e) => data["checkpoint_error"] = Value::String(e.message),
+            }
+        }
+        Ok(data)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diff_counts_lines() {
+        let d = diff_summary("a.txt", Some(b"one\ntwo\n"), "one\nthree\nfour\n");
+        assert_eq!(d["lines_added"], 2);
+        assert_eq!(d["lines_removed"], 1);
+        assert!(d["unified"].as_str().unwrap().contains("+three"));
+    }
+
+    #[test]
+    fn new_file_diffs_from_dev_null() {
+        let d = diff_summary("a.txt", None, "x\n");
+        assert!(d["unified"].as_str().unwrap().starts_with("--- /dev/null"));
+    }
+
+    #[test]
+    fn huge_diffs_are_cut() {
+        let new: String = (0..10_000).map(|i| format!("line {i}\n")).collect();
+        let d = diff_summary("a.txt", None, &new);
+        let u = d["unified"].as_str().unwrap();
+        assert!(u.len() < MAX_DIFF_BYTES + 100);
+        assert!(u.contains("diff cut"));
+        assert_eq!(d["lines_added"], 10_000);
+    }
+}

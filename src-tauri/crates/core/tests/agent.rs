@@ -1,0 +1,723 @@
+//! The agent loop, driven by a scripted model against real temp workspaces.
+
+use lantern_core::agent::{
+    Answer, Confirmer, FixedAnswer, PermissionRequest, Session, SessionOptions,
+};
+use lantern_core::checkpoint::CheckpointStore;
+use lantern_core::event::{load_transcript, Event, FinishedReason, TranscriptWriter};
+use lantern_core::model::{
+    CancelToken, FinishReason, Flow, GenerateRequest, Generation, Model, ModelError, Role,
+    ScriptedModel,
+};
+use lantern_core::policy::{PolicyStore, Scope};
+use lantern_core::sandbox::Workspace;
+use lantern_core::ErrorType;
+use std::path::Path;
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("package.json"),
+        "{\"name\": \"shop\", \"version\": \"2.4.1\"}\n",
+    )
+    .unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), "pub fn parse_config() {}\n").unwrap();
+    dir
+}
+
+fn session(dir: &Path) -> Session {
+    Session::new(
+        Workspace::open(dir).unwrap(),
+        SessionOptions {
+            policy: None,
+            checkpoints: None,
+            config: Default::default(),
+        },
+    )
+}
+
+fn call(tool: &str, args: &str) -> String {
+    format!("<TOOL_CALL>\n{{\"tool\": \"{tool}\", \"args\": {args}, \"reasoning\": \"test\"}}\n</TOOL_CALL>")
+}
+
+/// Runs one message; returns the events and the model (to inspect what it was sent).
+fn run(
+    session: &mut Session,
+    replies: Vec<String>,
+    confirmer: &mut dyn Confirmer,
+) -> (Vec<Event>, ScriptedModel) {
+    let mut model = ScriptedModel::new(replies);
+    let mut events = Vec::new();
+    session.send(
+        "question",
+        &mut model,
+        confirmer,
+        &mut |e| events.push(e.clone()),
+        &CancelToken::new(),
+    );
+    (events, model)
+}
+
+fn finished(events: &[Event]) -> (FinishedReason, String) {
+    match events.last() {
+        Some(Event::TurnFinished { reason, text, .. }) => (*reason, text.clone()),
+        other => panic!("last event is not turn_finished: {other:?}"),
+    }
+}
+
+/// Event names, with runs of `text_delta` (one per streamed piece) folded into one.
+fn names(events: &[Event]) -> Vec<String> {
+    let mut names: Vec<String> = events
+        .iter()
+        .map(|e| {
+            serde_json::to_value(e).unwrap()["event"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    names.dedup_by(|a, b| a == "text_delta" && b == "text_delta");
+    names
+}
+
+/// A confirmer that records requests and answers from a list.
+struct Recorder {
+    answers: Vec<Answer>,
+    asked: Vec<PermissionRequest>,
+}
+
+impl Confirmer for Recorder {
+    fn confirm(&mut self, request: &PermissionRequest) -> Answer {
+        self.asked.push(request.clone());
+        self.answers.remove(0)
+    }
+}
+
+#[test]
+fn a_read_then_an_answer() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let (events, model) = run(
+        &mut s,
+        vec![
+            call("read_file", r#"{"path": "package.json"}"#),
+            "The version is 2.4.1.".into(),
+        ],
+        &mut FixedAnswer(Answer::Deny { message: None }),
+    );
+    assert_eq!(
+        names(&events),
+        [
+            "turn_started",
+            "step_started",
+            "response_finished",
+            "call_parsed",
+            "permission_answered",
+            "tool_started",
+            "tool_finished",
+            "step_started",
+            "text_delta",
+            "response_finished",
+            "turn_finished"
+        ]
+    );
+    assert_eq!(
+        finished(&events),
+        (FinishedReason::Answer, "The version is 2.4.1.".to_string())
+    );
+    // The model's second request ends with the tool result, on the user side.
+    let second = &model.seen[1];
+    let last = second.last().unwrap();
+    assert_eq!(last.role, Role::User);
+    assert!(
+        last.content.starts_with("TOOL_RESULT: {\"success\":true"),
+        "{}",
+        last.content
+    );
+    assert!(last.content.contains("2.4.1"));
+    assert_eq!(second[0].role, Role::System);
+    assert!(second[0].content.contains("read_file(path: string"));
+}
+
+#[test]
+fn streamed_text_adds_up_to_the_answer() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let answer = "Sure: the <TOOL tag is mentioned but never used. Done.";
+    let (events, _) = run(
+        &mut s,
+        vec![answer.into()],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    let streamed: String = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::TextDelta { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(streamed.trim(), answer);
+    assert_eq!(finished(&events).1, answer);
+}
+
+#[test]
+fn a_denied_write_leaves_the_file_alone_and_tells_the_model_why() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let mut confirmer = Recorder {
+        answers: vec![Answer::Deny {
+            message: Some("use docs/ instead".into()),
+        }],
+        asked: vec![],
+    };
+    let (events, model) = run(
+        &mut s,
+        vec![
+            call("write_file", r#"{"path": "notes.md", "content": "hi\n"}"#),
+            "OK.".into(),
+        ],
+        &mut confirmer,
+    );
+    assert!(!dir.path().join("notes.md").exists());
+    assert_eq!(confirmer.asked.len(), 1);
+    let preview = confirmer.asked[0].preview.as_ref().unwrap();
+    assert!(preview["unified"].as_str().unwrap().contains("+hi"));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::PermissionAsked { .. })));
+    let feedback = &model.seen[1].last().unwrap().content;
+    assert!(
+        feedback.starts_with("TOOL_ERROR: Permission denied"),
+        "{feedback}"
+    );
+    assert!(feedback.contains("use docs/ instead"));
+    assert!(!names(&events).contains(&"tool_started".to_string()));
+}
+
+#[test]
+fn allow_for_the_session_stops_asking_for_that_file_only() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let mut confirmer = Recorder {
+        answers: vec![
+            Answer::AllowSession {
+                scope: Scope::Path("notes.md".into()),
+            },
+            Answer::Deny { message: None },
+        ],
+        asked: vec![],
+    };
+    run(
+        &mut s,
+        vec![
+            call("write_file", r#"{"path": "notes.md", "content": "one\n"}"#),
+            call("write_file", r#"{"path": "notes.md", "content": "two\n"}"#),
+            call("write_file", r#"{"path": "other.md", "content": "x\n"}"#),
+            "done".into(),
+        ],
+        &mut confirmer,
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("notes.md")).unwrap(),
+        "two\n"
+    );
+    assert!(!dir.path().join("other.md").exists());
+    assert_eq!(
+        confirmer.asked.len(),
+        2,
+        "asked for notes.md once and other.md once"
+    );
+    assert_eq!(s.grants().count(), 1);
+}
+
+#[test]
+fn always_grants_are_saved_for_the_workspace() {
+    let dir = workspace();
+    let config = tempfile::tempdir().unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    let store =
+        || PolicyStore::for_workspace(config.path(), &std::fs::canonicalize(dir.path()).unwrap());
+    let mut s = Session::new(
+        ws,
+        SessionOptions {
+            policy: Some(store()),
+            checkpoints: None,
+            config: Default::default(),
+        },
+    );
+    let mut confirmer = Recorder {
+        answers: vec![Answer::AllowAlways {
+            scope: Scope::Glob("docs/**".into()),
+        }],
+        asked: vec![],
+    };
+    run(
+        &mut s,
+        vec![
+            call("write_file", r#"{"path": "docs/a.md", "content": "a\n"}"#),
+            "done".into(),
+        ],
+        &mut confirmer,
+    );
+    let saved = store().load().grants;
+    assert_eq!(saved.len(), 1);
+    assert_eq!(saved[0].scope, Scope::Glob("docs/**".into()));
+
+    // A new session in the same workspace does not ask again inside docs/.
+    let mut s2 = Session::new(
+        Workspace::open(dir.path()).unwrap(),
+        SessionOptions {
+            policy: Some(store()),
+            checkpoints: None,
+            config: Default::default(),
+        },
+    );
+    let mut never = Recorder {
+        answers: vec![],
+        asked: vec![],
+    };
+    run(
+        &mut s2,
+        vec![
+            call("write_file", r#"{"path": "docs/b/c.md", "content": "c\n"}"#),
+            "done".into(),
+        ],
+        &mut never,
+    );
+    assert!(dir.path().join("docs/b/c.md").exists());
+    assert!(never.asked.is_empty());
+}
+
+#[test]
+fn writes_are_checkpointed_and_undoable() {
+    let dir = workspace();
+    let data = tempfile::tempdir().unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    let store = CheckpointStore::for_workspace(data.path(), &ws);
+    let mut s = Session::new(
+        ws,
+        SessionOptions {
+            policy: None,
+            checkpoints: Some(store),
+            config: Default::default(),
+        },
+    );
+    run(
+        &mut s,
+        vec![
+            call(
+                "write_file",
+                r#"{"path": "package.json", "content": "{}\n"}"#,
+            ),
+            "done".into(),
+        ],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("package.json")).unwrap(),
+        "{}\n"
+    );
+    let store = s.checkpoints().unwrap();
+    store.undo(s.workspace(), None).unwrap();
+    assert!(std::fs::read_to_string(dir.path().join("package.json"))
+        .unwrap()
+        .contains("2.4.1"));
+}
+
+#[test]
+fn the_step_limit_ends_a_runaway_turn() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    s.config.max_steps = 4;
+    let replies: Vec<String> = (0..10)
+        .map(|i| call("read_file", &format!(r#"{{"path": "f{i}.txt"}}"#)))
+        .collect();
+    let (events, model) = run(&mut s, replies, &mut FixedAnswer(Answer::AllowOnce));
+    assert_eq!(finished(&events).0, FinishedReason::MaxSteps);
+    assert_eq!(model.seen.len(), 4);
+    match events.last().unwrap() {
+        Event::TurnFinished {
+            explanation, steps, ..
+        } => {
+            assert_eq!(*steps, 4);
+            assert!(explanation.contains("4 steps"));
+        }
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn the_same_call_three_times_in_a_row_stops() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let same = call("read_file", r#"{"path": "package.json"}"#);
+    let (events, _) = run(
+        &mut s,
+        vec![same.clone(), same.clone(), same, "never".into()],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    assert_eq!(finished(&events).0, FinishedReason::Repetition);
+    let runs = events
+        .iter()
+        .filter(|e| matches!(e, Event::ToolStarted { .. }))
+        .count();
+    assert_eq!(runs, 2, "the third identical call is not run");
+}
+
+#[test]
+fn three_protocol_errors_in_a_row_stop_with_feedback_each_time() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let (events, model) = run(
+        &mut s,
+        vec![
+            "<TOOL_CALL>\n{tool: \"read_file\"}\n</TOOL_CALL>".into(),
+            call("Read_File", r#"{"path": "a"}"#),
+            call("read_file", "{}"),
+            "never".into(),
+        ],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    assert_eq!(finished(&events).0, FinishedReason::ProtocolErrors);
+    let rejected: Vec<(ErrorType, String)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::CallRejected {
+                error_type,
+                feedback,
+                ..
+            } => Some((*error_type, feedback.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(rejected.len(), 3);
+    assert_eq!(rejected[0].0, ErrorType::ParseError);
+    assert!(
+        rejected[1].1.contains("case-sensitive"),
+        "{}",
+        rejected[1].1
+    );
+    assert!(
+        rejected[2].1.contains("missing required argument \"path\""),
+        "{}",
+        rejected[2].1
+    );
+    // Each feedback was the next user message the model saw.
+    assert!(model.seen[1]
+        .last()
+        .unwrap()
+        .content
+        .starts_with("TOOL_ERROR:"));
+}
+
+#[test]
+fn a_good_call_resets_the_protocol_error_count() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let bad = "<TOOL_CALL>{oops}</TOOL_CALL>".to_string();
+    let good = call("list_files", "{}");
+    let (events, _) = run(
+        &mut s,
+        vec![
+            bad.clone(),
+            bad.clone(),
+            good,
+            bad.clone(),
+            bad,
+            "answer".into(),
+        ],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    assert_eq!(finished(&events).0, FinishedReason::Answer);
+}
+
+#[test]
+fn text_after_a_call_and_a_second_call_are_discarded() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let reply = format!(
+        "{}\nand more text\n{}",
+        call("read_file", r#"{"path": "package.json"}"#),
+        call("write_file", r#"{"path": "x", "content": "y"}"#)
+    );
+    let (events, model) = run(
+        &mut s,
+        vec![reply, "done".into()],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    assert!(!dir.path().join("x").exists());
+    let runs = events
+        .iter()
+        .filter(|e| matches!(e, Event::ToolStarted { .. }))
+        .count();
+    assert_eq!(runs, 1);
+    // The history keeps the reply only up to the end of the call.
+    let assistant = &model.seen[1][model.seen[1].len() - 2];
+    assert_eq!(assistant.role, Role::Assistant);
+    assert!(assistant.content.ends_with("</TOOL_CALL>"));
+    assert!(!assistant.content.contains("more text"));
+}
+
+#[test]
+fn paths_outside_the_workspace_are_refused_before_the_policy() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let (events, model) = run(
+        &mut s,
+        vec![
+            call("read_file", r#"{"path": "../../../etc/passwd"}"#),
+            "ok".into(),
+        ],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    let feedback = &model.seen[1].last().unwrap().content;
+    assert!(feedback.starts_with("TOOL_ERROR:"), "{feedback}");
+    assert!(!feedback.contains("root:"), "no outside content leaks");
+    assert!(events.iter().any(|e| matches!(e, Event::PermissionAnswered { decision, rule, .. } if decision == "deny" && rule.starts_with("sandbox"))));
+}
+
+#[test]
+fn hard_rules_hold_even_when_everything_is_approved() {
+    let dir = workspace();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    let mut s = session(dir.path());
+    let (events, _) = run(
+        &mut s,
+        vec![
+            call("write_file", r#"{"path": ".git/config", "content": "x"}"#),
+            "ok".into(),
+        ],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    assert!(!dir.path().join(".git/config").exists());
+    assert!(events.iter().any(
+        |e| matches!(e, Event::PermissionAnswered { rule, .. } if rule.starts_with("hard rule"))
+    ));
+    assert!(!events
+        .iter()
+        .any(|e| matches!(e, Event::PermissionAsked { .. })));
+}
+
+#[test]
+fn tool_failures_are_results_not_protocol_errors() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let (events, model) = run(
+        &mut s,
+        vec![
+            call("read_file", r#"{"path": "missing.txt"}"#),
+            "It does not exist.".into(),
+        ],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    let feedback = &model.seen[1].last().unwrap().content;
+    assert!(
+        feedback.starts_with("TOOL_RESULT: {\"success\":false"),
+        "{feedback}"
+    );
+    assert!(feedback.contains("not_found"));
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::ToolFinished {
+            success: false,
+            error_type: ErrorType::NotFound,
+            ..
+        }
+    )));
+    assert_eq!(finished(&events).0, FinishedReason::Answer);
+}
+
+#[test]
+fn dialects_are_normalised_and_recorded() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let reply = "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"package.json\"}}\n</tool_call>";
+    let (events, _) = run(
+        &mut s,
+        vec![reply.into(), "2.4.1".into()],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    let dialect = events.iter().find_map(|e| match e {
+        Event::CallParsed { dialect, .. } => Some(dialect.as_str()),
+        _ => None,
+    });
+    assert_eq!(dialect, Some("hermes"));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::ToolFinished { success: true, .. })));
+}
+
+#[test]
+fn cancel_stops_the_turn() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let cancel = CancelToken::new();
+    struct CancelOnAsk(CancelToken);
+    impl Confirmer for CancelOnAsk {
+        fn confirm(&mut self, _: &PermissionRequest) -> Answer {
+            self.0.cancel();
+            Answer::Deny { message: None }
+        }
+    }
+    let mut model = ScriptedModel::new(vec![
+        call("write_file", r#"{"path": "a", "content": "b"}"#),
+        "never".into(),
+    ]);
+    let mut events = Vec::new();
+    s.send(
+        "q",
+        &mut model,
+        &mut CancelOnAsk(cancel.clone()),
+        &mut |e| events.push(e.clone()),
+        &cancel,
+    );
+    assert_eq!(finished(&events).0, FinishedReason::Cancelled);
+    assert_eq!(model.seen.len(), 1);
+}
+
+#[test]
+fn a_failing_model_ends_the_turn_with_its_error() {
+    struct Broken;
+    impl Model for Broken {
+        fn name(&self) -> String {
+            "broken".into()
+        }
+        fn generate(
+            &mut self,
+            _: &GenerateRequest<'_>,
+            _: &mut dyn FnMut(&str) -> Flow,
+        ) -> Result<Generation, ModelError> {
+            Err(ModelError("the model file vanished".into()))
+        }
+    }
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let mut events = Vec::new();
+    s.send(
+        "q",
+        &mut Broken,
+        &mut FixedAnswer(Answer::AllowOnce),
+        &mut |e| events.push(e.clone()),
+        &CancelToken::new(),
+    );
+    assert_eq!(
+        finished(&events),
+        (FinishedReason::Error, "the model file vanished".to_string())
+    );
+}
+
+#[test]
+fn generation_stops_as_soon_as_the_call_is_complete() {
+    // A backend that ignores stop sequences: the loop's callback must stop it.
+    struct Chatty {
+        sent: usize,
+    }
+    impl Model for Chatty {
+        fn name(&self) -> String {
+            "chatty".into()
+        }
+        fn generate(
+            &mut self,
+            _: &GenerateRequest<'_>,
+            on_text: &mut dyn FnMut(&str) -> Flow,
+        ) -> Result<Generation, ModelError> {
+            let text = "<TOOL_CALL>{\"tool\": \"list_tasks\", \"args\": {}}</TOOL_CALL> and then it rambles on and on";
+            let mut out = String::new();
+            for c in text.chars() {
+                out.push(c);
+                self.sent += 1;
+                if on_text(&c.to_string()) == Flow::Stop {
+                    return Ok(Generation::text(out, FinishReason::Stop));
+                }
+            }
+            Ok(Generation::text(out, FinishReason::EndOfText))
+        }
+    }
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let mut model = Chatty { sent: 0 };
+    let mut events = Vec::new();
+    s.config.max_steps = 1;
+    s.send(
+        "q",
+        &mut model,
+        &mut FixedAnswer(Answer::AllowOnce),
+        &mut |e| events.push(e.clone()),
+        &CancelToken::new(),
+    );
+    assert_eq!(
+        model.sent,
+        "<TOOL_CALL>{\"tool\": \"list_tasks\", \"args\": {}}</TOOL_CALL>"
+            .chars()
+            .count()
+    );
+}
+
+#[test]
+fn transcripts_round_trip() {
+    let dir = workspace();
+    let out = tempfile::tempdir().unwrap();
+    let path = out.path().join("t.jsonl");
+    let mut s = session(dir.path());
+    let mut writer = TranscriptWriter::create(&path).unwrap();
+    let mut events = Vec::new();
+    let mut model = ScriptedModel::new(vec![
+        call("read_file", r#"{"path": "package.json"}"#),
+        "2.4.1".into(),
+    ]);
+    s.send(
+        "q",
+        &mut model,
+        &mut FixedAnswer(Answer::AllowOnce),
+        &mut |e| {
+            writer.write(e).unwrap();
+            events.push(e.clone());
+        },
+        &CancelToken::new(),
+    );
+    drop(writer);
+    // A torn last line (a crash mid-write) is reported, not fatal.
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("{\"event\":\"turn_sta");
+    std::fs::write(&path, text).unwrap();
+    let (loaded, bad) = load_transcript(&path).unwrap();
+    assert_eq!(loaded, events);
+    assert_eq!(bad, vec![events.len() + 1]);
+}
+
+#[test]
+fn manual_calls_go_through_the_same_checks() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let mut confirmer = FixedAnswer(Answer::Deny { message: None });
+    let r = s
+        .run_call(
+            "write_file",
+            serde_json::json!({"path": "a.txt", "content": "x"}),
+            &mut confirmer,
+            &mut |_| {},
+        )
+        .into_result();
+    assert_eq!(r.error_type, ErrorType::PermissionDenied);
+    assert!(!dir.path().join("a.txt").exists());
+    let r = s
+        .run_call(
+            "read_file",
+            serde_json::json!({"path": 3}),
+            &mut confirmer,
+            &mut |_| {},
+        )
+        .into_result();
+    assert_eq!(r.error_type, ErrorType::ValidationFailed);
+    assert!(r.error_message.unwrap().contains("must be \"string\""));
+    let r = s
+        .run_call(
+            "read_file",
+            serde_json::json!({"path": "package.json"}),
+            &mut confirmer,
+            &mut |_| {},
+        )
+        .into_result();
+    assert!(r.success);
+}
