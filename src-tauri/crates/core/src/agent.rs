@@ -17,8 +17,8 @@ use crate::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role, Too
 use crate::policy::{decide, Decision, Effect, Grant, Lifetime, PolicyStore, Scope, Subject};
 use crate::prompt::render_system_prompt;
 use crate::protocol::{interpret, Outcome, TurnParser, STOP_SEQUENCES};
-use crate::result::ToolResult;
 use crate::sandbox::Workspace;
+use crate::tool_result::ToolResult;
 use crate::tools::{normalize_args, Risk, ToolContext, ToolRegistry};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -407,11 +407,10 @@ impl Session {
                 ),
             });
         }
-        if let Err(issues) = self.registry.validate(tool, &args) {
-            let list: Vec<String> = issues.iter().map(|i| i.message.clone()).collect();
+        if let Err(message) = self.registry.check_args(tool, &args) {
             return CallOutcome::Refused(Refusal {
                 error_type: ErrorType::ValidationFailed,
-                message: format!("Invalid arguments for {tool}: {}", list.join("; ")),
+                message,
             });
         }
         self.execute(&call_id, tool, args, None, confirmer, emit)
@@ -517,22 +516,10 @@ impl Session {
                         Some(AnswerKind::Once),
                     ),
                     Answer::AllowSession { scope } => {
-                        match self.remember(tool, scope, Lifetime::Session) {
-                            Ok(g) => (g.describe(), Some(AnswerKind::Session)),
-                            Err(e) => (
-                                format!("the user allowed this call once ({})", e.message),
-                                Some(AnswerKind::Once),
-                            ),
-                        }
+                        self.grant_answer(tool, scope, Lifetime::Session)
                     }
                     Answer::AllowAlways { scope } => {
-                        match self.remember(tool, scope, Lifetime::Always) {
-                            Ok(g) => (g.describe(), Some(AnswerKind::Always)),
-                            Err(e) => (
-                                format!("the user allowed this call once ({})", e.message),
-                                Some(AnswerKind::Once),
-                            ),
-                        }
+                        self.grant_answer(tool, scope, Lifetime::Always)
                     }
                     Answer::Deny { message } => {
                         let text = match message.as_deref().map(str::trim).filter(|m| !m.is_empty()) {
@@ -584,6 +571,26 @@ impl Session {
             result: result.clone(),
         });
         CallOutcome::Ran(result)
+    }
+
+    /// Records a standing "yes"; if it cannot be recorded the call is still allowed, once.
+    fn grant_answer(
+        &mut self,
+        tool: &str,
+        scope: Scope,
+        lifetime: Lifetime,
+    ) -> (String, Option<AnswerKind>) {
+        let kind = match lifetime {
+            Lifetime::Session => AnswerKind::Session,
+            Lifetime::Always => AnswerKind::Always,
+        };
+        match self.remember(tool, scope, lifetime) {
+            Ok(g) => (g.describe(), Some(kind)),
+            Err(e) => (
+                format!("the user allowed this call once ({})", e.message),
+                Some(AnswerKind::Once),
+            ),
+        }
     }
 
     /// Records a grant the user gave; "always" grants are also saved for the workspace.

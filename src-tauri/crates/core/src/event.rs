@@ -4,7 +4,7 @@
 use crate::error::ErrorType;
 use crate::policy::Decision;
 use crate::protocol::{Dialect, Problem, Span};
-use crate::result::ToolResult;
+use crate::tool_result::ToolResult;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::io::{BufRead, Write};

@@ -36,8 +36,8 @@ pub mod paths;
 pub mod policy;
 pub mod prompt;
 pub mod protocol;
-pub mod result;
 pub mod sandbox;
+pub mod tool_result;
 pub mod tools;
 
 pub use error::{ErrorType, ToolError};

@@ -56,9 +56,7 @@ pub fn interpret(turn: &Turn, registry: &ToolRegistry) -> Outcome {
             registry,
         );
     }
-    if let Err(issues) = registry.validate(&call.tool, &call.args) {
-        let list: Vec<String> = issues.iter().map(|i| i.message.clone()).collect();
-        let message = format!("Invalid arguments for {}: {}", call.tool, list.join("; "));
+    if let Err(message) = registry.check_args(&call.tool, &call.args) {
         return invalid(
             ErrorType::ValidationFailed,
             message,

@@ -244,6 +244,14 @@ impl ToolRegistry {
         }
     }
 
+    /// [`validate`](Self::validate) as one sentence: "Invalid arguments for TOOL: …; …".
+    pub fn check_args(&self, name: &str, args: &Value) -> Result<(), String> {
+        self.validate(name, args).map_err(|issues| {
+            let list: Vec<String> = issues.into_iter().map(|i| i.message).collect();
+            format!("Invalid arguments for {name}: {}", list.join("; "))
+        })
+    }
+
     /// What a validated call touches.
     pub fn target(&self, name: &str, args: &Value) -> Result<Target, ToolError> {
         self.entry(name)?.tool.target(args)
@@ -257,10 +265,7 @@ impl ToolRegistry {
     /// Runs a tool. The caller has validated the arguments and cleared the policy.
     pub fn run(&self, name: &str, args: Value, ctx: &ToolContext) -> Result<Value, ToolError> {
         let entry = self.entry(name)?;
-        if let Err(issues) = self.validate(name, &args) {
-            let list: Vec<String> = issues.iter().map(|i| i.message.clone()).collect();
-            return Err(ToolError::invalid(list.join("; ")));
-        }
+        self.check_args(name, &args).map_err(ToolError::invalid)?;
         entry.tool.run(args, ctx)
     }
 
