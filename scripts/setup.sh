@@ -15,6 +15,12 @@ REQUIRED=(
   "unzip:unzip"
   "sha256sum:coreutils"
   "python3:python3"
+  "cmake:cmake"
+  "clang:clang"
+)
+# Libraries without a command of their own: the Debian package is checked directly.
+REQUIRED_LIBS=(
+  libclang-dev
 )
 
 missing=()
@@ -22,6 +28,9 @@ for pair in "${REQUIRED[@]}"; do
   cmd=${pair%%:*}
   pkg=${pair#*:}
   command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
+done
+for pkg in "${REQUIRED_LIBS[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 if ! python3 -m pip --version >/dev/null 2>&1; then
   missing+=("python3-pip")
@@ -57,5 +66,5 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm install --no-audit --no-fund --loglevel=error
 fi
 
-bash scripts/fetch-model.sh
+bash scripts/fetch-model.sh >/dev/null
 say "ready"

@@ -3,21 +3,24 @@
 //! exits 0 on success, 1 when a tool reports an error, 2 on a usage error.
 
 mod confirm;
+mod models;
 mod render;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use lantern_core::agent::{Answer, Confirmer, FixedAnswer, Session, SessionOptions};
+use lantern_core::agent::{AgentConfig, Answer, Confirmer, FixedAnswer, Session, SessionOptions};
 use lantern_core::checkpoint::CheckpointStore;
+use lantern_core::eval;
 use lantern_core::event::{load_transcript, Event, FinishedReason, TranscriptWriter};
-use lantern_core::model::{CancelToken, Model, ScriptedModel};
+use lantern_core::model::CancelToken;
 use lantern_core::paths;
 use lantern_core::policy::PolicyStore;
 use lantern_core::prompt::render_system_prompt;
 use lantern_core::protocol::{interpret, parse};
 use lantern_core::sandbox::Workspace;
 use lantern_core::tools::ToolRegistry;
+use models::ModelArgs;
 use serde_json::{json, Value};
-use std::io::{IsTerminal, Read};
+use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -64,9 +67,8 @@ enum Command {
     Run {
         #[arg(long)]
         workspace: PathBuf,
-        /// The model: `scripted:FILE` (a JSON array of replies).
-        #[arg(long)]
-        model: Option<String>,
+        #[command(flatten)]
+        model: ModelArgs,
         /// The user's message.
         #[arg(long)]
         prompt: String,
@@ -105,6 +107,57 @@ enum Command {
     Policy {
         #[command(subcommand)]
         action: PolicyAction,
+    },
+    /// Measure how well a model uses the tools: run every task of an evaluation set, each on a
+    /// fresh copy of its fixture with every call approved, and print the scores as markdown.
+    /// List the GGUF models in Lantern's model folder.
+    Models,
+    /// Load a local model and report whether it suits Lantern: model facts, prompt size,
+    /// the calibrated call decision, three quick tasks, speed.
+    Probe {
+        #[command(flatten)]
+        model: ModelArgs,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Measure a local model's speed: prompt processing and generation (as llama-bench does),
+    /// grammar on vs off, and a follow-up step with and without KV-cache reuse. Prints JSON.
+    BenchModel {
+        #[command(flatten)]
+        model: ModelArgs,
+        /// Prompt tokens for the prompt-processing test.
+        #[arg(long, default_value_t = 256)]
+        prompt_tokens: usize,
+        /// Tokens for the generation test.
+        #[arg(long, default_value_t = 128)]
+        gen_tokens: usize,
+        /// Repetitions; the median is reported.
+        #[arg(long, default_value_t = 3)]
+        repetitions: usize,
+    },
+    Eval {
+        /// The tasks: a JSON array (see tests/eval/tasks.json).
+        #[arg(long)]
+        tasks: PathBuf,
+        /// The folder holding the fixture workspaces the tasks name.
+        #[arg(long)]
+        fixtures: PathBuf,
+        /// The model; it is loaded once for all tasks.
+        #[command(flatten)]
+        model: ModelArgs,
+        /// Most model replies per task.
+        #[arg(long, default_value_t = AgentConfig::default().max_steps)]
+        max_steps: usize,
+        /// The heading of the results. Defaults to the model and the tool choice.
+        #[arg(long)]
+        label: Option<String>,
+        /// Append the markdown results to this file.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print the outcomes and the summary as JSON instead of the markdown table.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -222,13 +275,7 @@ fn run(command: Command) -> Result<u8, Failure> {
             max_steps,
             transcript,
         } => agent_run(
-            &workspace,
-            model.as_deref(),
-            &prompt,
-            approve,
-            json,
-            max_steps,
-            transcript,
+            &workspace, &model, &prompt, approve, json, max_steps, transcript,
         ),
         Command::Replay { file, json } => {
             let (events, bad) = load_transcript(&file)
@@ -306,6 +353,47 @@ fn run(command: Command) -> Result<u8, Failure> {
                 Ok(0)
             }
         },
+        Command::Models => {
+            let default = lantern_llama::default_model_path();
+            let models: Vec<Value> = lantern_llama::cached_models()
+                .into_iter()
+                .map(|(path, size)| json!({"path": path, "size_bytes": size, "default": path == default}))
+                .collect();
+            print_json(&json!({"folder": lantern_llama::models_dir(), "models": models}));
+            Ok(0)
+        }
+        Command::Probe { model, json } => probe(&model, json),
+        Command::BenchModel {
+            model,
+            prompt_tokens,
+            gen_tokens,
+            repetitions,
+        } => bench_model(&model, prompt_tokens, gen_tokens, repetitions),
+        Command::Eval {
+            tasks,
+            fixtures,
+            model,
+            max_steps,
+            label,
+            out,
+            json,
+        } => {
+            let config = AgentConfig {
+                tool_choice: model.tool_choice,
+                max_steps,
+                ..AgentConfig::default()
+            };
+            let label = label.unwrap_or_else(|| model.describe());
+            evaluate(
+                &tasks,
+                &fixtures,
+                &model,
+                &config,
+                &label,
+                out.as_deref(),
+                json,
+            )
+        }
     }
 }
 
@@ -370,27 +458,9 @@ fn pick_confirmer(yes: bool, deny: bool, terminal: bool) -> Box<dyn Confirmer> {
     }
 }
 
-fn load_model(spec: Option<&str>) -> Result<Box<dyn Model>, Failure> {
-    match spec {
-        Some(s) if s.starts_with("scripted:") => {
-            let path = &s["scripted:".len()..];
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| usage(format!("cannot read the script {path}: {e}")))?;
-            let model = ScriptedModel::from_json(&text).map_err(|e| usage(format!("{path}: {e}")))?;
-            Ok(Box::new(model))
-        }
-        Some(other) => Err(usage(format!(
-            "unknown model {other:?}: this build of lantern runs scripted models only (--model scripted:FILE, a JSON array of replies)"
-        ))),
-        None => Err(usage(
-            "no model given: this build of lantern runs scripted models only (--model scripted:FILE, a JSON array of replies)",
-        )),
-    }
-}
-
 fn agent_run(
     workspace: &Path,
-    model: Option<&str>,
+    model_args: &ModelArgs,
     prompt: &str,
     approve: Approve,
     json: bool,
@@ -401,7 +471,7 @@ fn agent_run(
         return Err(usage("--max-steps must be at least 1"));
     }
     let ws = open_workspace(workspace)?;
-    let mut model = load_model(model)?;
+    let mut model = model_args.load()?;
     let transcript_path = transcript.unwrap_or_else(|| paths::new_transcript_path(ws.root()));
     let mut writer = TranscriptWriter::create(&transcript_path).map_err(|e| {
         usage(format!(
@@ -411,6 +481,7 @@ fn agent_run(
     })?;
     let mut options = SessionOptions::persistent(&ws);
     options.config.max_steps = max_steps;
+    options.config.tool_choice = model_args.tool_choice;
     let mut session = Session::new(ws, options);
     if let Some(w) = &session.policy_warning {
         eprintln!("lantern: {w}");
@@ -454,4 +525,219 @@ fn agent_run(
         } => 0,
         _ => 1,
     })
+}
+
+/// `lantern eval`: every task in order, a progress line per task on stderr, then the report.
+/// Exits 0 once every task has run, whatever the scores; bad input is a usage error found
+/// before the model is loaded.
+fn evaluate(
+    tasks_file: &Path,
+    fixtures: &Path,
+    model: &ModelArgs,
+    config: &AgentConfig,
+    label: &str,
+    out: Option<&Path>,
+    json: bool,
+) -> Result<u8, Failure> {
+    if config.max_steps == 0 {
+        return Err(usage("--max-steps must be at least 1"));
+    }
+    let tasks = eval::load_tasks(tasks_file).map_err(usage)?;
+    if tasks.is_empty() {
+        return Err(usage(format!("{} holds no tasks", tasks_file.display())));
+    }
+    let missing: Vec<&str> = tasks
+        .iter()
+        .map(|t| t.fixture.as_str())
+        .filter(|name| !fixtures.join(name).is_dir())
+        .collect();
+    if let Some(name) = missing.first() {
+        return Err(usage(format!(
+            "fixture {name:?} is not a folder in {}",
+            fixtures.display()
+        )));
+    }
+    let mut model = model.load()?;
+    let mut outcomes = Vec::with_capacity(tasks.len());
+    for (i, task) in tasks.iter().enumerate() {
+        eprint!("[{}/{}] {} … ", i + 1, tasks.len(), task.id);
+        let _ = std::io::stderr().flush();
+        let outcome = eval::run_task(task, fixtures, model.as_mut(), config);
+        eprintln!("{} {:.1} s", progress_verdict(&outcome), outcome.seconds);
+        outcomes.push(outcome);
+    }
+    let summary = eval::summarize(&outcomes);
+    let markdown = eval::markdown_table(label, &summary, &outcomes);
+    if json {
+        print_json(&json!({"label": label, "summary": summary, "outcomes": outcomes}));
+    } else {
+        print!("{markdown}");
+    }
+    if let Some(path) = out {
+        append_report(path, &markdown).map_err(|e| Failure {
+            code: 1,
+            message: format!("cannot append the report to {}: {e}", path.display()),
+        })?;
+    }
+    Ok(0)
+}
+
+/// `ok`, or `FAIL` with what went wrong first, for the progress line.
+fn progress_verdict(outcome: &eval::TaskOutcome) -> String {
+    if outcome.success {
+        return "ok".to_string();
+    }
+    let why = if let Some(error) = &outcome.error {
+        error.clone()
+    } else if !outcome.decision_correct() {
+        if outcome.needs_tool {
+            "answered without a tool".to_string()
+        } else {
+            "called a tool when none was needed".to_string()
+        }
+    } else if outcome.first_call_valid == Some(false) {
+        "invalid first call".to_string()
+    } else if outcome.right_tool == Some(false) {
+        "wrong first tool".to_string()
+    } else if outcome.finish_reason != Some(FinishedReason::Answer) {
+        "no final answer".to_string()
+    } else {
+        "criteria not met".to_string()
+    };
+    format!("FAIL ({why})")
+}
+
+/// Appends the markdown after a blank line, creating the file if needed.
+fn append_report(path: &Path, markdown: &str) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    let separator = if file.metadata()?.len() > 0 { "\n" } else { "" };
+    write!(file, "{separator}{markdown}")
+}
+
+/// The system prompt for a workspace named `name`, as sessions render it.
+fn system_prompt(name: &str) -> String {
+    render_system_prompt(&ToolRegistry::standard().specs(), name)
+}
+
+fn probe(args: &ModelArgs, json: bool) -> Result<u8, Failure> {
+    let mut model = args.load_local()?;
+    let report =
+        lantern_llama::probe::probe(&mut model, &system_prompt("project")).map_err(|e| {
+            Failure {
+                code: 1,
+                message: e,
+            }
+        })?;
+    if json {
+        print_json(&report);
+        return Ok(0);
+    }
+    let f = &report.facts;
+    println!(
+        "{} — {}, {:.0}M parameters, {:.0} MiB, trained context {}",
+        f.name,
+        f.architecture,
+        f.parameters as f64 / 1e6,
+        f.size_bytes as f64 / 1048576.0,
+        f.trained_context
+    );
+    println!("chat template: {}", f.chat_template);
+    println!(
+        "system prompt: {} tokens of a {}-token context{}",
+        report.system_prompt_tokens,
+        report.context,
+        if report.fits {
+            ""
+        } else {
+            " — too large, load with a larger --context"
+        }
+    );
+    for (name, c, fallback) in [
+        (
+            "first step",
+            &report.calibration.first_step,
+            "a word-based rule decides",
+        ),
+        (
+            "after a result",
+            &report.calibration.follow_up,
+            "the model answers",
+        ),
+    ] {
+        println!(
+            "call decision, {name}: threshold {:.2} nats, probe AUC {:.2}, probe accuracy {:.0}%{} ({:.1} s)",
+            c.threshold,
+            c.auc,
+            c.probe_accuracy * 100.0,
+            if c.trusted { String::new() } else { format!(" — not trusted, {fallback}") },
+            c.seconds
+        );
+    }
+    for t in &report.tasks {
+        println!(
+            "  {:<50} → {:<18} {}",
+            t.question,
+            t.outcome,
+            if t.decision_right { "right" } else { "WRONG" }
+        );
+    }
+    println!(
+        "speed: prompt {:.0} tok/s, generation {:.0} tok/s",
+        report.prompt_tokens_per_second, report.generation_tokens_per_second
+    );
+    println!("{}", report.verdict);
+    Ok(0)
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(|a, b| a.total_cmp(b));
+    values.get(values.len() / 2).copied().unwrap_or(0.0)
+}
+
+fn bench_model(
+    args: &ModelArgs,
+    prompt_tokens: usize,
+    gen_tokens: usize,
+    repetitions: usize,
+) -> Result<u8, Failure> {
+    use lantern_llama::bench;
+    let mut model = args.load_local()?;
+    let reps = repetitions.max(1);
+    let pp: Vec<f64> = (0..reps)
+        .map(|_| bench::prompt_speed(&mut model, prompt_tokens, 512))
+        .collect();
+    let default_batch = model.settings.prompt_batch;
+    let pp_small: Vec<f64> = (0..reps)
+        .map(|_| bench::prompt_speed(&mut model, prompt_tokens, default_batch))
+        .collect();
+    let tg: Vec<f64> = (0..reps)
+        .map(|_| bench::generation_speed(&mut model, gen_tokens))
+        .collect();
+    let system = system_prompt("shop");
+    let questions = [
+        "What version is in package.json?",
+        "Find the function parse_config.",
+        "List the TypeScript files in src.",
+        "Read the README.",
+    ];
+    let grammar = bench::grammar_speed(&mut model, &system, &questions);
+    let follow_up = bench::follow_up(&mut model, &system);
+    print_json(&json!({
+        "model": model.facts(),
+        "threads": model.facts().threads,
+        "prompt_tokens": prompt_tokens,
+        "gen_tokens": gen_tokens,
+        "pp_tok_s": median(pp.clone()),
+        "pp_runs": pp,
+        "pp_default_batch": default_batch,
+        "pp_default_batch_tok_s": median(pp_small),
+        "tg_tok_s": median(tg.clone()),
+        "tg_runs": tg,
+        "grammar": grammar,
+        "follow_up": follow_up,
+    }));
+    Ok(0)
 }

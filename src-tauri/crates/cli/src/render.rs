@@ -81,11 +81,17 @@ impl Human {
             Event::TurnFinished {
                 reason,
                 explanation,
+                text,
                 ..
             } => {
                 self.end_line();
-                if *reason != lantern_core::event::FinishedReason::Answer {
-                    eprintln!("{explanation}");
+                match reason {
+                    lantern_core::event::FinishedReason::Answer => {}
+                    // The text of a failed turn is the model's error: what went wrong and why.
+                    lantern_core::event::FinishedReason::Error => {
+                        eprintln!("{explanation} {text}")
+                    }
+                    _ => eprintln!("{explanation}"),
                 }
             }
             _ => {}

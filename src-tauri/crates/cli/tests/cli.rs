@@ -557,8 +557,24 @@ fn run_refuses_writes_without_approval_and_reports_guards() {
 fn run_without_a_usable_model_is_a_usage_error() {
     let f = Fixture::new();
     let ws = f.ws.path().to_str().unwrap();
-    let out = f.lantern(&["run", "--workspace", ws, "--prompt", "hi"], None);
-    assert_eq!(out.status.code(), Some(2));
+    let out = f.lantern(
+        &[
+            "run",
+            "--workspace",
+            ws,
+            "--prompt",
+            "hi",
+            "--model",
+            "/no/such/model.gguf",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("Model file not found: /no/such/model.gguf"),
+        "{}",
+        stderr(&out)
+    );
     let out = f.lantern(
         &[
             "run",
@@ -573,6 +589,59 @@ fn run_without_a_usable_model_is_a_usage_error() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("cannot read the script"));
+}
+
+#[test]
+fn run_with_the_openai_provider_reports_a_server_that_is_not_running() {
+    let f = Fixture::new();
+    let ws = f.ws.path().to_str().unwrap();
+    // A port that was free a moment ago: nothing listens there.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let base_url = format!("http://127.0.0.1:{port}/v1");
+    let out = f.lantern(
+        &[
+            "run",
+            "--workspace",
+            ws,
+            "--prompt",
+            "hi",
+            "--json",
+            "--provider",
+            "openai",
+            "--base-url",
+            &base_url,
+            "--model",
+            "smollm2",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let last: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(last["reason"], "error");
+    assert_eq!(
+        last["text"],
+        format!("Could not reach the model server at {base_url}: is it running?")
+    );
+
+    let out = f.lantern(
+        &[
+            "run",
+            "--workspace",
+            ws,
+            "--prompt",
+            "hi",
+            "--provider",
+            "openai",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--provider openai needs --model NAME"));
 }
 
 #[test]
@@ -644,4 +713,141 @@ fn a_corrupt_policy_file_is_reported_and_grants_nothing() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("is damaged"), "{}", stderr(&out));
     assert!(!Path::new(&f.path("a")).exists());
+}
+
+#[test]
+fn eval_runs_each_task_on_a_fresh_fixture_and_reports_the_scores() {
+    let f = Fixture::new();
+    let fixtures = f.home.path().join("fixtures");
+    std::fs::create_dir_all(fixtures.join("shop")).unwrap();
+    std::fs::write(
+        fixtures.join("shop/package.json"),
+        "{\"name\": \"shop\", \"version\": \"2.4.1\"}\n",
+    )
+    .unwrap();
+    let tasks = f.home.path().join("tasks.json");
+    std::fs::write(
+        &tasks,
+        serde_json::json!([
+            {"id": "read-version", "fixture": "shop", "prompt": "Which version is the shop?",
+             "needs_tool": true, "tools": ["read_file"],
+             "success": {"answer_contains_any": ["2.4.1"]}},
+            {"id": "squares", "fixture": "shop", "prompt": "What is 12 times 12?",
+             "needs_tool": false, "tools": [], "success": {"answer_contains_any": ["144"]}}
+        ])
+        .to_string(),
+    )
+    .unwrap();
+    let replies = [
+        "<TOOL_CALL>\n{\"tool\": \"read_file\", \"args\": {\"path\": \"package.json\"}}\n</TOOL_CALL>",
+        "It is 2.4.1.",
+        "It is 100.",
+    ];
+    let (tasks_arg, fixtures_arg) = (tasks.to_str().unwrap(), fixtures.to_str().unwrap());
+    let report = f.home.path().join("report.md");
+    let eval = |extra: &[&str]| {
+        let model = script(&f, &replies);
+        let mut argv = vec![
+            "eval",
+            "--tasks",
+            tasks_arg,
+            "--fixtures",
+            fixtures_arg,
+            "--model",
+            &model,
+        ];
+        argv.extend_from_slice(extra);
+        f.lantern(&argv, None)
+    };
+
+    let out = eval(&[
+        "--json",
+        "--tool-choice",
+        "required",
+        "--label",
+        "scripted run",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let progress = stderr(&out);
+    assert!(progress.contains("[1/2] read-version … ok "), "{progress}");
+    assert!(
+        progress.contains("[2/2] squares … FAIL (criteria not met) "),
+        "{progress}"
+    );
+    let report_json = json(&out);
+    assert_eq!(report_json["label"], "scripted run");
+    let summary = &report_json["summary"];
+    assert_eq!(summary["tasks"], 2);
+    assert_eq!(summary["call_decision_accuracy"], 1.0);
+    assert_eq!(summary["success_rate"], 0.5);
+    let first = &report_json["outcomes"][0];
+    assert_eq!(first["first_tool"], "read_file");
+    assert_eq!(first["right_tool"], true);
+    assert_eq!(first["finish_reason"], "answer");
+    assert_eq!(report_json["outcomes"][1]["answer"], "It is 100.");
+
+    let out = eval(&["--out", report.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let markdown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(markdown.starts_with("### scripted:"), "{markdown}");
+    assert!(markdown.contains(", tool choice auto\n"), "{markdown}");
+    assert!(
+        markdown.contains("| success rate | 50.0 % (1 of 2) |"),
+        "{markdown}"
+    );
+    eval(&["--out", report.to_str().unwrap()]);
+    let saved = std::fs::read_to_string(&report).unwrap();
+    assert_eq!(saved, format!("{markdown}\n{markdown}"), "appended");
+
+    // The runner keeps nothing: no transcripts, grants or checkpoints in LANTERN_HOME.
+    assert!(!f.home.path().join("data").exists());
+    assert!(!f.home.path().join("config").exists());
+}
+
+#[test]
+fn eval_rejects_bad_input_before_loading_the_model() {
+    let f = Fixture::new();
+    let tasks = f.home.path().join("tasks.json");
+    std::fs::write(
+        &tasks,
+        r#"[{"id": "x", "fixture": "gone", "prompt": "p", "needs_tool": false, "tools": [], "success": {"answer_contains_any": ["y"]}}]"#,
+    )
+    .unwrap();
+    let run = |tasks: &str, choice: &str| {
+        f.lantern(
+            &[
+                "eval",
+                "--tasks",
+                tasks,
+                "--fixtures",
+                f.home.path().to_str().unwrap(),
+                "--model",
+                "scripted:/no/such.json",
+                "--tool-choice",
+                choice,
+            ],
+            None,
+        )
+    };
+    let out = run(tasks.to_str().unwrap(), "auto");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("fixture \"gone\" is not a folder"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run("/no/such/tasks.json", "auto");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("cannot read the tasks"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(tasks.to_str().unwrap(), "sometimes");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("use auto, required or none"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -11,6 +11,7 @@
 //! - [`policy`] — who may run what: a pure decision function and the user's grants.
 //! - [`checkpoint`] — what each write replaced, so every write can be undone.
 //! - [`agent`] — the loop that drives a [`model::Model`] and reports [`event::Event`]s.
+//! - [`eval`] — the tool-use evaluation: fixture tasks run against any model, and scored.
 //!
 //! ```
 //! use lantern_core::protocol::{interpret, parse, Outcome};
@@ -30,6 +31,7 @@
 pub mod agent;
 pub mod checkpoint;
 pub mod error;
+pub mod eval;
 pub mod event;
 pub mod model;
 pub mod paths;

@@ -1,0 +1,206 @@
+//! Choosing and loading the model a command runs: a local GGUF through llama.cpp (the default
+//! model when none is named), a scripted model, or an OpenAI-compatible server.
+
+use crate::{usage, Failure};
+use clap::ValueEnum;
+use lantern_core::model::{Model, ScriptedModel, ToolChoice};
+use lantern_llama::{calibration_file, default_model_path, LoadOptions, LocalModel};
+use lantern_openai::{OpenAiModel, OpenAiOptions};
+use serde_json::Value;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+/// Which backend runs the model.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Provider {
+    /// In this process: a GGUF file through llama.cpp, or `scripted:FILE`.
+    Local,
+    /// An OpenAI-compatible server (llama-server, Ollama, LM Studio) at `--base-url`.
+    Openai,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnOff {
+    On,
+    Off,
+}
+
+/// The model options shared by `run`, `eval`, `probe` and `bench-model`. They are resolved to
+/// a model only after the other arguments are checked, since loading can take a while.
+#[derive(clap::Args)]
+pub struct ModelArgs {
+    /// Which backend runs the model.
+    #[arg(long, value_enum, default_value_t = Provider::Local)]
+    pub provider: Provider,
+    /// A GGUF file (default: the downloaded SmolLM2-135M-Instruct), or `scripted:FILE` (a JSON
+    /// array of replies); with `--provider openai`, the model's name on the server.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The API root of the OpenAI-compatible server (with `--provider openai`).
+    #[arg(long, default_value = "http://127.0.0.1:8080/v1")]
+    pub base_url: String,
+    /// Whether each step may (auto), must (required) or must not (none) be a tool call.
+    #[arg(long, default_value = "auto", value_parser = parse_tool_choice)]
+    pub tool_choice: ToolChoice,
+    /// Constrain tool calls with the grammar built from the tool schemas (local models).
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    pub grammar: OnOff,
+    /// Sampling temperature; 0 decodes greedily.
+    #[arg(long, default_value_t = 0.0)]
+    pub temperature: f32,
+    /// Sampling seed.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u32,
+    /// Context size in tokens (local models; default 4096, or less if the model was trained
+    /// for less).
+    #[arg(long)]
+    pub context: Option<u32>,
+    /// CPU threads (local models; default: the number of physical cores).
+    #[arg(long)]
+    pub threads: Option<i32>,
+}
+
+/// Reads `--tool-choice` through the core's own serde names, so the two cannot drift apart.
+pub fn parse_tool_choice(text: &str) -> Result<ToolChoice, String> {
+    serde_json::from_value(Value::String(text.to_string()))
+        .map_err(|_| format!("{text:?} is not a tool choice; use auto, required or none"))
+}
+
+pub fn tool_choice_name(choice: ToolChoice) -> String {
+    serde_json::to_value(choice)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+impl ModelArgs {
+    /// A short description for report headings: the model and the settings that matter.
+    pub fn describe(&self) -> String {
+        let choice = tool_choice_name(self.tool_choice);
+        let file_name = |m: &str| {
+            PathBuf::from(m)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| m.to_string())
+        };
+        match (self.provider, self.model.as_deref()) {
+            (Provider::Openai, model) => {
+                format!(
+                    "{} at {}, tool choice {choice}",
+                    model.unwrap_or("?"),
+                    self.base_url
+                )
+            }
+            (Provider::Local, Some(spec)) if spec.starts_with("scripted:") => {
+                format!(
+                    "scripted:{}, tool choice {choice}",
+                    file_name(&spec["scripted:".len()..])
+                )
+            }
+            (Provider::Local, model) => {
+                let grammar = match self.grammar {
+                    OnOff::On => "grammar on",
+                    OnOff::Off => "grammar off",
+                };
+                let model =
+                    model.map_or_else(|| lantern_llama::DEFAULT_MODEL_FILE.to_string(), file_name);
+                format!("{model}, tool choice {choice}, {grammar}")
+            }
+        }
+    }
+
+    pub fn load(&self) -> Result<Box<dyn Model>, Failure> {
+        match (self.provider, self.model.as_deref()) {
+            (Provider::Openai, model) => self.openai(model),
+            (Provider::Local, Some(spec)) if spec.starts_with("scripted:") => {
+                scripted(&spec["scripted:".len()..])
+            }
+            (Provider::Local, _) => Ok(Box::new(self.load_local()?)),
+        }
+    }
+
+    /// A local GGUF model: `--model PATH`, or the default model.
+    pub fn load_local(&self) -> Result<LocalModel, Failure> {
+        if self.provider == Provider::Openai
+            || self
+                .model
+                .as_deref()
+                .is_some_and(|m| m.starts_with("scripted:"))
+        {
+            return Err(usage(
+                "this command needs a local GGUF model (--model PATH, or none for the default)",
+            ));
+        }
+        let path = match &self.model {
+            Some(p) => PathBuf::from(p),
+            None => {
+                let path = default_model_path();
+                if !path.exists() {
+                    return Err(usage(format!(
+                        "the default model is not downloaded yet ({}); run `bash scripts/fetch-model.sh` (npm start does it), or pass --model PATH",
+                        path.display()
+                    )));
+                }
+                path
+            }
+        };
+        let options = LoadOptions {
+            path,
+            context: self.context,
+            threads: self.threads,
+            gpu_layers: 0,
+        };
+        let show = std::io::stderr().is_terminal();
+        let mut model = LocalModel::load(&options, move |p| {
+            if show {
+                eprint!("\rloading model {:>3.0}%", p * 100.0);
+                let _ = std::io::stderr().flush();
+            }
+        })
+        .map_err(|e| Failure {
+            code: 1,
+            message: e.0,
+        })?;
+        if show {
+            eprint!("\r");
+        }
+        let facts = model.facts();
+        eprintln!(
+            "model: {} ({}, {:.0}M parameters, chat template: {}, context {}, {} threads) loaded in {:.2} s",
+            facts.name,
+            facts.architecture,
+            facts.parameters as f64 / 1e6,
+            facts.chat_template,
+            facts.context,
+            facts.threads,
+            facts.load_seconds
+        );
+        model.settings.grammar = self.grammar == OnOff::On;
+        model.settings.sampling.temperature = self.temperature;
+        model.settings.sampling.seed = self.seed;
+        let calibrations = calibration_file(model.facts());
+        Ok(model.with_calibration_file(calibrations))
+    }
+
+    /// `--provider openai`: nothing is sent yet; a server that is not running is reported by
+    /// the first step, in words.
+    fn openai(&self, model: Option<&str>) -> Result<Box<dyn Model>, Failure> {
+        let Some(name) = model else {
+            return Err(usage(format!(
+                "--provider openai needs --model NAME: the model's name on the server at {}",
+                self.base_url
+            )));
+        };
+        let mut options = OpenAiOptions::new(&self.base_url, name);
+        options.temperature = self.temperature;
+        let model = OpenAiModel::new(options).map_err(|e| usage(e.0))?;
+        Ok(Box::new(model))
+    }
+}
+
+fn scripted(path: &str) -> Result<Box<dyn Model>, Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| usage(format!("cannot read the script {path}: {e}")))?;
+    let model = ScriptedModel::from_json(&text).map_err(|e| usage(format!("{path}: {e}")))?;
+    Ok(Box::new(model))
+}

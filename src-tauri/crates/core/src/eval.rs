@@ -1,0 +1,576 @@
+//! The tool-use evaluation: a fixed set of tasks run against any [`Model`], scored from the
+//! agent's events and the files the run left behind.
+//!
+//! It answers the questions that pick a backend's defaults: does the model call a tool when
+//! the question needs one (and only then), are its calls valid, does it pick a sensible first
+//! tool, and does the whole turn end in a right answer or a right file? Every task runs in a
+//! fresh [`Session`] on a fresh copy of its fixture workspace, so history and edits never leak
+//! from one task into the next; the model itself is reused, because loading it is expensive.
+
+use crate::agent::{AgentConfig, Answer, FixedAnswer, Session, SessionOptions};
+use crate::event::{Event, FinishedReason};
+use crate::model::{CancelToken, Model};
+use crate::protocol::parse;
+use crate::sandbox::Workspace;
+use crate::tools::ToolRegistry;
+use serde::{Deserialize, Serialize};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// One task: a prompt in a fixture workspace and how to tell whether it went well.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvalTask {
+    /// Unique, short, used in progress lines and tables.
+    pub id: String,
+    /// Folder name of the workspace under the fixtures directory.
+    pub fixture: String,
+    /// What the user asks.
+    pub prompt: String,
+    /// Whether the first reply should be a tool call.
+    pub needs_tool: bool,
+    /// Acceptable first tools; empty when `needs_tool` is false.
+    #[serde(default)]
+    pub tools: Vec<String>,
+    pub success: SuccessCriteria,
+}
+
+/// What must hold after the run. Every criterion given must hold, and the turn must end with a
+/// final answer (a run stopped by a guard is a failure even if a file happens to be right).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuccessCriteria {
+    /// At least one of these appears in the final answer, ignoring case.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub answer_contains_any: Vec<String>,
+    /// After the run this workspace file contains this text (exactly, case included: it is code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_contains: Option<FileContains>,
+    /// This tool ran successfully at least once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_called: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileContains {
+    /// Relative to the workspace root.
+    pub path: String,
+    pub text: String,
+}
+
+/// Reads a task file (a JSON array of [`EvalTask`]) and checks it, so a typo in a task shows up
+/// before a model has been loaded rather than as a silently failing task.
+pub fn load_tasks(path: &Path) -> Result<Vec<EvalTask>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read the tasks {}: {e}", path.display()))?;
+    let tasks: Vec<EvalTask> = serde_json::from_str(&text)
+        .map_err(|e| format!("{} is not a JSON array of tasks: {e}", path.display()))?;
+    let registry = ToolRegistry::standard();
+    let mut seen = std::collections::HashSet::new();
+    for task in &tasks {
+        check_task(task, &registry).map_err(|problem| format!("task {:?}: {problem}", task.id))?;
+        if !seen.insert(task.id.as_str()) {
+            return Err(format!("task id {:?} is used twice", task.id));
+        }
+    }
+    Ok(tasks)
+}
+
+fn check_task(task: &EvalTask, registry: &ToolRegistry) -> Result<(), String> {
+    if task.id.trim().is_empty() {
+        return Err("the id is empty".to_string());
+    }
+    if !is_plain_relative(&task.fixture) || Path::new(&task.fixture).components().count() != 1 {
+        return Err(format!(
+            "fixture {:?} must be a folder name under the fixtures directory",
+            task.fixture
+        ));
+    }
+    if task.needs_tool == task.tools.is_empty() {
+        return Err(if task.needs_tool {
+            "needs_tool is true but no acceptable first tool is listed".to_string()
+        } else {
+            "needs_tool is false, so tools must be empty".to_string()
+        });
+    }
+    let known = |name: &str| registry.spec(name).is_some();
+    let success = &task.success;
+    let unknown = task
+        .tools
+        .iter()
+        .chain(&success.tool_called)
+        .find(|name| !known(name));
+    if let Some(name) = unknown {
+        return Err(format!(
+            "unknown tool {name:?}; the tools are: {}",
+            registry.names().join(", ")
+        ));
+    }
+    if success.answer_contains_any.is_empty()
+        && success.file_contains.is_none()
+        && success.tool_called.is_none()
+    {
+        return Err("success names no criterion".to_string());
+    }
+    if success.answer_contains_any.iter().any(|s| s.is_empty()) {
+        return Err("answer_contains_any holds an empty string, which always matches".to_string());
+    }
+    if let Some(check) = &success.file_contains {
+        if !is_plain_relative(&check.path) {
+            return Err(format!(
+                "file_contains.path {:?} must be relative and stay inside the workspace",
+                check.path
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// True for a relative path made of plain names only (no `..`, no root, no `.`), so scoring
+/// never reads outside the task's own copy of the fixture.
+fn is_plain_relative(path: &str) -> bool {
+    !path.is_empty()
+        && Path::new(path)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)))
+}
+
+/// How one task went.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskOutcome {
+    pub id: String,
+    pub needs_tool: bool,
+    /// The model gave a first reply; false when it failed at once or the task was not run, and
+    /// then no decision is credited either way.
+    pub responded: bool,
+    /// The first reply was a call (valid or not).
+    pub first_step_called: bool,
+    /// Whether that first call passed parsing and validation; `None` when there was no call.
+    pub first_call_valid: Option<bool>,
+    /// The tool the first call named, even when the call was invalid (as far as it parsed).
+    pub first_tool: Option<String>,
+    /// Whether `first_tool` is one of the task's acceptable tools; only for tasks that need a
+    /// tool and whose first reply named one.
+    pub right_tool: Option<bool>,
+    pub calls_made: usize,
+    /// Calls that passed parsing and validation (`call_parsed`).
+    pub valid_calls: usize,
+    /// Calls that did not (`call_rejected`).
+    pub invalid_calls: usize,
+    pub success: bool,
+    /// Model replies in the turn.
+    pub steps: usize,
+    /// Wall time of the turn (the copy of the fixture is not counted).
+    pub seconds: f64,
+    /// How the turn ended; `None` when it could not be started (see `error`).
+    pub finish_reason: Option<FinishedReason>,
+    /// The final answer; empty when the turn ended otherwise.
+    pub answer: String,
+    /// The backend's confidence that the first step should be a call, when it measures one.
+    pub call_confidence: Option<f64>,
+    /// Why the task could not be set up, or the model's error message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl TaskOutcome {
+    /// Whether the first reply did what the task needs: a call when a tool is needed, a plain
+    /// answer when it is not.
+    pub fn decision_correct(&self) -> bool {
+        self.responded && self.first_step_called == self.needs_tool
+    }
+
+    /// An outcome for a task that never reached the model.
+    fn not_run(task: &EvalTask, error: String) -> Self {
+        TaskOutcome {
+            error: Some(error),
+            ..TaskOutcome::blank(task)
+        }
+    }
+
+    /// Nothing observed yet: the starting point for scoring.
+    fn blank(task: &EvalTask) -> Self {
+        TaskOutcome {
+            id: task.id.clone(),
+            needs_tool: task.needs_tool,
+            responded: false,
+            first_step_called: false,
+            first_call_valid: None,
+            first_tool: None,
+            right_tool: None,
+            calls_made: 0,
+            valid_calls: 0,
+            invalid_calls: 0,
+            success: false,
+            steps: 0,
+            seconds: 0.0,
+            finish_reason: None,
+            answer: String::new(),
+            call_confidence: None,
+            error: None,
+        }
+    }
+}
+
+/// Runs one task on a fresh copy of its fixture, approving every call, and scores it.
+pub fn run_task(
+    task: &EvalTask,
+    fixtures_dir: &Path,
+    model: &mut dyn Model,
+    config: &AgentConfig,
+) -> TaskOutcome {
+    let scratch = match ScratchDir::create() {
+        Ok(dir) => dir,
+        Err(e) => return TaskOutcome::not_run(task, e),
+    };
+    // The workspace keeps the fixture's name: the system prompt shows it, as for a real project.
+    let root = scratch.path.join(&task.fixture);
+    if let Err(e) = copy_tree(&fixtures_dir.join(&task.fixture), &root) {
+        return TaskOutcome::not_run(
+            task,
+            format!("cannot copy the fixture {:?}: {e}", task.fixture),
+        );
+    }
+    let workspace = match Workspace::open(&root) {
+        Ok(ws) => ws,
+        Err(e) => return TaskOutcome::not_run(task, e.message),
+    };
+    let mut session = Session::new(
+        workspace,
+        SessionOptions {
+            policy: None,
+            checkpoints: None,
+            config: config.clone(),
+        },
+    );
+    let mut events = Vec::new();
+    let started = Instant::now();
+    session.send(
+        &task.prompt,
+        model,
+        &mut FixedAnswer(Answer::AllowOnce),
+        &mut |event| events.push(event.clone()),
+        &CancelToken::new(),
+    );
+    let seconds = started.elapsed().as_secs_f64();
+    score(task, &events, &root, seconds)
+}
+
+/// Scores a finished turn from its events and the workspace it left.
+fn score(task: &EvalTask, events: &[Event], root: &Path, seconds: f64) -> TaskOutcome {
+    let mut outcome = TaskOutcome {
+        seconds,
+        ..TaskOutcome::blank(task)
+    };
+    let mut ran_tools: Vec<&str> = Vec::new();
+    for event in events {
+        match event {
+            Event::ResponseFinished {
+                call_confidence, ..
+            } if !outcome.responded => {
+                outcome.responded = true;
+                outcome.call_confidence = *call_confidence;
+            }
+            Event::CallParsed { step, tool, .. } => {
+                outcome.valid_calls += 1;
+                if *step == 1 {
+                    outcome.first_step_called = true;
+                    outcome.first_call_valid = Some(true);
+                    outcome.first_tool = Some(tool.clone());
+                }
+            }
+            Event::CallRejected { step, response, .. } => {
+                outcome.invalid_calls += 1;
+                if *step == 1 {
+                    outcome.first_step_called = true;
+                    outcome.first_call_valid = Some(false);
+                    outcome.first_tool = parse(response).call.map(|call| call.tool);
+                }
+            }
+            Event::ToolFinished {
+                tool,
+                success: true,
+                ..
+            } => ran_tools.push(tool),
+            Event::TurnFinished {
+                reason,
+                text,
+                steps,
+                ..
+            } => {
+                outcome.finish_reason = Some(*reason);
+                outcome.steps = *steps;
+                match reason {
+                    FinishedReason::Answer => outcome.answer = text.clone(),
+                    FinishedReason::Error => outcome.error = Some(text.clone()),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    outcome.calls_made = outcome.valid_calls + outcome.invalid_calls;
+    if task.needs_tool {
+        outcome.right_tool = outcome
+            .first_tool
+            .as_ref()
+            .map(|tool| task.tools.contains(tool));
+    }
+    outcome.success = outcome.finish_reason == Some(FinishedReason::Answer)
+        && criteria_hold(&task.success, &outcome.answer, &ran_tools, root);
+    outcome
+}
+
+fn criteria_hold(
+    criteria: &SuccessCriteria,
+    answer: &str,
+    ran_tools: &[&str],
+    root: &Path,
+) -> bool {
+    let answer = answer.to_lowercase();
+    let answer_ok = criteria.answer_contains_any.is_empty()
+        || criteria
+            .answer_contains_any
+            .iter()
+            .any(|s| answer.contains(&s.to_lowercase()));
+    let file_ok = criteria.file_contains.as_ref().is_none_or(|check| {
+        std::fs::read_to_string(root.join(&check.path))
+            .is_ok_and(|content| content.contains(&check.text))
+    });
+    let tool_ok = criteria
+        .tool_called
+        .as_ref()
+        .is_none_or(|tool| ran_tools.contains(&tool.as_str()));
+    answer_ok && file_ok && tool_ok
+}
+
+/// A uniquely named folder under the system temp dir, removed when dropped.
+struct ScratchDir {
+    path: PathBuf,
+}
+
+impl ScratchDir {
+    fn create() -> Result<Self, String> {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let path = std::env::temp_dir().join(format!(
+            "lantern-eval-{}-{nanos}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        // `create_dir`, not `create_dir_all`: it fails rather than reuse a folder that exists.
+        std::fs::create_dir(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+        Ok(ScratchDir { path })
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        // Best effort: a leftover in the temp dir is harmless.
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Copies a folder tree. Symbolic links are refused: a fixture is plain files and folders, and
+/// copying a link could pull in something from outside it.
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target)?;
+        } else {
+            return Err(std::io::Error::other(format!(
+                "{} is not a plain file or folder",
+                entry.path().display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The scores of a whole run. Rates are fractions from 0 to 1.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalSummary {
+    pub tasks: usize,
+    /// Tasks whose first reply should be a call, and those that should not.
+    pub tool_tasks: usize,
+    pub no_tool_tasks: usize,
+    /// First replies that called when a tool was needed and answered when not (0 for no tasks).
+    pub call_decision_accuracy: f64,
+    /// Of the tasks that need a tool, the share whose first reply called one.
+    pub called_when_needed: Option<f64>,
+    /// Of the tasks that need no tool, the share answered without a call.
+    pub answered_when_no_tool_needed: Option<f64>,
+    pub calls_made: usize,
+    pub valid_calls: usize,
+    pub invalid_calls: usize,
+    /// Valid calls over all attempted calls, every step of every task.
+    pub valid_call_rate: Option<f64>,
+    /// Over the tasks that needed a tool and whose first reply named one: an acceptable tool.
+    pub right_tool_rate: Option<f64>,
+    pub successes: usize,
+    pub success_rate: f64,
+    pub mean_steps: f64,
+    pub mean_seconds: f64,
+    pub total_seconds: f64,
+}
+
+/// Aggregates outcomes. A rate whose population is empty is `None` (or 0 for whole-run rates).
+pub fn summarize(outcomes: &[TaskOutcome]) -> EvalSummary {
+    let count = |pred: &dyn Fn(&TaskOutcome) -> bool| outcomes.iter().filter(|o| pred(o)).count();
+    let ratio = |part: usize, whole: usize| (whole > 0).then(|| part as f64 / whole as f64);
+    let tasks = outcomes.len();
+    let tool_tasks = count(&|o| o.needs_tool);
+    let no_tool_tasks = tasks - tool_tasks;
+    let valid_calls: usize = outcomes.iter().map(|o| o.valid_calls).sum();
+    let invalid_calls: usize = outcomes.iter().map(|o| o.invalid_calls).sum();
+    let judged_tools = count(&|o| o.right_tool.is_some());
+    let successes = count(&|o| o.success);
+    let total_seconds: f64 = outcomes.iter().map(|o| o.seconds).sum();
+    let total_steps: usize = outcomes.iter().map(|o| o.steps).sum();
+    EvalSummary {
+        tasks,
+        tool_tasks,
+        no_tool_tasks,
+        call_decision_accuracy: ratio(count(&TaskOutcome::decision_correct), tasks).unwrap_or(0.0),
+        called_when_needed: ratio(count(&|o| o.needs_tool && o.decision_correct()), tool_tasks),
+        answered_when_no_tool_needed: ratio(
+            count(&|o| !o.needs_tool && o.decision_correct()),
+            no_tool_tasks,
+        ),
+        calls_made: valid_calls + invalid_calls,
+        valid_calls,
+        invalid_calls,
+        valid_call_rate: ratio(valid_calls, valid_calls + invalid_calls),
+        right_tool_rate: ratio(count(&|o| o.right_tool == Some(true)), judged_tools),
+        successes,
+        success_rate: ratio(successes, tasks).unwrap_or(0.0),
+        mean_steps: ratio(total_steps, tasks).unwrap_or(0.0),
+        mean_seconds: if tasks > 0 {
+            total_seconds / tasks as f64
+        } else {
+            0.0
+        },
+        total_seconds,
+    }
+}
+
+/// A markdown report: a heading, the summary, and one row per task. Runs with different models
+/// or settings append to the same file and compare at a glance.
+pub fn markdown_table(label: &str, summary: &EvalSummary, outcomes: &[TaskOutcome]) -> String {
+    let percent = |rate: Option<f64>| match rate {
+        Some(r) => format!("{:.1} %", r * 100.0),
+        None => "–".to_string(),
+    };
+    let s = summary;
+    let mut out = format!("### {}\n\n", cell(label));
+    out.push_str("| metric | value |\n|---|---|\n");
+    let rows = [
+        (
+            "tasks",
+            format!(
+                "{} ({} need a tool, {} do not)",
+                s.tasks, s.tool_tasks, s.no_tool_tasks
+            ),
+        ),
+        (
+            "call decision accuracy",
+            percent(Some(s.call_decision_accuracy)),
+        ),
+        (
+            "called when a tool was needed",
+            percent(s.called_when_needed),
+        ),
+        (
+            "answered directly when none was",
+            percent(s.answered_when_no_tool_needed),
+        ),
+        (
+            "valid call rate",
+            format!(
+                "{} ({} of {} calls)",
+                percent(s.valid_call_rate),
+                s.valid_calls,
+                s.calls_made
+            ),
+        ),
+        ("right first tool", percent(s.right_tool_rate)),
+        (
+            "success rate",
+            format!(
+                "{} ({} of {})",
+                percent(Some(s.success_rate)),
+                s.successes,
+                s.tasks
+            ),
+        ),
+        ("mean steps", format!("{:.2}", s.mean_steps)),
+        (
+            "mean time",
+            format!("{:.2} s (total {:.1} s)", s.mean_seconds, s.total_seconds),
+        ),
+    ];
+    for (name, value) in rows {
+        out.push_str(&format!("| {name} | {value} |\n"));
+    }
+    out.push_str(
+        "\n| task | needs tool | first reply | first tool | calls (invalid) | steps | end | success | time | call confidence |\n",
+    );
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
+    for o in outcomes {
+        let first_reply = match (o.responded, o.first_call_valid) {
+            (false, _) => "none",
+            (true, None) => "answer",
+            (true, Some(true)) => "call",
+            (true, Some(false)) => "invalid call",
+        };
+        let first_tool = match (&o.first_tool, o.right_tool) {
+            (None, _) => "–".to_string(),
+            (Some(tool), Some(false)) => format!("{} (wrong)", cell(tool)),
+            (Some(tool), _) => cell(tool),
+        };
+        let end = match (o.finish_reason, &o.error) {
+            (Some(reason), _) => serde_json::to_value(reason)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            (None, Some(_)) => "not run".to_string(),
+            (None, None) => "–".to_string(),
+        };
+        out.push_str(&format!(
+            "| {} | {} | {}{} | {} | {} ({}) | {} | {} | {} | {:.2} s | {} |\n",
+            cell(&o.id),
+            if o.needs_tool { "yes" } else { "no" },
+            first_reply,
+            if o.decision_correct() || !o.responded {
+                ""
+            } else {
+                " ✗"
+            },
+            first_tool,
+            o.calls_made,
+            o.invalid_calls,
+            o.steps,
+            end,
+            if o.success { "yes" } else { "no" },
+            o.seconds,
+            o.call_confidence
+                .map_or("–".to_string(), |c| format!("{c:.3}")),
+        ));
+    }
+    out
+}
+
+/// Text made safe for a table cell: no pipes or line breaks.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+}

@@ -1,0 +1,290 @@
+//! The evaluation set (tests/eval/tasks.json, tests/fixtures/) and its runner, driven by a
+//! scripted model that behaves ideally, and by one that does not.
+
+use lantern_core::agent::AgentConfig;
+use lantern_core::eval::{load_tasks, markdown_table, run_task, summarize, EvalTask, TaskOutcome};
+use lantern_core::event::FinishedReason;
+use lantern_core::model::{Role, ScriptedModel};
+use lantern_core::tools::ToolRegistry;
+use serde_json::json;
+use std::path::PathBuf;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../..")
+}
+
+fn fixtures() -> PathBuf {
+    repo().join("tests/fixtures")
+}
+
+fn tasks() -> Vec<EvalTask> {
+    load_tasks(&repo().join("tests/eval/tasks.json")).unwrap()
+}
+
+fn task(id: &str) -> EvalTask {
+    tasks()
+        .into_iter()
+        .find(|t| t.id == id)
+        .unwrap_or_else(|| panic!("no task {id}"))
+}
+
+fn call(tool: &str, args: serde_json::Value) -> String {
+    let body = json!({"tool": tool, "args": args, "reasoning": "eval test"});
+    format!("<TOOL_CALL>\n{body}\n</TOOL_CALL>")
+}
+
+/// Runs tasks in order with one model, as `lantern eval` does.
+fn run_all(ids: &[&str], model: &mut ScriptedModel) -> Vec<TaskOutcome> {
+    let config = AgentConfig::default();
+    ids.iter()
+        .map(|id| run_task(&task(id), &fixtures(), model, &config))
+        .collect()
+}
+
+#[test]
+fn the_task_set_is_large_varied_and_consistent() {
+    let tasks = tasks();
+    assert!(tasks.len() >= 30, "{} tasks", tasks.len());
+    let no_tool = tasks.iter().filter(|t| !t.needs_tool).count();
+    assert!(no_tool >= 8, "{no_tool} tasks need no tool");
+    let registry = ToolRegistry::standard();
+    for t in &tasks {
+        assert!(
+            fixtures().join(&t.fixture).is_dir(),
+            "{}: fixture {} is missing",
+            t.id,
+            t.fixture
+        );
+        assert_eq!(t.needs_tool, !t.tools.is_empty(), "{}", t.id);
+        for tool in t.tools.iter().chain(&t.success.tool_called) {
+            assert!(
+                registry.spec(tool).is_some(),
+                "{}: unknown tool {tool}",
+                t.id
+            );
+        }
+    }
+    for tool in [
+        "read_file",
+        "list_files",
+        "search_code",
+        "write_file",
+        "get_current_time",
+        "add_task",
+    ] {
+        assert!(
+            tasks.iter().any(|t| t.tools.iter().any(|x| x == tool)),
+            "no task starts with {tool}"
+        );
+    }
+}
+
+/// Git does not track a folder the fixture's own .gitignore ignores unless it was added with
+/// `git add -f`; without it, the "ignored files are skipped" tasks would test nothing.
+#[test]
+fn the_node_fixture_keeps_its_ignored_build_folder() {
+    let shop = fixtures().join("node-shop");
+    let ignore = std::fs::read_to_string(shop.join(".gitignore")).unwrap();
+    assert!(ignore.lines().any(|l| l.trim() == "dist/"));
+    assert!(
+        shop.join("dist/cart.d.ts").is_file(),
+        "tests/fixtures/node-shop/dist/ is missing: commit it with `git add -f tests/fixtures/node-shop/dist`"
+    );
+}
+
+#[test]
+fn ideal_behaviour_scores_full_marks() {
+    let buggy = std::fs::read_to_string(fixtures().join("rust-calc/src/lib.rs")).unwrap();
+    let fixed = buggy.replacen("    a - b\n", "    a + b\n", 1);
+    assert_ne!(buggy, fixed);
+    let mut model = ScriptedModel::new([
+        // node-version
+        call("read_file", json!({"path": "package.json"})),
+        "The shop API is at version 3.7.2.".to_string(),
+        // rust-fix-add
+        call("read_file", json!({"path": "src/lib.rs"})),
+        call(
+            "write_file",
+            json!({"path": "src/lib.rs", "content": fixed}),
+        ),
+        "Fixed: add now returns a + b.".to_string(),
+        // chat-twelve-squared
+        "12 times 12 is 144.".to_string(),
+        // task-add-tests
+        call(
+            "add_task",
+            json!({"content": "write tests for the cart module"}),
+        ),
+        "Added it to your task list.".to_string(),
+    ]);
+    let ids = [
+        "node-version",
+        "rust-fix-add",
+        "chat-twelve-squared",
+        "task-add-tests",
+    ];
+    let outcomes = run_all(&ids, &mut model);
+    for o in &outcomes {
+        assert!(o.success, "{o:?}");
+        assert!(o.decision_correct(), "{o:?}");
+        assert_eq!(o.finish_reason, Some(FinishedReason::Answer));
+        assert_eq!(o.invalid_calls, 0);
+        assert!(o.error.is_none());
+    }
+    let fix = &outcomes[1];
+    assert_eq!(fix.first_tool.as_deref(), Some("read_file"));
+    assert_eq!(fix.right_tool, Some(true));
+    assert_eq!((fix.calls_made, fix.steps), (2, 3));
+    let chat = &outcomes[2];
+    assert!(!chat.first_step_called);
+    assert_eq!((chat.first_call_valid, chat.right_tool), (None, None));
+
+    // Every task began a new conversation: the system prompt and the task's prompt only.
+    let starts: Vec<_> = model.seen.iter().filter(|m| m.len() == 2).collect();
+    assert_eq!(starts.len(), ids.len());
+    assert!(starts
+        .iter()
+        .all(|m| m[0].role == Role::System && m[1].role == Role::User));
+    // The write went to a copy: the fixture keeps its bug.
+    assert_eq!(
+        std::fs::read_to_string(fixtures().join("rust-calc/src/lib.rs")).unwrap(),
+        buggy
+    );
+
+    let summary = summarize(&outcomes);
+    assert_eq!(
+        (summary.tasks, summary.tool_tasks, summary.no_tool_tasks),
+        (4, 3, 1)
+    );
+    assert_eq!(summary.call_decision_accuracy, 1.0);
+    assert_eq!(summary.valid_call_rate, Some(1.0));
+    assert_eq!(summary.right_tool_rate, Some(1.0));
+    assert_eq!(summary.success_rate, 1.0);
+    assert_eq!(summary.mean_steps, 2.0, "2 + 3 + 1 + 2 steps");
+    let table = markdown_table("ideal", &summary, &outcomes);
+    assert!(table.starts_with("### ideal\n"), "{table}");
+    assert!(
+        table.contains("| success rate | 100.0 % (4 of 4) |"),
+        "{table}"
+    );
+    assert!(
+        table.contains("| rust-fix-add | yes | call | read_file | 2 (0) | 3 | answer | yes |"),
+        "{table}"
+    );
+}
+
+#[test]
+fn answering_from_memory_is_a_wrong_decision_and_a_failure() {
+    let mut model = ScriptedModel::new(["It is probably version 1.0.0."]);
+    let outcomes = run_all(&["node-version"], &mut model);
+    let o = &outcomes[0];
+    assert!(!o.first_step_called);
+    assert!(!o.decision_correct());
+    assert!(!o.success);
+    assert_eq!(o.finish_reason, Some(FinishedReason::Answer));
+    assert_eq!(o.answer, "It is probably version 1.0.0.");
+    assert_eq!((o.first_tool.as_ref(), o.right_tool), (None, None));
+    let summary = summarize(&outcomes);
+    assert_eq!(summary.call_decision_accuracy, 0.0);
+    assert_eq!(summary.called_when_needed, Some(0.0));
+    assert_eq!(summary.valid_call_rate, None);
+    assert!(
+        markdown_table("lazy", &summary, &outcomes).contains("| node-version | yes | answer ✗ |")
+    );
+}
+
+#[test]
+fn a_bad_first_call_is_counted_with_the_tool_it_named() {
+    let mut model = ScriptedModel::new([
+        call("cat", json!({"path": "Cargo.toml"})),
+        call("read_file", json!({"path": "Cargo.toml"})),
+        "The crate is at 0.4.0.".to_string(),
+        // chat-twelve-squared: a call where none is needed
+        call("search_code", json!({"query": "12 * 12"})),
+        "144".to_string(),
+    ]);
+    let outcomes = run_all(&["rust-crate-version", "chat-twelve-squared"], &mut model);
+    let bad = &outcomes[0];
+    assert!(bad.first_step_called && bad.decision_correct());
+    assert_eq!(bad.first_call_valid, Some(false));
+    assert_eq!(bad.first_tool.as_deref(), Some("cat"));
+    assert_eq!(bad.right_tool, Some(false));
+    assert_eq!((bad.valid_calls, bad.invalid_calls), (1, 1));
+    assert!(bad.success, "it recovered and answered right: {bad:?}");
+    let chatty = &outcomes[1];
+    assert!(!chatty.decision_correct());
+    assert_eq!(chatty.right_tool, None, "no tool was needed");
+    assert!(chatty.success, "the answer is still right");
+    let summary = summarize(&outcomes);
+    assert_eq!(summary.valid_call_rate, Some(2.0 / 3.0));
+    assert_eq!(summary.right_tool_rate, Some(0.0));
+    assert_eq!(summary.answered_when_no_tool_needed, Some(0.0));
+}
+
+#[test]
+fn a_model_failure_and_a_missing_fixture_are_failures_with_a_reason() {
+    let mut model = ScriptedModel::new(Vec::<String>::new());
+    let mut outcome = run_task(
+        &task("chat-hex"),
+        &fixtures(),
+        &mut model,
+        &AgentConfig::default(),
+    );
+    assert_eq!(outcome.finish_reason, Some(FinishedReason::Error));
+    assert!(!outcome.success);
+    assert!(!outcome.responded);
+    assert!(
+        !outcome.decision_correct(),
+        "no reply is no decision, even for a task that needs no tool"
+    );
+    assert_eq!(
+        summarize(&[outcome.clone()]).answered_when_no_tool_needed,
+        Some(0.0)
+    );
+    assert!(outcome
+        .error
+        .as_deref()
+        .unwrap()
+        .contains("no more replies"));
+    assert_eq!(outcome.answer, "");
+
+    let mut missing = task("chat-hex");
+    missing.fixture = "no-such-fixture".to_string();
+    outcome = run_task(&missing, &fixtures(), &mut model, &AgentConfig::default());
+    assert_eq!(outcome.finish_reason, None);
+    assert!(!outcome.success);
+    assert!(outcome.error.unwrap().contains("no-such-fixture"));
+}
+
+#[test]
+fn load_tasks_rejects_tasks_that_cannot_be_scored() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tasks.json");
+    let base = json!({"id": "a", "fixture": "f", "prompt": "p", "needs_tool": true,
+                      "tools": ["read_file"], "success": {"answer_contains_any": ["x"]}});
+    let cases = [
+        (json!({"tools": []}), "no acceptable first tool"),
+        (json!({"needs_tool": false}), "tools must be empty"),
+        (json!({"tools": ["read"]}), "unknown tool \"read\""),
+        (json!({"success": {}}), "no criterion"),
+        (
+            json!({"success": {"file_contains": {"path": "../x", "text": "y"}}}),
+            "inside the workspace",
+        ),
+        (json!({"fixture": "../f"}), "folder name"),
+        (json!({"extra": 1}), "unknown field"),
+    ];
+    for (change, expected) in cases {
+        let mut t = base.clone();
+        for (k, v) in change.as_object().unwrap() {
+            t[k] = v.clone();
+        }
+        std::fs::write(&path, json!([t]).to_string()).unwrap();
+        let err = load_tasks(&path).unwrap_err();
+        assert!(err.contains(expected), "{change}: {err}");
+    }
+    std::fs::write(&path, json!([base, base]).to_string()).unwrap();
+    assert!(load_tasks(&path).unwrap_err().contains("used twice"));
+    std::fs::write(&path, json!([base]).to_string()).unwrap();
+    assert_eq!(load_tasks(&path).unwrap().len(), 1);
+}

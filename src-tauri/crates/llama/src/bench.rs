@@ -1,0 +1,136 @@
+//! Throughput measurements of the in-process engine, shaped like llama.cpp's `llama-bench`
+//! (prompt processing of N tokens in one batch, generation of N tokens one at a time), plus
+//! what only Lantern has: grammar-constrained calls and follow-up steps with KV reuse.
+
+use crate::engine::LocalModel;
+use lantern_core::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role, ToolChoice};
+use lantern_core::protocol::STOP_SEQUENCES;
+use serde::Serialize;
+use std::time::Instant;
+
+/// Tokens per second for prompt processing of `n` tokens decoded in batches of `batch`, from an
+/// empty cache (as `llama-bench -p n`).
+pub fn prompt_speed(model: &mut LocalModel, n: usize, batch: usize) -> f64 {
+    let tokens = model.filler_tokens(n);
+    model.clear_cache();
+    let saved = model.settings.prompt_batch;
+    model.settings.prompt_batch = batch;
+    let started = Instant::now();
+    let result = model.evaluate_tokens(&tokens);
+    let seconds = started.elapsed().as_secs_f64();
+    model.settings.prompt_batch = saved;
+    result.map(|_| n as f64 / seconds).unwrap_or(0.0)
+}
+
+/// Tokens per second generating `n` tokens one at a time after a one-token prompt (as
+/// `llama-bench -n n`), including Lantern's sampling of each token.
+pub fn generation_speed(model: &mut LocalModel, n: usize) -> f64 {
+    model.clear_cache();
+    let first = model.filler_tokens(1);
+    let started = Instant::now();
+    let generated = model.generate_free(&first, n);
+    generated as f64 / started.elapsed().as_secs_f64()
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GrammarSpeed {
+    pub with_grammar_tok_s: f64,
+    pub without_grammar_tok_s: f64,
+    pub ratio: f64,
+    pub tokens_with: usize,
+    pub tokens_without: usize,
+}
+
+/// Generation speed of calls with and without the grammar, over the same questions in
+/// `required` mode (the call is forced either way; only the grammar differs).
+pub fn grammar_speed(model: &mut LocalModel, system: &str, questions: &[&str]) -> GrammarSpeed {
+    let saved = model.settings.grammar;
+    let mut measure = |grammar: bool| {
+        model.settings.grammar = grammar;
+        let (mut tokens, mut seconds) = (0usize, 0.0f64);
+        for q in questions {
+            let messages = [
+                Message::new(Role::System, system),
+                Message::new(Role::User, *q),
+            ];
+            let cancel = CancelToken::new();
+            let request = GenerateRequest {
+                messages: &messages,
+                stop: STOP_SEQUENCES,
+                tool_choice: ToolChoice::Required,
+                max_tokens: 160,
+                cancel: &cancel,
+            };
+            if model.generate(&request, &mut |_| Flow::Continue).is_ok() {
+                let step = model.last_step();
+                tokens += step.tokens_generated;
+                seconds += step.generation_ms / 1000.0;
+            }
+        }
+        (tokens, tokens as f64 / seconds.max(1e-9))
+    };
+    let (tokens_with, with_grammar_tok_s) = measure(true);
+    let (tokens_without, without_grammar_tok_s) = measure(false);
+    model.settings.grammar = saved;
+    GrammarSpeed {
+        with_grammar_tok_s,
+        without_grammar_tok_s,
+        ratio: with_grammar_tok_s / without_grammar_tok_s.max(1e-9),
+        tokens_with,
+        tokens_without,
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FollowUp {
+    pub prompt_tokens: usize,
+    pub new_tokens: usize,
+    pub reuse_tokens_evaluated: usize,
+    pub reuse_first_token_ms: f64,
+    pub full_tokens_evaluated: usize,
+    pub full_first_token_ms: f64,
+}
+
+/// A follow-up step (the tool result after a call) with the cache kept, and the same step
+/// after clearing the cache.
+pub fn follow_up(model: &mut LocalModel, system: &str) -> FollowUp {
+    let mut messages = vec![
+        Message::new(Role::System, system),
+        Message::new(Role::User, "What version is in package.json?"),
+    ];
+    let step = |model: &mut LocalModel, messages: &[Message], choice: ToolChoice| {
+        let cancel = CancelToken::new();
+        let request = GenerateRequest {
+            messages,
+            stop: STOP_SEQUENCES,
+            tool_choice: choice,
+            max_tokens: 160,
+            cancel: &cancel,
+        };
+        model
+            .generate(&request, &mut |_| Flow::Continue)
+            .map(|g| g.text)
+            .unwrap_or_default()
+    };
+    model.clear_cache();
+    let call = step(model, &messages, ToolChoice::Required);
+    let first_prompt = model.last_step().prompt_tokens;
+    messages.push(Message::new(Role::Assistant, call));
+    messages.push(Message::new(
+        Role::User,
+        r#"TOOL_RESULT: {"success":true,"data":{"path":"package.json","content":"{\n  \"name\": \"shop\",\n  \"version\": \"2.4.1\"\n}\n","total_lines":4},"error":null}"#,
+    ));
+    step(model, &messages, ToolChoice::None);
+    let reuse = model.last_step().clone();
+    model.clear_cache();
+    step(model, &messages, ToolChoice::None);
+    let full = model.last_step().clone();
+    FollowUp {
+        prompt_tokens: reuse.prompt_tokens,
+        new_tokens: reuse.prompt_tokens - first_prompt,
+        reuse_tokens_evaluated: reuse.tokens_evaluated,
+        reuse_first_token_ms: reuse.first_token_ms,
+        full_tokens_evaluated: full.tokens_evaluated,
+        full_first_token_ms: full.first_token_ms,
+    }
+}

@@ -1,0 +1,105 @@
+//! The grammar that makes a started call always well-formed: after `<TOOL_CALL>`, one JSON
+//! object naming a known tool with arguments valid for that tool's schema, then the closing
+//! tag. Built from the same specs the validator checks, through llama.cpp's own
+//! JSON-Schema-to-GBNF converter.
+
+use lantern_core::protocol::CLOSE_TAG;
+use lantern_core::tools::ToolSpec;
+use serde_json::{json, Value};
+
+/// The most characters the model may spend on `reasoning` inside a constrained call; without a
+/// bound a tiny model can ramble until it runs out of tokens.
+const MAX_REASONING_CHARS: usize = 120;
+
+/// The longest short string argument (a path, a query, a pattern) a constrained call may
+/// write. Greedy decoding of a tiny model can loop inside a string ("a/b/a/b/…"); a bound makes
+/// the grammar close the string, so the call still ends. Free text (`content`) is not bounded.
+const MAX_SHORT_STRING_CHARS: usize = 200;
+
+/// Arguments that hold free text rather than a name, path or pattern.
+const FREE_TEXT_ARGUMENTS: &[&str] = &["content"];
+
+/// Bounds every string in an argument schema except the free-text ones.
+fn bound_strings(schema: &mut Value, field: Option<&str>) {
+    let Value::Object(map) = schema else { return };
+    if map.get("type").and_then(Value::as_str) == Some("string")
+        && !map.contains_key("maxLength")
+        && !field.is_some_and(|f| FREE_TEXT_ARGUMENTS.contains(&f))
+    {
+        map.insert("maxLength".into(), json!(MAX_SHORT_STRING_CHARS));
+    }
+    if let Some(Value::Object(props)) = map.get_mut("properties") {
+        for (name, prop) in props.iter_mut() {
+            bound_strings(prop, Some(name));
+        }
+    }
+}
+
+/// The JSON Schema of one call: `{"tool": <name>, "args": <its schema>, "reasoning": string}`,
+/// one alternative per tool.
+pub fn call_schema(specs: &[&ToolSpec]) -> Value {
+    let alternatives: Vec<Value> = specs
+        .iter()
+        .map(|spec| {
+            let mut args = spec.input_schema.clone();
+            bound_strings(&mut args, None);
+            json!({
+                "type": "object",
+                "properties": {
+                    "tool": {"const": spec.name},
+                    "args": args,
+                    "reasoning": {"type": "string", "maxLength": MAX_REASONING_CHARS},
+                },
+                "required": ["tool", "args", "reasoning"],
+                "additionalProperties": false,
+            })
+        })
+        .collect();
+    json!({"oneOf": alternatives})
+}
+
+/// GBNF for everything after the opening tag: optional whitespace, the call object, the
+/// closing tag.
+pub fn call_grammar(specs: &[&ToolSpec]) -> Result<String, String> {
+    let schema = call_schema(specs).to_string();
+    let body = llama_cpp_2::json_schema_to_grammar(&schema)
+        .map_err(|e| format!("could not turn the tool schemas into a grammar: {e}"))?;
+    // The converter names its start rule `root`; ours wraps it with the tags.
+    let mut renamed = String::with_capacity(body.len() + 64);
+    for line in body.lines() {
+        match line.strip_prefix("root ::=") {
+            Some(rest) => {
+                renamed.push_str("lantern-call ::=");
+                renamed.push_str(rest);
+            }
+            None => renamed.push_str(line),
+        }
+        renamed.push('\n');
+    }
+    renamed.push_str(&format!(
+        "root ::= [ \\n]{{0,2}} lantern-call [ \\n]{{0,2}} \"{CLOSE_TAG}\"\n"
+    ));
+    Ok(renamed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lantern_core::tools::ToolRegistry;
+
+    #[test]
+    fn short_strings_are_bounded_and_content_is_not() {
+        let registry = ToolRegistry::standard();
+        let schema = call_schema(&registry.specs());
+        let write = schema["oneOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["properties"]["tool"]["const"] == "write_file")
+            .unwrap();
+        let props = &write["properties"]["args"]["properties"];
+        assert_eq!(props["path"]["maxLength"], MAX_SHORT_STRING_CHARS);
+        assert!(props["content"].get("maxLength").is_none());
+        assert_eq!(write["required"], json!(["tool", "args", "reasoning"]));
+    }
+}

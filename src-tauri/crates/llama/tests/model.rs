@@ -1,0 +1,345 @@
+//! The llama.cpp backend with the real default model (SmolLM2-135M-Instruct, greedy). These
+//! tests assert structure, never wording. They share one loaded model and run one at a time:
+//! two cores cannot run two models at once.
+
+use lantern_core::agent::{Answer, FixedAnswer, Session, SessionOptions};
+use lantern_core::event::{Event, FinishedReason};
+use lantern_core::model::{
+    CancelToken, FinishReason, Flow, GenerateRequest, Message, Model, Role, ToolChoice,
+};
+use lantern_core::prompt::render_system_prompt;
+use lantern_core::protocol::{interpret, parse, Outcome, OPEN_TAG, STOP_SEQUENCES};
+use lantern_core::sandbox::Workspace;
+use lantern_core::tools::ToolRegistry;
+use lantern_llama::{default_model_path, LoadOptions, LocalModel};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+fn model() -> MutexGuard<'static, LocalModel> {
+    static MODEL: OnceLock<Mutex<LocalModel>> = OnceLock::new();
+    MODEL
+        .get_or_init(|| {
+            let path = default_model_path();
+            assert!(
+                path.exists(),
+                "the default model is missing at {}: run scripts/fetch-model.sh (npm test does)",
+                path.display()
+            );
+            let calibrations = std::env::temp_dir().join(format!(
+                "lantern-test-calibration-{}.json",
+                std::process::id()
+            ));
+            Mutex::new(
+                LocalModel::load(&LoadOptions::new(path), |_| {})
+                    .unwrap()
+                    .with_calibration_file(calibrations),
+            )
+        })
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn system() -> String {
+    render_system_prompt(&ToolRegistry::standard().specs(), "shop")
+}
+
+fn conversation(question: &str) -> Vec<Message> {
+    vec![
+        Message::new(Role::System, system()),
+        Message::new(Role::User, question),
+    ]
+}
+
+/// Generates one reply; returns the generation and the streamed pieces.
+fn generate(
+    model: &mut LocalModel,
+    messages: &[Message],
+    choice: ToolChoice,
+    max_tokens: usize,
+) -> (lantern_core::model::Generation, Vec<String>) {
+    let cancel = CancelToken::new();
+    let request = GenerateRequest {
+        messages,
+        stop: STOP_SEQUENCES,
+        tool_choice: choice,
+        max_tokens,
+        cancel: &cancel,
+    };
+    let mut pieces = Vec::new();
+    let generation = model
+        .generate(&request, &mut |p| {
+            pieces.push(p.to_string());
+            Flow::Continue
+        })
+        .unwrap();
+    (generation, pieces)
+}
+
+#[test]
+fn loads_with_facts_and_renders_its_own_template() {
+    let model = model();
+    let facts = model.facts();
+    assert_eq!(facts.architecture, "llama");
+    assert!(
+        (100_000_000..200_000_000).contains(&facts.parameters),
+        "{}",
+        facts.parameters
+    );
+    assert_eq!(facts.chat_template, "model");
+    assert_eq!(facts.context, 4096);
+    assert!(facts.trained_context >= 4096);
+    let text = model.render(&conversation("hello")).unwrap();
+    assert!(
+        text.contains("<|im_start|>system") && text.contains("read_file(path: string"),
+        "{text}"
+    );
+    assert!(text.trim_end().ends_with("<|im_start|>assistant"), "{text}");
+}
+
+#[test]
+fn loading_errors_are_plain() {
+    let missing = LocalModel::load(&LoadOptions::new("/no/such/model.gguf"), |_| {})
+        .err()
+        .unwrap();
+    assert!(missing.0.contains("Model file not found"), "{missing}");
+    let dir = std::env::temp_dir().join(format!("lantern-not-gguf-{}", std::process::id()));
+    std::fs::write(&dir, b"{\"this\": \"is json\"}").unwrap();
+    let not_gguf = LocalModel::load(&LoadOptions::new(&dir), |_| {})
+        .err()
+        .unwrap();
+    std::fs::remove_file(&dir).unwrap();
+    assert!(
+        not_gguf.0.contains("is not a GGUF model file"),
+        "{not_gguf}"
+    );
+    let mut too_big = LoadOptions::new(default_model_path());
+    too_big.context = Some(10_000_000);
+    let err = LocalModel::load(&too_big, |_| {}).err().unwrap();
+    assert!(err.0.contains("larger than the"), "{err}");
+}
+
+#[test]
+fn a_plain_answer_streams_and_writes_no_call_when_tools_are_off() {
+    let mut model = model();
+    let (g, pieces) = generate(
+        &mut model,
+        &conversation("Read package.json and tell me the version."),
+        ToolChoice::None,
+        48,
+    );
+    assert!(!g.text.is_empty());
+    assert_eq!(pieces.concat(), g.text, "the pieces add up to the text");
+    assert!(!g.text.contains(OPEN_TAG), "{}", g.text);
+    assert!(matches!(
+        g.finish,
+        FinishReason::EndOfText | FinishReason::Length
+    ));
+    assert!(!g.constrained);
+}
+
+#[test]
+fn required_always_yields_a_schema_valid_call() {
+    let mut model = model();
+    let registry = ToolRegistry::standard();
+    for question in [
+        "What version is in package.json?",
+        "Find the function parse_config.",
+        "List the TypeScript files.",
+        "What is the capital of France?",
+    ] {
+        let (g, _) = generate(
+            &mut model,
+            &conversation(question),
+            ToolChoice::Required,
+            400,
+        );
+        assert!(g.constrained);
+        assert_eq!(g.finish, FinishReason::Stop, "{question}: {}", g.text);
+        match interpret(&parse(&g.text), &registry) {
+            Outcome::ToolCall { tool, .. } => assert!(registry.spec(&tool).is_some()),
+            other => panic!("{question}: not a valid call: {other:?}\n{}", g.text),
+        }
+    }
+}
+
+#[test]
+fn auto_records_a_call_confidence_and_decides() {
+    let mut model = model();
+    let (g, _) = generate(
+        &mut model,
+        &conversation("What version is in package.json?"),
+        ToolChoice::Auto,
+        200,
+    );
+    let confidence = g
+        .call_confidence
+        .expect("auto measures the call confidence");
+    assert!(confidence.is_finite() && confidence <= 0.0, "{confidence}");
+    let decision = &model.last_step().decision;
+    assert!(
+        decision.starts_with("call") || decision.starts_with("answer"),
+        "{decision}"
+    );
+    // A call, when taken, is constrained and complete.
+    if decision.starts_with("call") {
+        assert!(g.constrained && g.text.starts_with(OPEN_TAG), "{}", g.text);
+    }
+}
+
+#[test]
+fn cancellation_stops_generation() {
+    let mut model = model();
+    let cancel = CancelToken::new();
+    let messages = conversation("Write a long story about a lighthouse.");
+    let request = GenerateRequest {
+        messages: &messages,
+        stop: STOP_SEQUENCES,
+        tool_choice: ToolChoice::None,
+        max_tokens: 400,
+        cancel: &cancel,
+    };
+    let mut pieces = 0;
+    let started = std::time::Instant::now();
+    let mut cancelled_at = None;
+    let g = model
+        .generate(&request, &mut |_| {
+            pieces += 1;
+            if pieces == 3 {
+                cancel.cancel();
+                cancelled_at = Some(std::time::Instant::now());
+            }
+            Flow::Continue
+        })
+        .unwrap();
+    assert_eq!(g.finish, FinishReason::Cancelled);
+    assert!(
+        pieces <= 4,
+        "generation went on after cancel: {pieces} pieces"
+    );
+    let latency = cancelled_at.unwrap().elapsed();
+    eprintln!(
+        "cancel honoured after {:?} (run took {:?})",
+        latency,
+        started.elapsed()
+    );
+}
+
+#[test]
+fn follow_up_steps_evaluate_only_their_new_tokens() {
+    let mut model = model();
+    let mut messages = conversation("What version is in package.json?");
+    let (first, _) = generate(&mut model, &messages, ToolChoice::Required, 200);
+    let first_prompt = model.last_step().prompt_tokens;
+    messages.push(Message::new(Role::Assistant, first.text.clone()));
+    messages.push(Message::new(Role::User, "TOOL_RESULT: {\"success\":true,\"data\":{\"content\":\"{\\\"version\\\": \\\"2.4.1\\\"}\"},\"error\":null}"));
+    generate(&mut model, &messages, ToolChoice::None, 16);
+    let step = model.last_step().clone();
+    let new_tokens = step.prompt_tokens - first_prompt;
+    eprintln!(
+        "second step: {} prompt tokens, {} evaluated, {} reused, {} new since step 1",
+        step.prompt_tokens, step.tokens_evaluated, step.tokens_reused, new_tokens
+    );
+    assert!(
+        step.tokens_reused >= first_prompt - 1,
+        "the first step's prompt came from the cache"
+    );
+    // The reply is re-tokenized from text, which may split a few tokens differently from
+    // how they were generated; everything before it is reused exactly.
+    assert!(step.tokens_evaluated <= new_tokens + 8, "{step:?}");
+}
+
+#[test]
+fn an_overflowing_conversation_drops_its_oldest_turns() {
+    let mut small = LoadOptions::new(default_model_path());
+    small.context = Some(1024);
+    let _guard = model(); // one model at a time
+    let mut model = LocalModel::load(&small, |_| {}).unwrap();
+    let mut messages = vec![Message::new(Role::System, "You are a helpful assistant.")];
+    for i in 0..40 {
+        messages.push(Message::new(
+            Role::User,
+            format!("Note {i}: the quick brown fox jumps over the lazy dog again and again."),
+        ));
+        messages.push(Message::new(Role::Assistant, "Noted."));
+    }
+    messages.push(Message::new(Role::User, "Say OK."));
+    let (g, _) = generate(&mut model, &messages, ToolChoice::None, 8);
+    assert!(g.messages_trimmed > 0);
+    assert!(model.last_step().prompt_tokens <= 1024);
+    // A single message too large for the context is an error in plain words.
+    let huge = vec![Message::new(Role::User, "word ".repeat(3000))];
+    let cancel = CancelToken::new();
+    let request = GenerateRequest {
+        messages: &huge,
+        stop: STOP_SEQUENCES,
+        tool_choice: ToolChoice::None,
+        max_tokens: 8,
+        cancel: &cancel,
+    };
+    let err = model
+        .generate(&request, &mut |_| Flow::Continue)
+        .err()
+        .unwrap();
+    assert!(
+        err.0.contains("does not fit in the model's context"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_agent_reads_a_file_through_a_valid_call() {
+    let dir = tempfile_dir();
+    std::fs::write(
+        dir.join("package.json"),
+        "{\n  \"name\": \"shop\",\n  \"version\": \"2.4.1\"\n}\n",
+    )
+    .unwrap();
+    let mut model = model();
+    let mut session = Session::new(
+        Workspace::open(&dir).unwrap(),
+        SessionOptions {
+            policy: None,
+            checkpoints: None,
+            config: Default::default(),
+        },
+    );
+    session.config.tool_choice = ToolChoice::Required;
+    session.config.max_steps = 1;
+    let mut events = Vec::new();
+    session.send(
+        "What version is in package.json?",
+        &mut *model,
+        &mut FixedAnswer(Answer::AllowOnce),
+        &mut |e| events.push(e.clone()),
+        &CancelToken::new(),
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    let call = events.iter().find_map(|e| match e {
+        Event::CallParsed {
+            tool, constrained, ..
+        } => Some((tool.clone(), *constrained)),
+        _ => None,
+    });
+    let (tool, constrained) = call.expect("a call was parsed");
+    assert!(constrained);
+    assert!(ToolRegistry::standard().spec(&tool).is_some());
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::ToolFinished { .. })));
+    assert!(matches!(
+        events.last(),
+        Some(Event::TurnFinished {
+            reason: FinishedReason::MaxSteps | FinishedReason::Answer,
+            ..
+        })
+    ));
+}
+
+fn tempfile_dir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "lantern-llama-test-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

@@ -1,0 +1,390 @@
+//! A [`Model`] backed by an OpenAI-compatible chat server: llama-server, Ollama, LM Studio.
+//!
+//! Lantern speaks its own text protocol (`<TOOL_CALL>…</TOOL_CALL>`, described in the system
+//! prompt), so this backend sends no `tools` array and works with any such server, whether or
+//! not it supports tool calling itself. The reply is streamed (`"stream": true`, server-sent
+//! events) and each piece goes to the agent loop as it arrives, so the loop can stop the
+//! generation as soon as a call is complete.
+//!
+//! Servers leave the stop sequence out of the text; the closing tag Lantern's parser needs is
+//! put back (see `stop.rs`). Only plain `http://` is spoken: the servers this is for run on the
+//! user's own machine, and no TLS stack is built for them.
+
+mod errors;
+mod sse;
+mod stop;
+
+use lantern_core::model::{
+    FinishReason, Flow, GenerateRequest, Generation, Message, Model, ModelError, Role, ToolChoice,
+};
+use serde::{Deserialize, Serialize};
+use sse::{Line, Usage};
+use std::borrow::Cow;
+use std::io::{BufRead, BufReader, Read};
+use std::time::Duration;
+
+/// Where the server is and how to ask it.
+#[derive(Debug, Clone)]
+pub struct OpenAiOptions {
+    /// The API root, e.g. `http://127.0.0.1:8080/v1` (llama-server) or
+    /// `http://127.0.0.1:11434/v1` (Ollama); `/chat/completions` and `/models` are appended.
+    pub base_url: String,
+    /// The model's name as the server knows it (see [`OpenAiModel::list_models`]).
+    pub model: String,
+    /// Sent as `Authorization: Bearer …` when set.
+    pub api_key: Option<String>,
+    pub temperature: f32,
+    /// The most tokens one reply may have; a request asking for more is capped here.
+    pub max_tokens: usize,
+    /// The longest the server may stay silent: while connecting, while it reads the prompt
+    /// before the reply begins, and between two pieces of the reply. A whole reply may take
+    /// longer, so slow machines are not cut off mid-answer.
+    pub timeout: Duration,
+}
+
+impl OpenAiOptions {
+    /// Options with defaults suited to tool use: a low temperature keeps calls well-formed, and
+    /// the timeout leaves a CPU-only server time to read a long prompt.
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        OpenAiOptions {
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key: None,
+            temperature: 0.2,
+            max_tokens: 4096,
+            timeout: Duration::from_secs(300),
+        }
+    }
+}
+
+/// A model on an OpenAI-compatible server. Keeps one HTTP agent, so the connection is reused
+/// between the steps of a turn when the server allows it.
+pub struct OpenAiModel {
+    options: OpenAiOptions,
+    agent: ureq::Agent,
+}
+
+/// The body of `POST /chat/completions`.
+#[derive(Serialize)]
+struct ChatRequest<'a> {
+    model: &'a str,
+    messages: &'a [Message],
+    stream: bool,
+    temperature: f32,
+    max_tokens: usize,
+    stop: &'a [&'a str],
+}
+
+/// The body of `GET /models`.
+#[derive(Deserialize)]
+struct ModelList {
+    data: Vec<ModelEntry>,
+}
+
+#[derive(Deserialize)]
+struct ModelEntry {
+    id: String,
+}
+
+/// Added to the last user message (of a copy of the conversation) for [`ToolChoice::Required`]:
+/// a server without grammars cannot force a call, so the model is asked for one.
+const ASK_FOR_CALL: &str = "Reply with a tool call.";
+/// Added likewise for [`ToolChoice::None`].
+const ASK_FOR_WORDS: &str = "Answer in plain words without a tool call.";
+
+/// Longest line accepted from the stream; a chunk is a few hundred bytes, so anything near this
+/// is not a chat completion stream and must not grow memory without bound.
+const MAX_LINE_BYTES: u64 = 1 << 20;
+
+/// Largest error or model-list body read.
+const MAX_BODY_BYTES: u64 = 1 << 20;
+
+/// How the stream ended, before it becomes a [`FinishReason`].
+enum Ending {
+    /// `finish_reason` as the server gave it.
+    Finished(String),
+    /// `data: [DONE]`, or the connection closed, without a finish reason.
+    StreamEnded,
+    CallerStopped,
+    Cancelled,
+}
+
+impl OpenAiModel {
+    /// Checks the options; does not contact the server (the first request does).
+    pub fn new(mut options: OpenAiOptions) -> Result<Self, ModelError> {
+        let base_url = options.base_url.trim().trim_end_matches('/').to_string();
+        if base_url.starts_with("https://") {
+            return Err(ModelError(format!(
+                "{base_url}: this build speaks plain http:// only, which is what local model servers (llama-server, Ollama, LM Studio) use."
+            )));
+        }
+        if !base_url.starts_with("http://") {
+            return Err(ModelError(format!(
+                "\"{base_url}\" is not a server address: give the API root, e.g. http://127.0.0.1:8080/v1"
+            )));
+        }
+        if options.model.trim().is_empty() {
+            return Err(ModelError(
+                "Name the model to use, as the server lists it.".to_string(),
+            ));
+        }
+        options.base_url = base_url;
+        let agent = ureq::Agent::config_builder()
+            // Error statuses are read like any answer, so their bodies can be quoted.
+            .http_status_as_error(false)
+            .timeout_connect(Some(options.timeout))
+            .timeout_recv_response(Some(options.timeout))
+            .timeout_per_read(Some(options.timeout))
+            .build()
+            .into();
+        Ok(OpenAiModel { options, agent })
+    }
+
+    /// The names of the models the server offers (`GET {base_url}/models`).
+    pub fn list_models(&self) -> Result<Vec<String>, ModelError> {
+        let server = &self.options.base_url;
+        let mut request = self.agent.get(format!("{server}/models"));
+        if let Some(key) = &self.options.api_key {
+            request = request.header("Authorization", format!("Bearer {key}"));
+        }
+        let response = request
+            .call()
+            .map_err(|e| errors::request_failed(server, e, self.options.timeout))?;
+        let status = response.status().as_u16();
+        let body = read_body(response.into_body())
+            .map_err(|e| errors::stream_broke(server, e, self.options.timeout))?;
+        if status != 200 {
+            return Err(errors::status(server, status, &body, None));
+        }
+        let list: ModelList = serde_json::from_str(&body).map_err(|_| {
+            ModelError(format!(
+                "The model server at {server} answered /models with something that is not a model list: {}",
+                errors::snippet(&body)
+            ))
+        })?;
+        Ok(list.data.into_iter().map(|m| m.id).collect())
+    }
+
+    /// Sends the chat request and returns the open event stream.
+    fn open_stream(&self, request: &GenerateRequest<'_>) -> Result<impl BufRead, ModelError> {
+        let server = &self.options.base_url;
+        let timeout = self.options.timeout;
+        let messages = steer(request.messages, request.tool_choice);
+        let body = serde_json::to_string(&ChatRequest {
+            model: &self.options.model,
+            messages: &messages,
+            stream: true,
+            temperature: self.options.temperature,
+            max_tokens: request.max_tokens.min(self.options.max_tokens),
+            stop: request.stop,
+        })
+        .map_err(|e| ModelError(format!("Could not write the chat request: {e}")))?;
+        let mut post = self
+            .agent
+            .post(format!("{server}/chat/completions"))
+            .header("Accept", "text/event-stream")
+            .content_type("application/json");
+        if let Some(key) = &self.options.api_key {
+            post = post.header("Authorization", format!("Bearer {key}"));
+        }
+        let response = post
+            .send(body)
+            .map_err(|e| errors::request_failed(server, e, timeout))?;
+        let status = response.status().as_u16();
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
+        let body = response.into_body();
+        if status != 200 {
+            let text = read_body(body).map_err(|e| errors::stream_broke(server, e, timeout))?;
+            return Err(errors::status(
+                server,
+                status,
+                &text,
+                Some(&self.options.model),
+            ));
+        }
+        if !content_type.is_empty() && !content_type.starts_with("text/event-stream") {
+            let text = read_body(body).map_err(|e| errors::stream_broke(server, e, timeout))?;
+            return Err(errors::not_a_stream(server, &content_type, &text));
+        }
+        Ok(BufReader::new(body.into_reader()))
+    }
+
+    /// Reads the event stream until it ends, the caller stops, or the token is cancelled,
+    /// passing each piece of text on. Returning drops the reader, which closes the connection
+    /// when the reply was not read to its end, so the server stops generating.
+    fn read_reply(
+        &self,
+        mut stream: impl BufRead,
+        request: &GenerateRequest<'_>,
+        on_text: &mut dyn FnMut(&str) -> Flow,
+    ) -> Result<Generation, ModelError> {
+        let server = &self.options.base_url;
+        let mut text = String::new();
+        let mut usage: Option<Usage> = None;
+        let mut chunks = 0usize;
+        let mut first_bad_line: Option<String> = None;
+        let mut line = Vec::new();
+        let ending = loop {
+            if request.cancel.is_cancelled() {
+                break Ending::Cancelled;
+            }
+            line.clear();
+            let read = (&mut stream)
+                .take(MAX_LINE_BYTES)
+                .read_until(b'\n', &mut line)
+                .map_err(|e| errors::stream_broke(server, e, self.options.timeout))?;
+            if read == 0 {
+                break Ending::StreamEnded;
+            }
+            if read as u64 == MAX_LINE_BYTES && line.last() != Some(&b'\n') {
+                return Err(ModelError(format!(
+                    "The model server at {server} sent a line longer than {MAX_LINE_BYTES} bytes; that is not a chat completion stream."
+                )));
+            }
+            match sse::parse_line(&String::from_utf8_lossy(&line)) {
+                Line::Other => {}
+                Line::Done => break Ending::StreamEnded,
+                Line::ServerError(message) => {
+                    return Err(ModelError(format!(
+                        "The model server at {server} failed during the reply: {message}"
+                    )))
+                }
+                Line::Malformed(why) => {
+                    first_bad_line.get_or_insert(why);
+                }
+                Line::Chunk(chunk) => {
+                    chunks += 1;
+                    usage = chunk.usage.or(usage);
+                    if !chunk.content.is_empty() {
+                        text.push_str(&chunk.content);
+                        if on_text(&chunk.content) == Flow::Stop {
+                            break Ending::CallerStopped;
+                        }
+                    }
+                    if let Some(reason) = chunk.finish_reason {
+                        break Ending::Finished(reason);
+                    }
+                }
+            }
+        };
+        if chunks == 0 && !matches!(ending, Ending::Cancelled) {
+            return Err(errors::no_reply(server, first_bad_line.as_deref()));
+        }
+        let finish = match ending {
+            Ending::Cancelled => FinishReason::Cancelled,
+            // The callback stops at the end of a call: the same place a stop sequence would.
+            Ending::CallerStopped => FinishReason::Stop,
+            Ending::Finished(reason) if reason == "length" => FinishReason::Length,
+            Ending::Finished(reason) if reason == "stop" => {
+                match stop::unclosed_tag(&text, request.stop) {
+                    Some(closer) => {
+                        text.push_str(closer);
+                        on_text(closer);
+                        FinishReason::Stop
+                    }
+                    None => FinishReason::EndOfText,
+                }
+            }
+            Ending::Finished(_) | Ending::StreamEnded => FinishReason::EndOfText,
+        };
+        let mut generation = Generation::text(text, finish);
+        if let Some(usage) = usage {
+            generation.tokens_evaluated = usage.evaluated;
+            generation.tokens_generated = usage.generated;
+        }
+        Ok(generation)
+    }
+}
+
+impl Model for OpenAiModel {
+    fn name(&self) -> String {
+        format!("openai:{}", self.options.model)
+    }
+
+    fn generate(
+        &mut self,
+        request: &GenerateRequest<'_>,
+        on_text: &mut dyn FnMut(&str) -> Flow,
+    ) -> Result<Generation, ModelError> {
+        if request.cancel.is_cancelled() {
+            return Ok(Generation::text("", FinishReason::Cancelled));
+        }
+        let stream = self.open_stream(request)?;
+        self.read_reply(stream, request, on_text)
+    }
+}
+
+/// The conversation as sent for a tool choice. `Auto` sends it as it is; `Required` and `None`
+/// send a copy whose last user message ends with an instruction, so the history the session
+/// keeps (and shows) is never changed.
+fn steer(messages: &[Message], choice: ToolChoice) -> Cow<'_, [Message]> {
+    let instruction = match choice {
+        ToolChoice::Auto => return Cow::Borrowed(messages),
+        ToolChoice::Required => ASK_FOR_CALL,
+        ToolChoice::None => ASK_FOR_WORDS,
+    };
+    let mut copy = messages.to_vec();
+    match copy.iter_mut().rev().find(|m| m.role == Role::User) {
+        Some(last) => {
+            last.content.push_str("\n\n");
+            last.content.push_str(instruction);
+        }
+        None => copy.push(Message::new(Role::User, instruction)),
+    }
+    Cow::Owned(copy)
+}
+
+/// Reads a short body (an error or the model list) as text, bounded.
+fn read_body(body: ureq::Body) -> std::io::Result<String> {
+    let mut bytes = Vec::new();
+    body.into_reader()
+        .take(MAX_BODY_BYTES)
+        .read_to_end(&mut bytes)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_choice_changes_a_copy_of_the_last_user_message_only() {
+        let history = vec![
+            Message::new(Role::System, "tools"),
+            Message::new(Role::User, "first"),
+            Message::new(Role::Assistant, "ok"),
+            Message::new(Role::User, "second"),
+        ];
+        assert!(matches!(
+            steer(&history, ToolChoice::Auto),
+            Cow::Borrowed(_)
+        ));
+        let required = steer(&history, ToolChoice::Required);
+        assert_eq!(required[3].content, "second\n\nReply with a tool call.");
+        assert_eq!(required[1].content, "first");
+        let none = steer(&history, ToolChoice::None);
+        assert_eq!(
+            none[3].content,
+            "second\n\nAnswer in plain words without a tool call."
+        );
+        assert_eq!(history[3].content, "second");
+    }
+
+    #[test]
+    fn options_are_checked_before_any_request() {
+        let model = OpenAiModel::new(OpenAiOptions::new("http://127.0.0.1:8080/v1/", "m")).unwrap();
+        assert_eq!(model.options.base_url, "http://127.0.0.1:8080/v1");
+        assert_eq!(model.name(), "openai:m");
+        let https = OpenAiModel::new(OpenAiOptions::new("https://api.example.com/v1", "m"));
+        assert!(https.err().unwrap().0.contains("plain http:// only"));
+        let bare = OpenAiModel::new(OpenAiOptions::new("127.0.0.1:8080", "m"));
+        assert!(bare.err().unwrap().0.contains("http://127.0.0.1:8080/v1"));
+        let nameless = OpenAiModel::new(OpenAiOptions::new("http://127.0.0.1:8080/v1", " "));
+        assert!(nameless.err().unwrap().0.contains("Name the model"));
+    }
+}
