@@ -8,7 +8,7 @@ mod render;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use lantern_core::agent::{AgentConfig, Answer, Confirmer, FixedAnswer, Session, SessionOptions};
-use lantern_core::checkpoint::CheckpointStore;
+use lantern_core::checkpoint::{CheckpointStore, UndoConflict, Version};
 use lantern_core::eval;
 use lantern_core::event::{load_transcript, Event, FinishedReason, TranscriptWriter};
 use lantern_core::model::CancelToken;
@@ -41,7 +41,7 @@ enum Command {
     Tools,
     /// Print the system prompt the model is given.
     Prompt {
-        /// The project folder (its name appears in the prompt). Defaults to the current folder.
+        /// The project folder the prompt is for (the prompt is the same for every project).
         #[arg(long)]
         workspace: Option<PathBuf>,
     },
@@ -235,20 +235,12 @@ fn run(command: Command) -> Result<u8, Failure> {
             Ok(0)
         }
         Command::Prompt { workspace } => {
-            let dir = match workspace {
-                Some(dir) => open_workspace(&dir)?.root().to_path_buf(),
-                None => {
-                    std::env::current_dir().map_err(|e| usage(format!("no current folder: {e}")))?
-                }
-            };
-            let name = dir
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            print!(
-                "{}",
-                render_system_prompt(&ToolRegistry::standard().specs(), &name)
-            );
+            // The prompt names no project, so it is the same everywhere; a workspace given is
+            // still checked, as every command that takes one does.
+            if let Some(dir) = workspace {
+                open_workspace(&dir)?;
+            }
+            print!("{}", system_prompt());
             Ok(0)
         }
         Command::Parse => {
@@ -312,7 +304,10 @@ fn run(command: Command) -> Result<u8, Failure> {
                 }
                 Err(e) => Err(Failure {
                     code: 1,
-                    message: e.message,
+                    message: match UndoConflict::from_error(&e) {
+                        Some(conflict) => format!("{}\n\n{}", e.message, three_way_view(&conflict)),
+                        None => e.message,
+                    },
                 }),
             }
         }
@@ -439,6 +434,42 @@ fn tool(name: &str, workspace: &Path, args: &str, yes: bool, deny: bool) -> Resu
     let result = outcome.into_result();
     print_json(&result);
     Ok(if result.success { 0 } else { 1 })
+}
+
+/// A refused undo's three versions for a person: where each is, and what changed between
+/// them.
+fn three_way_view(conflict: &UndoConflict) -> String {
+    let describe = |version: &Version| match (&version.file, version.bytes) {
+        (Some(file), Some(bytes)) => format!("{bytes} bytes, {}", file.display()),
+        (Some(file), None) => file.display().to_string(),
+        _ => "did not exist".to_string(),
+    };
+    let mut view = format!(
+        "Three versions of {}:\n  before the write:  {}\n  the write's own:   {}\n  now:               {}\n",
+        conflict.path,
+        describe(&conflict.before),
+        describe(&conflict.agent),
+        if conflict.now.exists { describe(&conflict.now) } else { "does not exist".to_string() },
+    );
+    for (title, diff) in [
+        (
+            "What the write changed (before → the write's own)",
+            &conflict.agent_changes,
+        ),
+        (
+            "What changed since (the write's own → now)",
+            &conflict.later_changes,
+        ),
+    ] {
+        match diff {
+            Some(diff) => view.push_str(&format!("\n{title}:\n{diff}")),
+            None => view.push_str(&format!(
+                "\n{title}: not shown (binary or over 1 MiB); compare the files above\n"
+            )),
+        }
+    }
+    view.push_str("\nNothing was changed. Merge by hand if you want parts of both.");
+    view
 }
 
 /// Trait objects for the three ways a call can be approved.
@@ -617,15 +648,15 @@ fn append_report(path: &Path, markdown: &str) -> std::io::Result<()> {
     write!(file, "{separator}{markdown}")
 }
 
-/// The system prompt for a workspace named `name`, as sessions render it.
-fn system_prompt(name: &str) -> String {
-    render_system_prompt(&ToolRegistry::standard().specs(), name)
+/// The system prompt, as sessions render it.
+fn system_prompt() -> String {
+    render_system_prompt(&ToolRegistry::standard().specs())
 }
 
 fn probe(args: &ModelArgs, json: bool) -> Result<u8, Failure> {
     let mut model = args.load_local()?;
     let report =
-        lantern_llama::probe::probe(&mut model, &system_prompt("project")).map_err(|e| {
+        lantern_llama::probe::probe(&mut model, &system_prompt()).map_err(|e| {
             Failure {
                 code: 1,
                 message: e,
@@ -709,14 +740,15 @@ fn bench_model(
     let pp: Vec<f64> = (0..reps)
         .map(|_| bench::prompt_speed(&mut model, prompt_tokens, 512))
         .collect();
-    let default_batch = model.settings.prompt_batch;
+    // The batch the app's timed chunks settle on (about 80 ms of work each).
+    let chunk_batch = 16;
     let pp_small: Vec<f64> = (0..reps)
-        .map(|_| bench::prompt_speed(&mut model, prompt_tokens, default_batch))
+        .map(|_| bench::prompt_speed(&mut model, prompt_tokens, chunk_batch))
         .collect();
     let tg: Vec<f64> = (0..reps)
         .map(|_| bench::generation_speed(&mut model, gen_tokens))
         .collect();
-    let system = system_prompt("shop");
+    let system = system_prompt();
     let questions = [
         "What version is in package.json?",
         "Find the function parse_config.",
@@ -732,7 +764,7 @@ fn bench_model(
         "gen_tokens": gen_tokens,
         "pp_tok_s": median(pp.clone()),
         "pp_runs": pp,
-        "pp_default_batch": default_batch,
+        "pp_default_batch": chunk_batch,
         "pp_default_batch_tok_s": median(pp_small),
         "tg_tok_s": median(tg.clone()),
         "tg_runs": tg,

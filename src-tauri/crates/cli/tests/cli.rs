@@ -137,7 +137,7 @@ fn tools_lists_every_spec_with_its_schema() {
 }
 
 #[test]
-fn prompt_renders_the_catalog_for_the_workspace() {
+fn prompt_renders_the_catalog_the_same_for_every_workspace() {
     let f = Fixture::new();
     let out = f.lantern(
         &["prompt", "--workspace", f.ws.path().to_str().unwrap()],
@@ -149,8 +149,11 @@ fn prompt_renders_the_catalog_for_the_workspace() {
         "- read_file(path: string, start_line?: integer, end_line?: integer): Read a text file"
     ));
     assert!(text.contains("<TOOL_CALL>"));
-    let name = f.ws.path().file_name().unwrap().to_str().unwrap();
-    assert!(text.contains(name));
+    // The same prompt for every project, so a model backend can reuse its cached prefix.
+    let plain = f.lantern(&["prompt"], None);
+    assert_eq!(String::from_utf8(plain.stdout).unwrap(), text);
+    let missing = f.lantern(&["prompt", "--workspace", "/no/such/dir"], None);
+    assert_eq!(missing.status.code(), Some(2));
 }
 
 #[test]
@@ -365,6 +368,48 @@ fn undo_refuses_to_destroy_later_edits() {
     assert_eq!(
         std::fs::read_to_string(f.path("notes.md")).unwrap(),
         "agent\nand the user's own line\n"
+    );
+}
+
+#[test]
+fn a_refused_undo_prints_the_three_versions() {
+    let f = Fixture::new();
+    let ws = f.ws.path().to_str().unwrap();
+    std::fs::write(f.path("notes.md"), "one\ntwo\n").unwrap();
+    f.tool(
+        "write_file",
+        r#"{"path": "notes.md", "content": "one\nTWO\n"}"#,
+        &["--yes"],
+    );
+    std::fs::write(f.path("notes.md"), "one\nTWO\nthree\n").unwrap();
+    let out = f.lantern(&["undo", "--workspace", ws], None);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stderr(&out);
+    let blobs = f.home.path().join("data/checkpoints");
+    for expected in [
+        "Three versions of notes.md:",
+        "before the write:  8 bytes, ",
+        "the write's own:   8 bytes, ",
+        &format!("now:               14 bytes, {}", f.path("notes.md").canonicalize().unwrap().display()),
+        "What the write changed (before → the write's own):\n--- notes.md (before)\n+++ notes.md (agent)\n",
+        "-two\n+TWO\n",
+        "What changed since (the write's own → now):\n--- notes.md (agent)\n+++ notes.md (now)\n",
+        "+three\n",
+        "Nothing was changed.",
+    ] {
+        assert!(text.contains(expected), "{expected:?} missing from:\n{text}");
+    }
+    // The two stored versions are files in Lantern's data folder that hold those contents.
+    let before_line = text
+        .lines()
+        .find(|l| l.contains("before the write:"))
+        .unwrap();
+    let before_file = before_line.split(", ").nth(1).unwrap();
+    assert!(Path::new(before_file).starts_with(&blobs), "{before_file}");
+    assert_eq!(std::fs::read_to_string(before_file).unwrap(), "one\ntwo\n");
+    assert_eq!(
+        std::fs::read_to_string(f.path("notes.md")).unwrap(),
+        "one\nTWO\nthree\n"
     );
 }
 

@@ -16,7 +16,7 @@ use crate::event::{AnswerKind, Event, FinishedReason};
 use crate::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role, ToolChoice};
 use crate::policy::{decide, Decision, Effect, Grant, Lifetime, PolicyStore, Scope, Subject};
 use crate::prompt::render_system_prompt;
-use crate::protocol::{interpret, Outcome, TurnParser, STOP_SEQUENCES};
+use crate::protocol::{interpret, with_follow_up_hint, Outcome, TurnParser, STOP_SEQUENCES};
 use crate::sandbox::Workspace;
 use crate::tool_result::ToolResult;
 use crate::tools::{normalize_args, Risk, ToolContext, ToolRegistry};
@@ -173,12 +173,7 @@ impl SessionOptions {
 impl Session {
     pub fn new(workspace: Workspace, options: SessionOptions) -> Self {
         let registry = ToolRegistry::standard();
-        let name = workspace
-            .root()
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "workspace".to_string());
-        let system = render_system_prompt(&registry.specs(), &name);
+        let system = render_system_prompt(&registry.specs());
         let (saved_grants, policy_warning) = match &options.policy {
             Some(store) => {
                 let loaded = store.load();
@@ -367,7 +362,7 @@ impl Session {
                     }
                     let outcome = self.execute(&call_id, &tool, args, reasoning, confirmer, emit);
                     self.history
-                        .push(Message::new(Role::User, outcome.for_model()));
+                        .push(Message::new(Role::User, with_follow_up_hint(&outcome.for_model())));
                 }
             }
         };

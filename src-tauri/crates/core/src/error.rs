@@ -52,6 +52,10 @@ pub struct ToolError {
     /// What the model should do instead, if there is something useful to say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// Structured facts for a UI to show beside the message (e.g. the three versions of a
+    /// refused undo). Boxed: most errors have none, and errors travel in every `Result`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Box<serde_json::Value>>,
 }
 
 impl ToolError {
@@ -60,11 +64,17 @@ impl ToolError {
             kind,
             message: message.into(),
             hint: None,
+            details: None,
         }
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
+        self
+    }
+
+    pub fn with_details(mut self, details: serde_json::Value) -> Self {
+        self.details = Some(Box::new(details));
         self
     }
 

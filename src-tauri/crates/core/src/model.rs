@@ -84,13 +84,14 @@ pub enum Flow {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FinishReason {
-    /// A stop sequence was produced.
+    /// A stop sequence was produced, or the text callback asked to stop (the agent does so
+    /// as soon as a call is complete).
     Stop,
     /// The model ended its reply.
     EndOfText,
     /// `max_tokens` reached.
     Length,
-    /// The caller asked to stop (callback or cancel token).
+    /// The cancel token was set.
     Cancelled,
 }
 

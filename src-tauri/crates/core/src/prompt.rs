@@ -4,18 +4,19 @@
 use crate::tools::ToolSpec;
 use serde_json::Value;
 
-/// The template, with `{{tools}}` and `{{workspace}}` placeholders.
+/// The template, with a `{{tools}}` placeholder. It names no workspace, so the prompt is the
+/// same in every project: a model backend calibrates once per prompt and reuses its cached
+/// prefix across projects.
 pub const SYSTEM_TEMPLATE: &str = include_str!("../../../../prompts/system.md");
 
-/// Renders the system prompt for a workspace named `workspace` (its folder name).
-pub fn render_system_prompt(specs: &[&ToolSpec], workspace: &str) -> String {
+/// Renders the system prompt for these tools.
+pub fn render_system_prompt(specs: &[&ToolSpec]) -> String {
     let tools: Vec<String> = specs
         .iter()
         .map(|s| format!("- {}: {}", signature(s), s.description.replace('\n', " ")))
         .collect();
     SYSTEM_TEMPLATE
         .replace("{{tools}}", &tools.join("\n"))
-        .replace("{{workspace}}", workspace)
 }
 
 /// `read_file(path: string, start_line?: integer, end_line?: integer)`.
@@ -123,12 +124,11 @@ mod tests {
     #[test]
     fn the_prompt_lists_every_tool_and_the_rules() {
         let registry = ToolRegistry::standard();
-        let prompt = render_system_prompt(&registry.specs(), "shop");
+        let prompt = render_system_prompt(&registry.specs());
         for name in registry.names() {
             assert!(prompt.contains(&format!("- {name}(")), "{name} missing");
         }
         assert!(prompt.contains("ONE tool call per reply"));
-        assert!(prompt.contains("\"shop\""));
         assert!(!prompt.contains("{{"));
     }
 }

@@ -26,6 +26,9 @@
 //!   never a torn or empty file. Because the target's directory entry is *replaced* rather
 //!   than written into, a write never modifies an existing inode — so it cannot write through
 //!   a hard link to a file outside the workspace either.
+//!   A writer killed before its rename leaves its hidden temporary file
+//!   (`.<name>.lantern-tmp-<pid>-<n>`) behind; the next write of the same file removes such
+//!   files once their process is gone.
 //! * **Hard rules** ([`protected_reason`]): nothing under a `.git` directory (at any depth) or
 //!   under the top-level `.lantern` directory is written or removed, whatever the grants say.
 //!   The rule is checked on the resolved path and again on the real path of the folder handle
@@ -222,11 +225,21 @@ impl Workspace {
             let _ = rustix::fs::unlinkat(&dir, &temp_name, AtFlags::empty());
             return Err(ToolError::from_io(&err, &rel));
         }
+        remove_stale_temps(&dir, name);
         sync_folder(&dir);
         Ok(WriteOutcome {
             created: existing_mode.is_none(),
             bytes_written: bytes.len() as u64,
         })
+    }
+
+    /// A handle on a folder of the workspace, opened by the same symlink-refusing walk from
+    /// the root as writes use. Reading the folder through the handle (`/proc/self/fd/N`)
+    /// reads that very folder, even if its path is swapped for a link afterwards.
+    pub fn open_folder_handle(&self, path: &ResolvedPath) -> Result<OwnedFd, ToolError> {
+        let parts = self.confined_parts(path)?;
+        let (dir, _) = self.open_folder(&parts, false)?;
+        Ok(dir)
     }
 
     /// Removes a regular file inside the workspace (used to undo the creation of a file).
@@ -342,8 +355,16 @@ impl Workspace {
                     ))
                     .with_hint("Use the real path of the file instead of a symbolic link."));
                 }
-                let target =
-                    std::fs::read_link(&next).map_err(|err| self.lookup_error(raw, &next, &err))?;
+                let target = match std::fs::read_link(&next) {
+                    Ok(target) => target,
+                    // It stopped being a link between the two looks (swapped by someone else):
+                    // look at it again. The hop limit bounds how often.
+                    Err(err) if err.raw_os_error() == Some(Errno::INVAL.raw_os_error()) => {
+                        pending.push_front(name);
+                        continue;
+                    }
+                    Err(err) => return Err(self.lookup_error(raw, &next, &err)),
+                };
                 if target.has_root() {
                     current = PathBuf::from("/");
                 }
@@ -572,12 +593,24 @@ fn folder_error(parent: &OwnedFd, name: &OsStr, errno: Errno, rel: &str) -> Tool
     // kernel path taken; look at the entry to tell the user which it is.
     if matches!(errno, Errno::LOOP | Errno::NOTDIR) {
         if let Ok(stat) = rustix::fs::statat(parent, name, AtFlags::SYMLINK_NOFOLLOW) {
-            if FileType::from_raw_mode(stat.st_mode) == FileType::Symlink {
-                return ToolError::denied(format!(
-                    "{} is a symbolic link now; it was replaced after the path was checked, so it is not followed",
-                    shown(rel)
-                ))
-                .with_hint("Resolve the path again, or use the real path of the folder.");
+            match FileType::from_raw_mode(stat.st_mode) {
+                FileType::Symlink => {
+                    return ToolError::denied(format!(
+                        "{} is a symbolic link now; it was replaced after the path was checked, so it is not followed",
+                        shown(rel)
+                    ))
+                    .with_hint("Resolve the path again, or use the real path of the folder.");
+                }
+                // A folder again by now: it was something else (a link) when it was opened,
+                // so it is being swapped back and forth.
+                FileType::Directory => {
+                    return ToolError::denied(format!(
+                        "{} changed while it was being opened (it was replaced after the path was checked)",
+                        shown(rel)
+                    ))
+                    .with_hint("Resolve the path again, or use the real path of the folder.");
+                }
+                _ => {}
             }
         }
     }
@@ -617,6 +650,44 @@ fn temp_name_for(name: &OsStr) -> OsString {
     bytes.extend_from_slice(&name.as_bytes()[..kept]);
     bytes.extend_from_slice(suffix.as_bytes());
     OsString::from_vec(bytes)
+}
+
+/// Removes the temporary files that writers of `name` killed before their rename left in `dir`
+/// (a crash cannot clean up after itself). Only files named like ours whose process is gone
+/// are removed; a live process's file, or one whose process id was reused, is left alone.
+/// Best effort: the write has succeeded, and a leftover costs only space.
+fn remove_stale_temps(dir: &OwnedFd, name: &OsStr) {
+    let Ok(entries) = rustix::fs::Dir::read_from(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = stale_temp_pid(entry.file_name().to_bytes(), name.as_bytes()) else {
+            continue;
+        };
+        let gone = rustix::process::Pid::from_raw(pid)
+            .is_some_and(|pid| rustix::process::test_kill_process(pid) == Err(Errno::SRCH));
+        if gone {
+            let _ = rustix::fs::unlinkat(dir, entry.file_name(), AtFlags::empty());
+        }
+    }
+}
+
+/// The process id in `entry` if it is a temporary file of [`temp_name_for`] for `name`
+/// (whose name part may have been shortened).
+fn stale_temp_pid(entry: &[u8], name: &[u8]) -> Option<i32> {
+    const MARK: &[u8] = b".lantern-tmp-";
+    let rest = entry.strip_prefix(b".")?;
+    let at = rest
+        .windows(MARK.len())
+        .rposition(|window| window == MARK)?;
+    if at == 0 || !name.starts_with(&rest[..at]) {
+        return None;
+    }
+    let (pid, counter) = std::str::from_utf8(&rest[at + MARK.len()..])
+        .ok()?
+        .split_once('-')?;
+    counter.parse::<u64>().ok()?;
+    pid.parse().ok()
 }
 
 /// Writes the temporary file completely and durably, then renames it over `name`.
@@ -1311,6 +1382,62 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, ["dir", "new.txt", "old.txt"]);
+    }
+
+    #[test]
+    fn temporary_files_of_killed_writers_are_removed_by_the_next_write() {
+        let fx = Fixture::new();
+        fx.write("d/f.txt", "old");
+        // A child that has exited and been reaped: its pid names no process any more.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        child.wait().unwrap();
+        let dead = child.id();
+        let alive = std::process::id();
+        let long = "n".repeat(255);
+        for leftover in [
+            format!(".f.txt.lantern-tmp-{dead}-0"),
+            format!(".f.txt.lantern-tmp-{dead}-17"),
+            format!(".f.txt.lantern-tmp-{alive}-99999"),
+            format!(".other.lantern-tmp-{dead}-0"),
+            format!(".f.txt.lantern-tmp-{dead}-x"),
+            format!(".{}.lantern-tmp-{dead}-0", &long[..200]),
+        ] {
+            fx.write(&format!("d/{leftover}"), "half written");
+        }
+        let path = fx.ws.resolve("d/f.txt").unwrap();
+        fx.ws.write_atomic(&path, b"new").unwrap();
+        let long_path = fx.ws.resolve(&format!("d/{long}")).unwrap();
+        fx.ws.write_atomic(&long_path, b"long").unwrap();
+        let mut left = temp_files_in(&fx.root().join("d"));
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                format!(".f.txt.lantern-tmp-{alive}-99999"),
+                format!(".f.txt.lantern-tmp-{dead}-x"),
+                format!(".other.lantern-tmp-{dead}-0"),
+            ]
+        );
+    }
+
+    #[test]
+    fn stale_temp_names_are_recognised_exactly() {
+        assert_eq!(stale_temp_pid(b".a.rs.lantern-tmp-12-3", b"a.rs"), Some(12));
+        assert_eq!(
+            stale_temp_pid(b".a.lantern-tmp-12-3", b"a.rs"),
+            Some(12),
+            "shortened"
+        );
+        for other in [
+            &b"a.rs.lantern-tmp-12-3"[..],
+            b".a.rs.lantern-tmp-12",
+            b".a.rs.lantern-tmp--3",
+            b".b.rs.lantern-tmp-12-3",
+            b"..lantern-tmp-12-3",
+            b".a.rs.lantern-tmp-12-3-4",
+        ] {
+            assert_eq!(stale_temp_pid(other, b"a.rs"), None, "{other:?}");
+        }
     }
 
     #[test]

@@ -13,12 +13,9 @@ use std::time::Instant;
 pub fn prompt_speed(model: &mut LocalModel, n: usize, batch: usize) -> f64 {
     let tokens = model.filler_tokens(n);
     model.clear_cache();
-    let saved = model.settings.prompt_batch;
-    model.settings.prompt_batch = batch;
     let started = Instant::now();
-    let result = model.evaluate_tokens(&tokens);
+    let result = model.evaluate_tokens(&tokens, batch);
     let seconds = started.elapsed().as_secs_f64();
-    model.settings.prompt_batch = saved;
     result.map(|_| n as f64 / seconds).unwrap_or(0.0)
 }
 

@@ -10,7 +10,7 @@ use lantern_core::model::{
     CancelToken, FinishReason, Flow, GenerateRequest, Generation, Message, Model, ModelError, Role,
     ToolChoice,
 };
-use lantern_core::protocol::{CLOSE_TAG, OPEN_TAG};
+use lantern_core::protocol::{with_follow_up_hint, CLOSE_TAG, OPEN_TAG};
 use lantern_core::tools::ToolRegistry;
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::context::LlamaContext;
@@ -32,14 +32,13 @@ use std::time::Instant;
 /// Default context size, when the model was trained for at least this much.
 pub const DEFAULT_CONTEXT: u32 = 4096;
 
-/// Openers of calls in any dialect: never written when the step's tool choice is `none`.
-const CALL_OPENERS: &[&str] = &[
-    OPEN_TAG,
-    "<tool_call>",
-    "[TOOL_CALLS]",
-    "<function=",
-    "<tool>",
-];
+/// How long one prompt batch should take: cancellation is checked between batches.
+const CHUNK_MS: f64 = 80.0;
+
+/// Text an answer never contains: the openers of calls in every dialect, and the protocol's
+/// own markers, which small models otherwise parrot back (`<TOOL_CALL_RESULT>`). Written
+/// neither when the step's tool choice is `none` nor when it was decided to be an answer.
+const NOT_IN_ANSWERS: &[&str] = &["<TOOL_", "<tool", "[TOOL_CALLS]", "<function=", "TOOL_RESULT:", "TOOL_ERROR:"];
 
 /// How to load a model.
 #[derive(Debug, Clone)]
@@ -109,8 +108,8 @@ pub struct Settings {
     pub sampling: Sampling,
     /// Constrain calls with the grammar built from the tool schemas.
     pub grammar: bool,
-    /// Prompt tokens decoded per batch. Cancellation is checked between batches, so smaller
-    /// batches stop sooner; larger ones process long prompts a little faster.
+    /// The most prompt tokens decoded in one batch. Batches are sized to take about 80 ms each
+    /// (cancellation is checked between them), up to this many.
     pub prompt_batch: usize,
 }
 
@@ -119,7 +118,7 @@ impl Default for Settings {
         Settings {
             sampling: Sampling::default(),
             grammar: true,
-            prompt_batch: 64,
+            prompt_batch: 512,
         }
     }
 }
@@ -142,6 +141,8 @@ pub struct StepStats {
     pub decision: String,
     pub call_confidence: Option<f64>,
     pub constrained: bool,
+    /// The reply was ended because it kept repeating itself.
+    pub stopped_looping: bool,
 }
 
 /// Why a model could not be loaded, in words a user understands.
@@ -260,6 +261,8 @@ pub struct LocalModel {
     calibrations: HashMap<String, DecisionRules>,
     calibration_file: Option<PathBuf>,
     last: StepStats,
+    /// Measured prompt-processing speed, for sizing prompt batches.
+    prompt_tokens_per_ms: Option<f64>,
 }
 
 // SAFETY: llama.cpp contexts and models may be used from any one thread at a time; the
@@ -358,6 +361,7 @@ impl LocalModel {
             calibrations: HashMap::new(),
             calibration_file: None,
             last: StepStats::default(),
+            prompt_tokens_per_ms: None,
         };
         loaded.facts.load_seconds = started.elapsed().as_secs_f64();
         Ok(loaded)
@@ -449,6 +453,17 @@ impl LocalModel {
         tokens: &[LlamaToken],
         cancel: &CancelToken,
     ) -> Result<(Vec<f32>, usize), ModelError> {
+        self.evaluate_batched(tokens, cancel, None)
+    }
+
+    /// [`evaluate`](Self::evaluate) with batches of a fixed size instead of timed ones (for
+    /// measurements comparable with llama-bench).
+    fn evaluate_batched(
+        &mut self,
+        tokens: &[LlamaToken],
+        cancel: &CancelToken,
+        fixed_batch: Option<usize>,
+    ) -> Result<(Vec<f32>, usize), ModelError> {
         let common = self
             .cached
             .iter()
@@ -467,29 +482,43 @@ impl LocalModel {
             keep = 0;
         }
         self.cached.truncate(keep);
-        let batch_size = self.settings.prompt_batch.clamp(1, 512);
-        let mut batch = LlamaBatch::new(batch_size, 1);
+        let max_batch = fixed_batch.unwrap_or(self.settings.prompt_batch).clamp(1, 512);
+        let mut batch = LlamaBatch::new(max_batch, 1);
         let mut last_index = 0;
-        for (chunk_no, chunk) in tokens[keep..].chunks(batch_size).enumerate() {
+        let mut pos = keep;
+        while pos < tokens.len() {
             if cancel.is_cancelled() {
                 return Err(ModelError("cancelled".into()));
             }
+            // Chunks sized to about CHUNK_MS each, so cancel is honoured that fast on any
+            // machine, while fast machines still decode in large batches.
+            let size = match (fixed_batch, self.prompt_tokens_per_ms) {
+                (Some(_), _) => max_batch,
+                (None, Some(rate)) => ((rate * CHUNK_MS) as usize).clamp(8, max_batch),
+                (None, None) => 16.min(max_batch),
+            };
+            let chunk = &tokens[pos..(pos + size).min(tokens.len())];
             batch.clear();
-            let base = keep + chunk_no * batch_size;
             for (i, token) in chunk.iter().enumerate() {
-                let pos = base + i;
-                let is_last = pos + 1 == tokens.len();
+                let is_last = pos + i + 1 == tokens.len();
                 batch
-                    .add(*token, pos as i32, &[0], is_last)
+                    .add(*token, (pos + i) as i32, &[0], is_last)
                     .map_err(|e| ModelError(format!("batch: {e}")))?;
                 if is_last {
                     last_index = i as i32;
                 }
             }
+            let started = Instant::now();
             self.ctx
                 .decode(&mut batch)
                 .map_err(|e| ModelError(format!("llama.cpp could not evaluate the prompt: {e}")))?;
+            let rate = chunk.len() as f64 / (started.elapsed().as_secs_f64() * 1000.0).max(0.01);
+            self.prompt_tokens_per_ms = Some(match self.prompt_tokens_per_ms {
+                Some(old) => 0.7 * old + 0.3 * rate,
+                None => rate,
+            });
             self.cached.extend_from_slice(chunk);
+            pos += chunk.len();
         }
         Ok((
             self.ctx.get_logits_ith(last_index).to_vec(),
@@ -593,7 +622,7 @@ impl LocalModel {
                     Role::Assistant,
                     format!("{OPEN_TAG}\n{}\n{CLOSE_TAG}", probe.call),
                 ),
-                Message::new(Role::User, format!("TOOL_RESULT: {}", probe.result)),
+                Message::new(Role::User, with_follow_up_hint(&format!("TOOL_RESULT: {}", probe.result))),
             ];
             let class = usize::from(!probe.needs_call);
             follow[class].push(self.confidence_for(&messages, cancel)?);
@@ -700,6 +729,18 @@ fn pick(
             .max_by(|a, b| a.logit().total_cmp(&b.logit()))
             .map(|d| d.id()),
     }
+}
+
+/// Does the reply end in the same run of one to 32 tokens repeated over and over (at least
+/// four times, and over at least 16 tokens, so "----" or a blank line or two are not loops)?
+fn is_looping(tokens: &[LlamaToken]) -> bool {
+    (1..=32).any(|period| {
+        let span = (period * 4).max(16);
+        tokens.len() >= span && {
+            let tail = &tokens[tokens.len() - span..];
+            tail.iter().zip(&tail[period..]).all(|(a, b)| a == b)
+        }
+    })
 }
 
 /// Would the grammar accept `token` next? Checks that one candidate only.
@@ -862,14 +903,23 @@ impl Model for LocalModel {
         let mut chain = self.sampling_chain();
         let mut utf8 = Utf8Stream::default();
         let eog = |model: &LlamaModel, t: LlamaToken| model.vocab().is_eog(t);
-        let ban_openers = request.tool_choice == ToolChoice::None;
+        // An answer is an answer: once the step is decided (or forced) to be one, the model
+        // cannot open a call after all.
+        let ban_openers = !call;
         let longest_stop = request.stop.iter().map(|s| s.len()).max().unwrap_or(0);
         let mut generated = 0;
+        let mut reply_tokens: Vec<LlamaToken> = Vec::new();
         let finish = loop {
             if cancel.is_cancelled() {
                 break FinishReason::Cancelled;
             }
             if generated >= request.max_tokens {
+                break FinishReason::Length;
+            }
+            // Greedy decoding of a tiny model can fall into a loop; outside a call (the
+            // grammar bounds those) a reply that only repeats itself is ended.
+            if grammar.is_none() && is_looping(&reply_tokens) {
+                stats.stopped_looping = true;
                 break FinishReason::Length;
             }
             let model = &*self.model;
@@ -892,7 +942,8 @@ impl Model for LocalModel {
                     .rev()
                     .collect();
                 let joined = format!("{tail}{piece}");
-                CALL_OPENERS.iter().any(|o| joined.contains(o))
+                let joined = joined.to_lowercase();
+                NOT_IN_ANSWERS.iter().any(|o| joined.contains(&o.to_lowercase()))
             };
             let Some(token) = choose(&logits, grammar.as_mut(), &mut chain, &mut banned) else {
                 break FinishReason::EndOfText;
@@ -933,15 +984,7 @@ impl Model for LocalModel {
                 break FinishReason::Stop;
             }
             logits = self.append(&[token])?;
-            // A call the model opens on its own is held to the grammar from its tag on.
-            if grammar.is_none()
-                && self.settings.grammar
-                && !ban_openers
-                && text.ends_with(OPEN_TAG)
-            {
-                grammar = Some(self.new_grammar()?);
-                stats.constrained = true;
-            }
+            reply_tokens.push(token);
         };
         let rest = utf8.finish();
         if !rest.is_empty() && finish != FinishReason::Stop {
@@ -968,9 +1011,9 @@ impl LocalModel {
         tokens
     }
 
-    /// Decodes `tokens` into the cache (after what it holds), for throughput measurements.
-    pub(crate) fn evaluate_tokens(&mut self, tokens: &[LlamaToken]) -> Result<(), ModelError> {
-        self.evaluate(tokens, &CancelToken::new()).map(|_| ())
+    /// Decodes `tokens` into the cache in batches of `batch`, for throughput measurements.
+    pub(crate) fn evaluate_tokens(&mut self, tokens: &[LlamaToken], batch: usize) -> Result<(), ModelError> {
+        self.evaluate_batched(tokens, &CancelToken::new(), Some(batch)).map(|_| ())
     }
 
     /// Generates up to `n` tokens greedily after `prompt`, ignoring end-of-text; returns how
@@ -1030,5 +1073,23 @@ impl LocalModel {
         };
         self.last = stats;
         generation
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(ids: &[i32]) -> Vec<LlamaToken> {
+        ids.iter().map(|i| LlamaToken(*i)).collect()
+    }
+
+    #[test]
+    fn a_reply_repeating_itself_is_a_loop() {
+        assert!(is_looping(&tokens(&[9, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3])));
+        assert!(is_looping(&tokens(&[5; 16])));
+        assert!(!is_looping(&tokens(&[5; 6])));
+        assert!(!is_looping(&tokens(&[1, 2, 3, 1, 2, 3, 1, 2, 3])));
+        assert!(!is_looping(&tokens(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])));
     }
 }

@@ -39,7 +39,7 @@ fn model() -> MutexGuard<'static, LocalModel> {
 }
 
 fn system() -> String {
-    render_system_prompt(&ToolRegistry::standard().specs(), "shop")
+    render_system_prompt(&ToolRegistry::standard().specs())
 }
 
 fn conversation(question: &str) -> Vec<Message> {

@@ -132,6 +132,9 @@ impl OpenAiModel {
         let agent = ureq::Agent::config_builder()
             // Error statuses are read like any answer, so their bodies can be quoted.
             .http_status_as_error(false)
+            // The server is the user's own: a proxy from the environment (HTTP_PROXY) would
+            // carry the conversation elsewhere, and usually cannot reach 127.0.0.1 anyway.
+            .proxy(None)
             .timeout_connect(Some(options.timeout))
             .timeout_recv_response(Some(options.timeout))
             .timeout_per_read(Some(options.timeout))

@@ -34,7 +34,8 @@ pub(crate) struct Chunk {
     pub usage: Option<Usage>,
 }
 
-/// Token counts, when the server reports them.
+/// Token counts, when the server reports them: as OpenAI's `usage` (Ollama, LM Studio) or as
+/// llama-server's `timings`, which it sends instead unless asked for usage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Usage {
     /// Prompt tokens the server had to evaluate: the prompt less what it reused from its cache.
@@ -46,6 +47,7 @@ pub(crate) struct Usage {
 struct WireChunk {
     choices: Option<Vec<WireChoice>>,
     usage: Option<WireUsage>,
+    timings: Option<WireTimings>,
 }
 
 #[derive(Deserialize)]
@@ -69,6 +71,13 @@ struct WireUsage {
 #[derive(Deserialize)]
 struct WirePromptDetails {
     cached_tokens: Option<usize>,
+}
+
+/// llama-server's counts: `prompt_n` is already the prompt less its cached part.
+#[derive(Deserialize)]
+struct WireTimings {
+    prompt_n: Option<usize>,
+    predicted_n: Option<usize>,
 }
 
 /// Reads one line (with or without its line ending).
@@ -100,19 +109,24 @@ pub(crate) fn parse_line(line: &str) -> Line {
         Some(choice) => (choice.delta, choice.finish_reason),
         None => (None, None),
     };
+    let from_usage = chunk.usage.map(|u| Usage {
+        evaluated: u.prompt_tokens.map(|prompt| {
+            let cached = u
+                .prompt_tokens_details
+                .and_then(|d| d.cached_tokens)
+                .unwrap_or(0);
+            prompt.saturating_sub(cached)
+        }),
+        generated: u.completion_tokens,
+    });
+    let from_timings = chunk.timings.map(|t| Usage {
+        evaluated: t.prompt_n,
+        generated: t.predicted_n,
+    });
     Line::Chunk(Chunk {
         content: delta.and_then(|d| d.content).unwrap_or_default(),
         finish_reason,
-        usage: chunk.usage.map(|u| Usage {
-            evaluated: u.prompt_tokens.map(|prompt| {
-                let cached = u
-                    .prompt_tokens_details
-                    .and_then(|d| d.cached_tokens)
-                    .unwrap_or(0);
-                prompt.saturating_sub(cached)
-            }),
-            generated: u.completion_tokens,
-        }),
+        usage: from_usage.or(from_timings),
     })
 }
 
@@ -183,6 +197,22 @@ mod tests {
             Some(Usage {
                 evaluated: Some(20),
                 generated: Some(9)
+            })
+        );
+    }
+
+    #[test]
+    fn reads_llama_server_timings_as_counts() {
+        let line = "data: {\"choices\":[{\"finish_reason\":\"stop\",\"index\":0,\"delta\":{}}],\"timings\":{\"cache_n\":30,\"prompt_n\":12,\"prompt_ms\":50.1,\"predicted_n\":7,\"predicted_ms\":80.2}}";
+        let Line::Chunk(chunk) = parse_line(line) else {
+            panic!("not a chunk");
+        };
+        assert_eq!(chunk.finish_reason.as_deref(), Some("stop"));
+        assert_eq!(
+            chunk.usage,
+            Some(Usage {
+                evaluated: Some(12),
+                generated: Some(7)
             })
         );
     }

@@ -183,6 +183,10 @@ fn streams_and_runs_a_turn_against_a_real_llama_server() {
         "{:?}",
         generation.finish
     );
+    assert!(
+        generation.tokens_generated.is_some() && generation.tokens_evaluated.is_some(),
+        "llama-server reports its token counts"
+    );
     eprintln!(
         "llama-server streamed {} pieces, {:?}: {:?}",
         pieces.len(),
@@ -200,7 +204,7 @@ fn streams_and_runs_a_turn_against_a_real_llama_server() {
             checkpoints: None,
             config: AgentConfig {
                 max_steps: 3,
-                max_tokens: 128,
+                max_tokens: 64,
                 ..AgentConfig::default()
             },
         },

@@ -38,6 +38,16 @@ pub const CLOSE_TAG: &str = "</TOOL_CALL>";
 /// tags of the dialects. The stop sequence itself is kept in the text the parser sees.
 pub const STOP_SEQUENCES: &[&str] = &[CLOSE_TAG, "</tool_call>", "</function>", "</tool>"];
 
+/// What follows every `TOOL_RESULT`/`TOOL_ERROR` line the model reads: small models otherwise
+/// echo the result or repeat their call instead of answering.
+pub const FOLLOW_UP_HINT: &str =
+    "Answer the user's question with this in plain words, or make one more tool call if you need more.";
+
+/// A tool result or error as the model reads it, with the [`FOLLOW_UP_HINT`].
+pub fn with_follow_up_hint(feedback: &str) -> String {
+    format!("{feedback}\n{FOLLOW_UP_HINT}")
+}
+
 /// How a call was spelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

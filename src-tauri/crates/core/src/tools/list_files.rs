@@ -1,4 +1,4 @@
-use super::walk::{compile_glob, walk_files};
+use super::walk::{add_notice, compile_glob, walk_checked};
 use super::{Risk, Tool, ToolContext};
 use crate::error::ToolError;
 use schemars::JsonSchema;
@@ -55,7 +55,7 @@ impl Tool for ListFiles {
         let limit = input
             .max_results
             .map_or(DEFAULT_MAX_RESULTS, |n| (n as usize).min(MAX_MAX_RESULTS));
-        let walked = walk_files(ctx.workspace.root(), &dir, glob.as_ref());
+        let walked = walk_checked(&ctx.workspace, &dir, glob.as_ref())?;
         let count = walked.files.len();
         let files: Vec<&str> = walked
             .files
@@ -77,6 +77,13 @@ impl Tool for ListFiles {
             data["notice"] = Value::String(format!(
                 "Showing the first {limit} of {count} files. Narrow the directory or pattern, or raise max_results (up to {MAX_MAX_RESULTS})."
             ));
+        }
+        if walked.stopped.is_some() {
+            data["walk_incomplete"] = Value::Bool(true);
+            data["entries_walked"] = json!(walked.entries_walked);
+        }
+        for notice in walked.notices() {
+            add_notice(&mut data, &notice);
         }
         if walked.errors > 0 {
             data["unreadable_entries"] = json!(walked.errors);

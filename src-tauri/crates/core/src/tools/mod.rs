@@ -13,7 +13,7 @@ mod read_file;
 mod search_code;
 mod tasks;
 mod update_task;
-mod walk;
+pub mod walk;
 mod write_file;
 
 pub use tasks::{Task, TaskList, TaskStatus};

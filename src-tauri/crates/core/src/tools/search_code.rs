@@ -1,4 +1,5 @@
-use super::walk::{compile_glob, walk_files, Found};
+use super::read_file::MAX_FILE_BYTES;
+use super::walk::{add_notice, compile_glob, walk_checked, Found};
 use super::{Risk, Tool, ToolContext};
 use crate::error::ToolError;
 use crate::sandbox::ResolvedPath;
@@ -11,6 +12,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 const DEFAULT_MAX_RESULTS: usize = 50;
 const MAX_MAX_RESULTS: usize = 500;
@@ -18,6 +20,9 @@ const MAX_CONTEXT_LINES: usize = 5;
 /// A matching line longer than this is cut around the match, so a minified file cannot flood
 /// the context.
 const MAX_LINE_CHARS: usize = 240;
+/// The longest a search may take, the walk included; files not reached by then are not
+/// searched and the result says so.
+const SEARCH_TIME_BUDGET: Duration = Duration::from_secs(20);
 
 /// Search the text of the workspace's files for a literal string or a regular expression, like
 /// ripgrep. Returns matching lines with file path, line and column, sorted by path and line.
@@ -90,9 +95,15 @@ impl Tool for SearchCode {
             .context_lines
             .map_or(0, |n| (n as usize).min(MAX_CONTEXT_LINES));
 
+        let started = Instant::now();
         let root = ctx.workspace.resolve(".")?;
-        let walked = walk_files(ctx.workspace.root(), &root, glob.as_ref());
-        let outcome = search_files(ctx, &walked.files, &matcher, max_results, context);
+        let walked = walk_checked(&ctx.workspace, &root, glob.as_ref())?;
+        let limits = Limits {
+            max_results,
+            context,
+            deadline: started + SEARCH_TIME_BUDGET,
+        };
+        let outcome = search_files(ctx, &walked.files, &matcher, &limits);
 
         let mut hits: Vec<Hit> = outcome.hits;
         let total = hits.len();
@@ -119,6 +130,34 @@ impl Tool for SearchCode {
         }
         if outcome.unreadable > 0 {
             data["files_unreadable"] = json!(outcome.unreadable);
+        }
+        if outcome.too_large > 0 {
+            data["files_skipped_large"] = json!(outcome.too_large);
+            add_notice(
+                &mut data,
+                &format!(
+                    "{} file(s) over {MAX_FILE_BYTES} bytes were not searched.",
+                    outcome.too_large
+                ),
+            );
+        }
+        if outcome.timed_out {
+            data["truncated"] = Value::Bool(true);
+            add_notice(
+                &mut data,
+                &format!(
+                    "The search stopped after {} s with {} of {} files searched. Narrow the query or glob.",
+                    SEARCH_TIME_BUDGET.as_secs(),
+                    outcome.files_searched,
+                    walked.files.len()
+                ),
+            );
+        }
+        if walked.stopped.is_some() {
+            data["walk_incomplete"] = Value::Bool(true);
+        }
+        for notice in walked.notices() {
+            add_notice(&mut data, &notice);
         }
         Ok(data)
     }
@@ -152,13 +191,24 @@ struct SearchOutcome {
     files_searched: usize,
     binary: usize,
     unreadable: usize,
+    too_large: usize,
     stopped_early: bool,
+    /// The time budget ran out before every file was searched.
+    timed_out: bool,
 }
 
 enum FileOutcome {
     Hits(Vec<Hit>),
     Binary,
     Unreadable,
+    TooLarge,
+}
+
+/// How much one search may find and take.
+struct Limits {
+    max_results: usize,
+    context: usize,
+    deadline: Instant,
 }
 
 /// Progress of the in-order prefix of files that are done, for a deterministic early stop.
@@ -175,11 +225,12 @@ fn search_files(
     ctx: &ToolContext,
     files: &[Found],
     matcher: &RegexMatcher,
-    max_results: usize,
-    context: usize,
+    limits: &Limits,
 ) -> SearchOutcome {
+    let (max_results, context) = (limits.max_results, limits.context);
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
+    let timed_out = AtomicBool::new(false);
     let prefix = Mutex::new(Prefix {
         outcomes: (0..files.len()).map(|_| None).collect(),
         done: 0,
@@ -201,6 +252,10 @@ fn search_files(
                     .build();
                 loop {
                     if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    if Instant::now() >= limits.deadline {
+                        timed_out.store(true, Ordering::Relaxed);
                         break;
                     }
                     let i = next.fetch_add(1, Ordering::Relaxed);
@@ -231,13 +286,16 @@ fn search_files(
         files_searched: p.done,
         binary: 0,
         unreadable: 0,
+        too_large: 0,
         stopped_early: p.done < files.len(),
+        timed_out: timed_out.into_inner(),
     };
     for file_outcome in p.outcomes.into_iter().take(p.done).flatten() {
         match file_outcome {
             FileOutcome::Hits(mut h) => outcome.hits.append(&mut h),
             FileOutcome::Binary => outcome.binary += 1,
             FileOutcome::Unreadable => outcome.unreadable += 1,
+            FileOutcome::TooLarge => outcome.too_large += 1,
         }
     }
     outcome
@@ -259,6 +317,12 @@ fn search_one(
     let Ok(handle) = ctx.workspace.open_read(&resolved) else {
         return FileOutcome::Unreadable;
     };
+    // As read_file: a file too large to read is too large to search.
+    match handle.metadata() {
+        Ok(meta) if meta.len() > MAX_FILE_BYTES => return FileOutcome::TooLarge,
+        Ok(_) => {}
+        Err(_) => return FileOutcome::Unreadable,
+    }
     let mut sink = Collect {
         matcher,
         lines: BTreeMap::new(),
@@ -289,6 +353,10 @@ impl Collect<'_> {
     fn into_hits(self, path: &str, context: usize) -> Vec<Hit> {
         let context = context as u64;
         let around = |from: u64, to: u64| -> Vec<String> {
+            // Empty for a match on line 1 (nothing before it).
+            if from > to {
+                return Vec::new();
+            }
             self.lines
                 .range(from..=to)
                 .map(|(_, l)| l.text.clone())
@@ -391,6 +459,34 @@ mod tests {
         assert!(text.contains("NEEDLE"));
         assert!(text.chars().count() <= MAX_LINE_CHARS + 2);
         assert!(text.starts_with('…') && text.ends_with('…'));
+    }
+
+    #[test]
+    fn context_around_a_match_on_the_first_line_is_only_after_it() {
+        let matcher = RegexMatcherBuilder::new().build("needle").unwrap();
+        let mut sink = Collect {
+            matcher: &matcher,
+            lines: BTreeMap::new(),
+            binary: false,
+        };
+        sink.lines.insert(
+            1,
+            Line {
+                text: "needle".into(),
+                column: Some(1),
+            },
+        );
+        sink.lines.insert(
+            2,
+            Line {
+                text: "after".into(),
+                column: None,
+            },
+        );
+        let hits = sink.into_hits("a.txt", 3);
+        assert_eq!(hits.len(), 1);
+        assert!(hits[0].before.is_empty());
+        assert_eq!(hits[0].after, ["after"]);
     }
 
     #[test]

@@ -23,6 +23,8 @@ pub struct Task {
 
 /// Most tasks one session may hold; a runaway model cannot grow it without bound.
 pub const MAX_TASKS: usize = 200;
+/// Longest task description, in characters: a task is a few words, not a document.
+pub const MAX_TASK_CHARS: usize = 1000;
 
 #[derive(Debug, Default, Clone)]
 pub struct TaskList {
@@ -36,6 +38,13 @@ impl TaskList {
         if content.is_empty() {
             return Err(ToolError::invalid("content is empty")
                 .with_hint("Describe the task in a few words."));
+        }
+        let chars = content.chars().count();
+        if chars > MAX_TASK_CHARS {
+            return Err(ToolError::invalid(format!(
+                "content is {chars} characters long; a task may have at most {MAX_TASK_CHARS}"
+            ))
+            .with_hint("Describe the task in a few words."));
         }
         if self.tasks.len() >= MAX_TASKS {
             return Err(ToolError::invalid(format!(

@@ -1,20 +1,59 @@
 //! The directory walk list_files and search_code share: ripgrep's `ignore` walker, in
 //! parallel, honouring `.gitignore`, `.ignore` and hidden files, never following symlinks
 //! (a link that leads outside the workspace is never entered).
+//!
+//! A walk is bounded: it stops after [`MAX_WALK_ENTRIES`] entries or [`WALK_TIME_BUDGET`],
+//! whichever comes first, and [`Walked::stopped`] says which; the tools pass that on.
 
 use crate::error::ToolError;
-use crate::sandbox::ResolvedPath;
+use crate::sandbox::{ResolvedPath, Workspace};
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
+use serde_json::Value;
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// The most entries (files and folders) one walk looks at.
+pub const MAX_WALK_ENTRIES: usize = 200_000;
+/// The longest one walk may take.
+pub const WALK_TIME_BUDGET: Duration = Duration::from_secs(10);
+
+/// Where a walk stops.
+#[derive(Debug, Clone, Copy)]
+pub struct WalkLimits {
+    pub max_entries: usize,
+    pub deadline: Instant,
+}
+
+impl WalkLimits {
+    /// [`MAX_WALK_ENTRIES`] and [`WALK_TIME_BUDGET`] from now.
+    pub fn standard() -> WalkLimits {
+        WalkLimits {
+            max_entries: MAX_WALK_ENTRIES,
+            deadline: Instant::now() + WALK_TIME_BUDGET,
+        }
+    }
+}
+
+/// Which limit cut a walk short.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WalkStop {
+    Entries,
+    Time,
+}
 
 /// A file the walk found.
 pub struct Found {
     pub abs: PathBuf,
-    /// Relative to the workspace root, '/'-separated.
+    /// Relative to the workspace root, '/'-separated. A name that is not valid UTF-8 is shown
+    /// with U+FFFD in place of its invalid bytes (see `utf8`).
     pub rel: String,
+    /// False when `rel` is not the exact name, because the real one is not valid UTF-8: such
+    /// a file cannot be opened by its shown name.
+    pub utf8: bool,
 }
 
 /// What a walk found and how much it passed over.
@@ -25,6 +64,50 @@ pub struct Walked {
     pub skipped: usize,
     /// Entries that could not be read.
     pub errors: usize,
+    /// Entries looked at.
+    pub entries_walked: usize,
+    /// Set when a limit stopped the walk before it was complete.
+    pub stopped: Option<WalkStop>,
+}
+
+impl Walked {
+    /// Files whose names are not valid UTF-8.
+    pub fn non_utf8_names(&self) -> usize {
+        self.files.iter().filter(|f| !f.utf8).count()
+    }
+
+    /// Notes for the model about limits the walk hit and names it cannot use, if any.
+    pub fn notices(&self) -> Vec<String> {
+        let mut notices = Vec::new();
+        match self.stopped {
+            Some(WalkStop::Entries) => notices.push(format!(
+                "The walk stopped after {} entries, so files beyond them are missing. Name a smaller directory or a narrower pattern.",
+                self.entries_walked
+            )),
+            Some(WalkStop::Time) => notices.push(format!(
+                "The walk stopped after {} s ({} entries), so some files are missing. Name a smaller directory or a narrower pattern.",
+                WALK_TIME_BUDGET.as_secs(),
+                self.entries_walked
+            )),
+            None => {}
+        }
+        let bad = self.non_utf8_names();
+        if bad > 0 {
+            notices.push(format!(
+                "{bad} file name(s) are not valid UTF-8; they are shown with U+FFFD (\u{FFFD}) in place of the invalid bytes and cannot be opened by that name."
+            ));
+        }
+        notices
+    }
+}
+
+/// Adds `text` to the `notice` of a tool's result, after any notice already there.
+pub fn add_notice(data: &mut Value, text: &str) {
+    let joined = match data.get("notice").and_then(Value::as_str) {
+        Some(existing) => format!("{existing} {text}"),
+        None => text.to_string(),
+    };
+    data["notice"] = Value::String(joined);
 }
 
 /// Compiles a model-supplied glob. `*` may cross folders, so "*.rs" finds nested files too.
@@ -48,13 +131,19 @@ fn worker_threads() -> usize {
 
 /// Shared tallies of one parallel walk.
 struct Shared<'a> {
-    root: &'a Path,
-    dir: &'a Path,
+    /// The path the walker reads: the folder itself, or its handle's `/proc/self/fd/N`.
+    walk_root: &'a Path,
+    /// The real path of the folder, and its workspace-relative one (`.` for the root).
+    dir_abs: &'a Path,
+    dir_rel: &'a str,
     glob: Option<&'a GlobMatcher>,
     found: Mutex<Vec<Found>>,
     listed: AtomicUsize,
     yielded: AtomicUsize,
     errors: AtomicUsize,
+    limits: WalkLimits,
+    stopped_by_entries: AtomicBool,
+    stopped_by_time: AtomicBool,
 }
 
 /// One walker thread: collects locally and hands its batch over when it is dropped, so the
@@ -75,7 +164,15 @@ impl ParallelVisitor for Visitor<'_, '_> {
             }
         };
         if entry.depth() > 0 {
-            shared.yielded.fetch_add(1, Ordering::Relaxed);
+            let seen = shared.yielded.fetch_add(1, Ordering::Relaxed) + 1;
+            if seen > shared.limits.max_entries {
+                shared.stopped_by_entries.store(true, Ordering::Relaxed);
+                return WalkState::Quit;
+            }
+            if Instant::now() >= shared.limits.deadline {
+                shared.stopped_by_time.store(true, Ordering::Relaxed);
+                return WalkState::Quit;
+            }
         }
         let Some(kind) = entry.file_type() else {
             return WalkState::Continue;
@@ -86,16 +183,18 @@ impl ParallelVisitor for Visitor<'_, '_> {
                 shared.listed.fetch_add(rd.count(), Ordering::Relaxed);
             }
         } else if kind.is_file() {
-            let path = entry.path();
-            if let Ok(under_root) = path.strip_prefix(shared.root) {
-                let keep = match shared.glob {
-                    Some(g) => g.is_match(path.strip_prefix(shared.dir).unwrap_or(under_root)),
-                    None => true,
-                };
+            if let Ok(in_dir) = entry.path().strip_prefix(shared.walk_root) {
+                let keep = shared.glob.is_none_or(|g| g.is_match(in_dir));
                 if keep {
+                    let shown = in_dir.to_string_lossy();
                     self.local.push(Found {
-                        rel: under_root.to_string_lossy().into_owned(),
-                        abs: path.to_path_buf(),
+                        rel: if shared.dir_rel == "." {
+                            shown.into_owned()
+                        } else {
+                            format!("{}/{shown}", shared.dir_rel)
+                        },
+                        utf8: in_dir.to_str().is_some() && shared.dir_abs.to_str().is_some(),
+                        abs: shared.dir_abs.join(in_dir),
                     });
                 }
             }
@@ -121,19 +220,90 @@ impl<'s, 'a: 's> ParallelVisitorBuilder<'s> for &'s Shared<'a> {
     }
 }
 
-/// Walks `dir` (a resolved directory inside `root`), keeping regular files whose path relative
-/// to `dir` matches `glob` (all files when `None`).
+/// Walks `dir` (a resolved directory inside `root`) by its path, keeping regular files whose
+/// path relative to `dir` matches `glob` (all files when `None`), within the standard limits.
+/// For showing the user a tree; the tools use [`walk_checked`], which reads the folder
+/// through a checked handle.
 pub fn walk_files(root: &Path, dir: &ResolvedPath, glob: Option<&GlobMatcher>) -> Walked {
+    let dir_rel = match dir.abs.strip_prefix(root) {
+        Ok(rest) if rest.as_os_str().is_empty() => ".".to_string(),
+        Ok(rest) => rest.to_string_lossy().into_owned(),
+        Err(_) => dir.rel.clone(),
+    };
+    let builder = WalkBuilder::new(&dir.abs);
+    walk(
+        builder,
+        &dir.abs,
+        &dir.abs,
+        &dir_rel,
+        glob,
+        WalkLimits::standard(),
+    )
+}
+
+/// Walks a folder of the workspace like [`walk_files`], within the standard limits, but reads
+/// it through a handle the sandbox opened and checked: the walker works with paths, so a
+/// folder swapped for a link to outside between the check and the walk would otherwise be
+/// listed.
+pub fn walk_checked(
+    workspace: &Workspace,
+    dir: &ResolvedPath,
+    glob: Option<&GlobMatcher>,
+) -> Result<Walked, ToolError> {
+    walk_checked_within(workspace, dir, glob, WalkLimits::standard())
+}
+
+/// [`walk_checked`] with other limits.
+pub fn walk_checked_within(
+    workspace: &Workspace,
+    dir: &ResolvedPath,
+    glob: Option<&GlobMatcher>,
+    limits: WalkLimits,
+) -> Result<Walked, ToolError> {
+    let handle = workspace.open_folder_handle(dir)?;
+    let walk_root = PathBuf::from(format!("/proc/self/fd/{}", handle.as_raw_fd()));
+    let mut builder = WalkBuilder::new(&walk_root);
+    // The walk root's parents are /proc folders, not the folder's: the ignore files of the
+    // folders above `dir` are added by hand instead, as the walker would read them for a
+    // path. (Their patterns then apply as if written next to `dir`; unanchored ones, the
+    // usual kind, mean the same.)
+    builder.parents(false);
+    for ancestor in dir.abs.ancestors().skip(1) {
+        for name in [".gitignore", ".ignore"] {
+            let file = ancestor.join(name);
+            if file.is_file() {
+                // A broken ignore file only means fewer files are skipped.
+                let _ = builder.add_ignore(file);
+            }
+        }
+    }
+    let walked = walk(builder, &walk_root, &dir.abs, &dir.rel, glob, limits);
+    drop(handle);
+    Ok(walked)
+}
+
+fn walk(
+    mut builder: WalkBuilder,
+    walk_root: &Path,
+    dir_abs: &Path,
+    dir_rel: &str,
+    glob: Option<&GlobMatcher>,
+    limits: WalkLimits,
+) -> Walked {
     let shared = Shared {
-        root,
-        dir: &dir.abs,
+        walk_root,
+        dir_abs,
+        dir_rel,
         glob,
         found: Mutex::new(Vec::new()),
         listed: AtomicUsize::new(0),
         yielded: AtomicUsize::new(0),
         errors: AtomicUsize::new(0),
+        limits,
+        stopped_by_entries: AtomicBool::new(false),
+        stopped_by_time: AtomicBool::new(false),
     };
-    WalkBuilder::new(&dir.abs)
+    builder
         .follow_links(false)
         .require_git(false)
         .threads(worker_threads())
@@ -141,12 +311,112 @@ pub fn walk_files(root: &Path, dir: &ResolvedPath, glob: Option<&GlobMatcher>) -
         .visit(&mut &shared);
     let mut files = shared.found.into_inner().unwrap_or_default();
     files.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
+    let stopped = if shared.stopped_by_entries.into_inner() {
+        Some(WalkStop::Entries)
+    } else if shared.stopped_by_time.into_inner() {
+        Some(WalkStop::Time)
+    } else {
+        None
+    };
+    let yielded = shared.yielded.into_inner();
     Walked {
         files,
-        skipped: shared
-            .listed
-            .into_inner()
-            .saturating_sub(shared.yielded.into_inner()),
+        // A cut-short walk did not get to see what the rules would have skipped.
+        skipped: if stopped.is_some() {
+            0
+        } else {
+            shared.listed.into_inner().saturating_sub(yielded)
+        },
         errors: shared.errors.into_inner(),
+        entries_walked: yielded.min(limits.max_entries),
+        stopped,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(files: usize) -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..files {
+            let sub = dir.path().join(format!("d{}", i % 5));
+            std::fs::create_dir_all(&sub).unwrap();
+            std::fs::write(sub.join(format!("f{i}.txt")), "x").unwrap();
+        }
+        let ws = Workspace::open(dir.path()).unwrap();
+        (dir, ws)
+    }
+
+    #[test]
+    fn a_walk_within_its_limits_is_complete() {
+        let (_dir, ws) = tree(50);
+        let root = ws.resolve(".").unwrap();
+        let walked = walk_checked(&ws, &root, None).unwrap();
+        assert_eq!(walked.files.len(), 50);
+        assert_eq!(walked.files[0].rel, "d0/f0.txt");
+        assert_eq!(walked.files[0].abs, ws.root().join("d0/f0.txt"));
+        assert_eq!(walked.entries_walked, 55);
+        assert!(walked.stopped.is_none());
+        assert!(walked.notices().is_empty());
+        let sub = ws.resolve("d1").unwrap();
+        let walked = walk_checked(&ws, &sub, None).unwrap();
+        assert_eq!(walked.files.len(), 10);
+        assert_eq!(walked.files[0].rel, "d1/f1.txt");
+        assert_eq!(walked.files[0].abs, ws.root().join("d1/f1.txt"));
+        let by_path = walk_files(ws.root(), &sub, None);
+        assert_eq!(by_path.files[0].rel, "d1/f1.txt");
+    }
+
+    #[test]
+    fn the_entry_limit_stops_the_walk_and_says_so() {
+        let (_dir, ws) = tree(50);
+        let root = ws.resolve(".").unwrap();
+        let limits = WalkLimits {
+            max_entries: 20,
+            deadline: Instant::now() + WALK_TIME_BUDGET,
+        };
+        let walked = walk_checked_within(&ws, &root, None, limits).unwrap();
+        assert_eq!(walked.stopped, Some(WalkStop::Entries));
+        assert_eq!(walked.entries_walked, 20);
+        assert!(walked.files.len() < 20, "{}", walked.files.len());
+        assert!(walked.notices()[0].contains("stopped after 20 entries"));
+    }
+
+    #[test]
+    fn the_time_budget_stops_the_walk_and_says_so() {
+        let (_dir, ws) = tree(50);
+        let root = ws.resolve(".").unwrap();
+        let limits = WalkLimits {
+            max_entries: MAX_WALK_ENTRIES,
+            deadline: Instant::now(),
+        };
+        let walked = walk_checked_within(&ws, &root, None, limits).unwrap();
+        assert_eq!(walked.stopped, Some(WalkStop::Time));
+        assert!(walked.files.is_empty());
+        assert!(walked.notices()[0].contains("stopped after 10 s"));
+    }
+
+    #[test]
+    fn ignore_files_of_the_folders_above_apply_to_a_subfolder() {
+        let (dir, ws) = tree(0);
+        std::fs::write(dir.path().join(".gitignore"), "*.log\n").unwrap();
+        std::fs::create_dir_all(dir.path().join("sub/inner")).unwrap();
+        std::fs::write(dir.path().join("sub/.ignore"), "skip.txt\n").unwrap();
+        for name in ["keep.txt", "noise.log", "skip.txt"] {
+            std::fs::write(dir.path().join("sub/inner").join(name), "x").unwrap();
+        }
+        let inner = ws.resolve("sub/inner").unwrap();
+        let walked = walk_checked(&ws, &inner, None).unwrap();
+        let names: Vec<&str> = walked.files.iter().map(|f| f.rel.as_str()).collect();
+        assert_eq!(names, ["sub/inner/keep.txt"]);
+    }
+
+    #[test]
+    fn notices_are_joined() {
+        let mut data = serde_json::json!({});
+        add_notice(&mut data, "One.");
+        add_notice(&mut data, "Two.");
+        assert_eq!(data["notice"], "One. Two.");
     }
 }

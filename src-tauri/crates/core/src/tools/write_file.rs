@@ -1,3 +1,4 @@
+use super::read_file::MAX_FILE_BYTES;
 use super::{Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use crate::sandbox::ResolvedPath;
@@ -6,6 +7,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use similar::{ChangeTag, TextDiff};
 use std::io::Read;
+use std::time::Duration;
 
 /// The most bytes of unified diff returned with a write.
 const MAX_DIFF_BYTES: usize = 4096;
@@ -29,18 +31,43 @@ fn current_content(path: &ResolvedPath, ctx: &ToolContext) -> Result<Option<Vec<
     if !path.exists {
         return Ok(None);
     }
-    let mut bytes = Vec::new();
-    ctx.workspace
-        .open_read(path)?
+    let file = ctx.workspace.open_read(path)?;
+    let size = file
+        .metadata()
+        .map_err(|e| ToolError::from_io(&e, &path.rel))?
+        .len();
+    let too_large = |size: u64| {
+        ToolError::invalid(format!(
+            "{} is {size} bytes, over the {MAX_FILE_BYTES}-byte limit for replacing a file",
+            path.rel
+        ))
+        .with_hint("Write a new file instead, or ask the user to edit this one.")
+    };
+    // The old content is read whole, kept as a checkpoint and diffed: a file too large for
+    // read_file is too large to be replaced wholesale by a model that cannot have read it.
+    if size > MAX_FILE_BYTES {
+        return Err(too_large(size));
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| ToolError::from_io(&e, &path.rel))?;
+    // It grew while being read: what was read is not the whole of it, so it cannot be the
+    // checkpoint of what the write replaces.
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
     Ok(Some(bytes))
 }
 
 /// Line counts and a bounded unified diff of `old` → `new`.
 pub(crate) fn diff_summary(rel: &str, old: Option<&[u8]>, new: &str) -> Value {
     let old_text = old.map(String::from_utf8_lossy).unwrap_or_default();
-    let diff = TextDiff::from_lines(old_text.as_ref(), new);
+    // Line matching gives up after a second and falls back to a coarser diff, so a write of a
+    // huge, wholly rewritten file is never held up by its summary.
+    let diff = TextDiff::configure()
+        .timeout(Duration::from_secs(1))
+        .diff_lines(old_text.as_ref(), new);
     let (mut added, mut removed) = (0, 0);
     for change in diff.iter_all_changes() {
         match change.tag() {
@@ -115,16 +142,23 @@ impl Tool for WriteFile {
             None => None,
         };
         let outcome = ctx.workspace.write_atomic(&path, new)?;
+        // Recorded at once, before the summary is worked out: the shorter the time between the
+        // rename and the record, the less a crash can leave a write that cannot be undone.
+        let committed = match (&ctx.checkpoints, prepared) {
+            (Some(store), Some((before, after))) => {
+                Some(store.commit(&path.rel, before, after, &ctx.origin))
+            }
+            _ => None,
+        };
         let mut data = diff_summary(&path.rel, old.as_deref(), &input.content);
         data["path"] = Value::String(path.rel.clone());
         data["created"] = Value::Bool(outcome.created);
         data["bytes_written"] = json!(outcome.bytes_written);
-        if let (Some(store), Some((before, after))) = (&ctx.checkpoints, prepared) {
-            match store.commit(&path.rel, before, after, &ctx.origin) {
-                Ok(cp) => data["checkpoint"] = Value::String(cp.id),
-                // The write itself succeeded; say plainly that it cannot be undone.
-                Err(e) => data["checkpoint_error"] = Value::String(e.message),
-            }
+        match committed {
+            Some(Ok(cp)) => data["checkpoint"] = Value::String(cp.id),
+            // The write itself succeeded; say plainly that it cannot be undone.
+            Some(Err(e)) => data["checkpoint_error"] = Value::String(e.message),
+            None => {}
         }
         Ok(data)
     }

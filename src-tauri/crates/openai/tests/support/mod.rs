@@ -4,7 +4,7 @@
 //! up after a deadline, so a failing test cannot leave it waiting. A streamed reply is written
 //! the way llama-server writes one: HTTP/1.1 with chunked transfer encoding on a keep-alive
 //! connection, one server-sent event per chunk (a role chunk, the content deltas, a chunk with
-//! the finish reason and usage, `data: [DONE]`). It can also end a stream by closing the
+//! the finish reason and llama-server's `timings`, `data: [DONE]`). It can also end a stream by closing the
 //! connection instead, as simpler servers do.
 
 use serde_json::{json, Value};
@@ -48,8 +48,9 @@ impl Reply {
             json!({"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": null}]})
         }));
         events.push(json!({
-            "choices": [{"index": 0, "delta": {}, "finish_reason": finish}],
-            "usage": {"prompt_tokens": 50, "completion_tokens": pieces.len(), "prompt_tokens_details": {"cached_tokens": 20}},
+            "choices": [{"finish_reason": finish, "index": 0, "delta": {}}],
+            "object": "chat.completion.chunk",
+            "timings": {"cache_n": 20, "prompt_n": 30, "prompt_ms": 41.5, "predicted_n": pieces.len(), "predicted_ms": 12.0},
         }));
         let mut lines: Vec<String> = events.iter().map(|e| format!("data: {e}")).collect();
         lines.push("data: [DONE]".to_string());

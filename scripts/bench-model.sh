@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Lantern's in-process llama.cpp backend against llama.cpp's own llama-bench, back to back on the
+# same GGUF with the same threads: prompt processing and generation tok/s, plus what only Lantern
+# does (grammar-constrained calls, follow-up steps with KV-cache reuse). Not a test.
+#
+#   scripts/bench-model.sh                 the default model, and Gemma 3 270M if fetched
+#   scripts/bench-model.sh A.gguf B.gguf   these models
+#
+# Writes bench/results/<date>-<host>-model.md (table and raw JSON). THREADS overrides the thread
+# count (default: physical cores); LANTERN_BIN uses an already built lantern.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+bash scripts/build-llama-tools.sh
+LLAMA_BENCH="${XDG_CACHE_HOME:-$HOME/.cache}/lantern/llama-tools/bin/llama-bench"
+if [ -z "${LANTERN_BIN:-}" ]; then
+  (cd src-tauri && cargo build --release --locked -p lantern-cli >&2)
+  target=$(cd src-tauri && cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+  LANTERN_BIN="$target/release/lantern"
+fi
+
+models=("$@")
+if [ ${#models[@]} -eq 0 ]; then
+  models=("$(bash scripts/fetch-model.sh)")
+  gemma="${LANTERN_MODEL_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/lantern/models}/gemma-3-270m-q4_k_m.gguf"
+  [ -f "$gemma" ] && models+=("$gemma")
+fi
+threads="${THREADS:-$(lscpu -p=Core,Socket 2>/dev/null | grep -v '^#' | sort -u | wc -l)}"
+[ "$threads" -ge 1 ] 2>/dev/null || threads=$(nproc)
+
+out_dir="$root/bench/results"
+mkdir -p "$out_dir"
+report="$out_dir/$(date +%Y-%m-%d)-$(hostname -s)-model.md"
+raw=$(mktemp -d)
+trap 'rm -rf "$raw"' EXIT
+
+for model in "${models[@]}"; do
+  name=$(basename "$model" .gguf)
+  echo "bench-model: $name: llama-bench" >&2
+  "$LLAMA_BENCH" -m "$model" -t "$threads" -p 256 -n 128 -r 3 -o json > "$raw/$name.llama-bench.json" 2>/dev/null
+  echo "bench-model: $name: lantern" >&2
+  "$LANTERN_BIN" bench-model --model "$model" --threads "$threads" --prompt-tokens 256 --gen-tokens 128 --repetitions 3 > "$raw/$name.lantern.json"
+  echo "bench-model: $name: llama-bench again (to see drift)" >&2
+  "$LLAMA_BENCH" -m "$model" -t "$threads" -p 256 -n 128 -r 3 -o json > "$raw/$name.llama-bench-2.json" 2>/dev/null
+done
+
+python3 - "$raw" "$report" "$threads" "${models[@]}" <<'PY'
+import json, os, sys, datetime, platform
+raw, report, threads, models = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+def llama_bench(path):
+    rows = json.load(open(path))
+    pp = next(r["avg_ts"] for r in rows if r["n_prompt"] > 0 and r["n_gen"] == 0)
+    tg = next(r["avg_ts"] for r in rows if r["n_gen"] > 0 and r["n_prompt"] == 0)
+    return pp, tg
+lines = [f"# Model throughput: Lantern vs llama-bench — {datetime.date.today()} on {platform.node()}", "",
+         f"{threads} threads, CPU only, same GGUF, back to back (llama-bench before and after Lantern; its mean is the reference). "
+         "Prompt processing: 256 tokens in one batch; generation: 128 tokens one at a time; 3 repetitions.", "",
+         "| model | what | Lantern | reference | ratio | target |", "|---|---|---|---|---|---|"]
+raws = {}
+for model in models:
+    name = os.path.basename(model)[:-5]
+    l = json.load(open(f"{raw}/{name}.lantern.json"))
+    a, b = llama_bench(f"{raw}/{name}.llama-bench.json"), llama_bench(f"{raw}/{name}.llama-bench-2.json")
+    ref_pp, ref_tg = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
+    g, f = l["grammar"], l["follow_up"]
+    lines += [
+        f"| {name} | prompt processing tok/s (batch 512) | {l['pp_tok_s']:.1f} | llama-bench {ref_pp:.1f} | {l['pp_tok_s']/ref_pp:.2f}× | ≥ 0.95× |",
+        f"| {name} | prompt processing tok/s (batch {l['pp_default_batch']}, ≈ the app's 80 ms chunks) | {l['pp_default_batch_tok_s']:.1f} | llama-bench {ref_pp:.1f} | {l['pp_default_batch_tok_s']/ref_pp:.2f}× | — |",
+        f"| {name} | generation tok/s | {l['tg_tok_s']:.1f} | llama-bench {ref_tg:.1f} | {l['tg_tok_s']/ref_tg:.2f}× | ≥ 0.95× |",
+        f"| {name} | constrained call generation tok/s | {g['with_grammar_tok_s']:.1f} (grammar on) | {g['without_grammar_tok_s']:.1f} (grammar off) | {g['ratio']:.2f}× | ≥ 0.90× |",
+        f"| {name} | follow-up step: prompt tokens evaluated | {f['reuse_tokens_evaluated']} of {f['prompt_tokens']} (KV reuse; {f['new_tokens']} new) | {f['full_tokens_evaluated']} (full) | — | only new tokens |",
+        f"| {name} | follow-up step: time to first token | {f['reuse_first_token_ms']:.0f} ms | {f['full_first_token_ms']:.0f} ms | {f['full_first_token_ms']/max(f['reuse_first_token_ms'],1):.1f}× faster | — |",
+    ]
+    raws[name] = {"lantern": l, "llama_bench": [json.load(open(f"{raw}/{name}.llama-bench.json")), json.load(open(f"{raw}/{name}.llama-bench-2.json"))]}
+lines += ["", "## Raw", "", "```json", json.dumps(raws, indent=1), "```", ""]
+open(report, "w").write("\n".join(lines))
+print("\n".join(lines[:len(lines) - 5]))
+print(f"\nwritten to {report}", file=sys.stderr)
+PY
