@@ -38,7 +38,14 @@ const CHUNK_MS: f64 = 80.0;
 /// Text an answer never contains: the openers of calls in every dialect, and the protocol's
 /// own markers, which small models otherwise parrot back (`<TOOL_CALL_RESULT>`). Written
 /// neither when the step's tool choice is `none` nor when it was decided to be an answer.
-const NOT_IN_ANSWERS: &[&str] = &["<TOOL_", "<tool", "[TOOL_CALLS]", "<function=", "TOOL_RESULT:", "TOOL_ERROR:"];
+const NOT_IN_ANSWERS: &[&str] = &[
+    "<TOOL_",
+    "<tool",
+    "[TOOL_CALLS]",
+    "<function=",
+    "TOOL_RESULT:",
+    "TOOL_ERROR:",
+];
 
 /// How to load a model.
 #[derive(Debug, Clone)]
@@ -482,7 +489,9 @@ impl LocalModel {
             keep = 0;
         }
         self.cached.truncate(keep);
-        let max_batch = fixed_batch.unwrap_or(self.settings.prompt_batch).clamp(1, 512);
+        let max_batch = fixed_batch
+            .unwrap_or(self.settings.prompt_batch)
+            .clamp(1, 512);
         let mut batch = LlamaBatch::new(max_batch, 1);
         let mut last_index = 0;
         let mut pos = keep;
@@ -622,7 +631,10 @@ impl LocalModel {
                     Role::Assistant,
                     format!("{OPEN_TAG}\n{}\n{CLOSE_TAG}", probe.call),
                 ),
-                Message::new(Role::User, with_follow_up_hint(&format!("TOOL_RESULT: {}", probe.result))),
+                Message::new(
+                    Role::User,
+                    with_follow_up_hint(&format!("TOOL_RESULT: {}", probe.result)),
+                ),
             ];
             let class = usize::from(!probe.needs_call);
             follow[class].push(self.confidence_for(&messages, cancel)?);
@@ -943,7 +955,9 @@ impl Model for LocalModel {
                     .collect();
                 let joined = format!("{tail}{piece}");
                 let joined = joined.to_lowercase();
-                NOT_IN_ANSWERS.iter().any(|o| joined.contains(&o.to_lowercase()))
+                NOT_IN_ANSWERS
+                    .iter()
+                    .any(|o| joined.contains(&o.to_lowercase()))
             };
             let Some(token) = choose(&logits, grammar.as_mut(), &mut chain, &mut banned) else {
                 break FinishReason::EndOfText;
@@ -1012,8 +1026,13 @@ impl LocalModel {
     }
 
     /// Decodes `tokens` into the cache in batches of `batch`, for throughput measurements.
-    pub(crate) fn evaluate_tokens(&mut self, tokens: &[LlamaToken], batch: usize) -> Result<(), ModelError> {
-        self.evaluate_batched(tokens, &CancelToken::new(), Some(batch)).map(|_| ())
+    pub(crate) fn evaluate_tokens(
+        &mut self,
+        tokens: &[LlamaToken],
+        batch: usize,
+    ) -> Result<(), ModelError> {
+        self.evaluate_batched(tokens, &CancelToken::new(), Some(batch))
+            .map(|_| ())
     }
 
     /// Generates up to `n` tokens greedily after `prompt`, ignoring end-of-text; returns how
@@ -1086,10 +1105,14 @@ mod tests {
 
     #[test]
     fn a_reply_repeating_itself_is_a_loop() {
-        assert!(is_looping(&tokens(&[9, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3])));
+        assert!(is_looping(&tokens(&[
+            9, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3
+        ])));
         assert!(is_looping(&tokens(&[5; 16])));
         assert!(!is_looping(&tokens(&[5; 6])));
         assert!(!is_looping(&tokens(&[1, 2, 3, 1, 2, 3, 1, 2, 3])));
-        assert!(!is_looping(&tokens(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])));
+        assert!(!is_looping(&tokens(&[
+            1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
+        ])));
     }
 }
