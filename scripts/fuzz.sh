@@ -6,7 +6,8 @@
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     default: 600 seconds, every target
 #
 # Corpora grow in src-tauri/fuzz/corpus/TARGET (seeded with the golden protocol cases);
-# crashing inputs land in src-tauri/fuzz/artifacts/TARGET. Exits 1 if any target crashed.
+# crashing inputs land in src-tauri/fuzz/artifacts/TARGET, and libFuzzer's own output of the
+# last run in src-tauri/fuzz/logs/TARGET.log. Exits 1 if any target crashed.
 set -euo pipefail
 cd "$(dirname "$0")/../src-tauri"
 
@@ -50,7 +51,8 @@ for target in "${targets[@]}"; do
   artifacts="fuzz/artifacts/$target"
   mkdir -p "$artifacts"
   before=$(find "$artifacts" -type f | wc -l)
-  log=$(mktemp)
+  mkdir -p fuzz/logs
+  log="fuzz/logs/$target.log"
   times=$(mktemp)
   # libFuzzer prints its statistics on stderr; /usr/bin/time (Debian package `time`) adds
   # the CPU time used, which on a busy machine is less than the wall time.
@@ -63,7 +65,7 @@ for target in "${targets[@]}"; do
     >"$log" 2>&1 || true
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
   runs=${runs:-0}
-  cpu=$(awk '{printf "%.0f", $1 + $2}' "$times")
+  cpu=$(tail -1 "$times" | awk '{printf "%.0f", $1 + $2}')
   cpu=${cpu:--}
   after=$(find "$artifacts" -type f | wc -l)
   crashes=$((after - before))
@@ -76,6 +78,6 @@ for target in "${targets[@]}"; do
     echo "fuzz: $target crashed; inputs in $artifacts, log:" >&2
     tail -40 "$log" >&2
   fi
-  rm -f "$log" "$times"
+  rm -f "$times"
 done
 exit $status

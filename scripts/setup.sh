@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Installs what Lantern needs to build, run and test, and nothing twice: system packages (with
-# apt when run as root; otherwise it prints the exact command and stops), npm packages, and the
-# default model. Safe to run again at any time; offline once everything is in place.
+# apt when run as root; otherwise it prints the exact command and stops), npm packages, the
+# default model, and with --tests the WebDriver server the end-to-end tests drive the window
+# through. Safe to run again at any time; offline once everything is in place.
+#
+#   scripts/setup.sh [--tests]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+for_tests=false
+[ "${1:-}" = "--tests" ] && for_tests=true
 
 say() { printf 'setup: %s\n' "$*"; }
 
@@ -17,10 +23,23 @@ REQUIRED=(
   "python3:python3"
   "cmake:cmake"
   "clang:clang"
+  "curl:curl"
+  "wget:wget"
+  "file:file"
+  # the end-to-end tests: a virtual display and WebKit's WebDriver server
+  "xvfb-run:xvfb"
+  "xauth:xauth"
+  "WebKitWebDriver:webkit2gtk-driver"
 )
 # Libraries without a command of their own: the Debian package is checked directly.
 REQUIRED_LIBS=(
   libclang-dev
+  # the desktop app (Tauri on WebKitGTK)
+  libwebkit2gtk-4.1-dev
+  libxdo-dev
+  libssl-dev
+  libayatana-appindicator3-dev
+  librsvg2-dev
 )
 
 missing=()
@@ -67,4 +86,11 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
 fi
 
 bash scripts/fetch-model.sh >/dev/null
+
+# tauri-driver bridges WebDriver clients to WebKitWebDriver and the app (2.x: the newest
+# release is a 3.0 alpha).
+if $for_tests && ! command -v tauri-driver >/dev/null 2>&1; then
+  say "installing tauri-driver 2.1.0 (cargo install, about a minute and a half)"
+  cargo install tauri-driver --locked --version 2.1.0 --quiet
+fi
 say "ready"

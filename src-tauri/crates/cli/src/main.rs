@@ -656,11 +656,9 @@ fn system_prompt() -> String {
 fn probe(args: &ModelArgs, json: bool) -> Result<u8, Failure> {
     let mut model = args.load_local()?;
     let report =
-        lantern_llama::probe::probe(&mut model, &system_prompt()).map_err(|e| {
-            Failure {
-                code: 1,
-                message: e,
-            }
+        lantern_llama::probe::probe(&mut model, &system_prompt()).map_err(|e| Failure {
+            code: 1,
+            message: e,
         })?;
     if json {
         print_json(&report);

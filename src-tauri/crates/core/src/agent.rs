@@ -361,8 +361,10 @@ impl Session {
                         break (FinishedReason::Repetition, String::new());
                     }
                     let outcome = self.execute(&call_id, &tool, args, reasoning, confirmer, emit);
-                    self.history
-                        .push(Message::new(Role::User, with_follow_up_hint(&outcome.for_model())));
+                    self.history.push(Message::new(
+                        Role::User,
+                        with_follow_up_hint(&outcome.for_model()),
+                    ));
                 }
             }
         };

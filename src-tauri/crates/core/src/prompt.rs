@@ -15,8 +15,7 @@ pub fn render_system_prompt(specs: &[&ToolSpec]) -> String {
         .iter()
         .map(|s| format!("- {}: {}", signature(s), s.description.replace('\n', " ")))
         .collect();
-    SYSTEM_TEMPLATE
-        .replace("{{tools}}", &tools.join("\n"))
+    SYSTEM_TEMPLATE.replace("{{tools}}", &tools.join("\n"))
 }
 
 /// `read_file(path: string, start_line?: integer, end_line?: integer)`.

@@ -1,0 +1,291 @@
+//! The app's state driven the way the window drives it: a workspace on disk, updates streamed
+//! over a Tauri channel, confirmations answered through `answer_confirmation`, all with
+//! Lantern's own state in a temporary `LANTERN_HOME`.
+
+use lantern_app::error::ErrorCode;
+use lantern_app::settings::AppConfig;
+use lantern_app::state::AppState;
+use lantern_core::agent::Answer;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use tauri::ipc::{Channel, InvokeResponseBody};
+
+/// One `LANTERN_HOME` for the whole test process, in Cargo's scratch folder for tests, emptied
+/// and set before any test touches Lantern's paths.
+fn lantern_home() -> &'static Path {
+    static HOME: OnceLock<PathBuf> = OnceLock::new();
+    HOME.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("lantern-app-state");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::env::set_var("LANTERN_HOME", &dir);
+        dir
+    })
+}
+
+/// A configuration file of its own for each app state, so tests running side by side do not
+/// share one.
+fn config_file() -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    lantern_home().join(format!("app-{}.json", NEXT.fetch_add(1, Ordering::Relaxed)))
+}
+
+fn workspace() -> tempfile::TempDir {
+    lantern_home();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/cart.ts"), "export const total = 1;\n").unwrap();
+    std::fs::write(
+        dir.path().join("package.json"),
+        "{\"version\": \"1.4.2\"}\n",
+    )
+    .unwrap();
+    dir
+}
+
+/// A channel that records every update and answers each confirmation with `answer`.
+fn answering_channel(
+    state: &Arc<AppState>,
+    answer: Answer,
+) -> (
+    Channel<lantern_app::confirm::Update>,
+    Arc<Mutex<Vec<Value>>>,
+) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (record, state) = (seen.clone(), state.clone());
+    let channel = Channel::new(move |body: InvokeResponseBody| {
+        let InvokeResponseBody::Json(text) = body else {
+            panic!("updates are JSON")
+        };
+        let update: Value = serde_json::from_str(&text).unwrap();
+        if update["type"] == "confirm" {
+            let id = update["id"].as_u64().unwrap();
+            state.answer_confirmation(id, answer.clone()).unwrap();
+        }
+        record.lock().unwrap().push(update);
+        Ok(())
+    });
+    (channel, seen)
+}
+
+fn events(seen: &Mutex<Vec<Value>>) -> Vec<String> {
+    seen.lock()
+        .unwrap()
+        .iter()
+        .map(|u| match u["type"].as_str().unwrap() {
+            "agent" => u["event"]["event"].as_str().unwrap().to_string(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+fn opened(dir: &Path) -> Arc<AppState> {
+    Arc::new(AppState::new(Some(dir.to_path_buf()), config_file()))
+}
+
+#[test]
+fn opens_the_folder_given_at_start_and_serves_the_editor() {
+    let dir = workspace();
+    let state = opened(dir.path());
+    let startup = state.startup();
+    let info = startup.workspace.expect("the folder is open");
+    assert_eq!(Path::new(&info.root), dir.path().canonicalize().unwrap());
+    assert_eq!(startup.workspace_error, None);
+    assert_eq!(
+        state.tree().unwrap().files,
+        vec!["package.json", "src/cart.ts"]
+    );
+    state
+        .save_file("src/cart.ts", "export const total = 2;\n")
+        .unwrap();
+    assert_eq!(
+        state.read_file("src/cart.ts").unwrap().content,
+        "export const total = 2;\n"
+    );
+}
+
+#[test]
+fn a_folder_that_does_not_exist_is_reported_at_start() {
+    lantern_home();
+    let state = AppState::new(Some("/no/such/folder/anywhere".into()), config_file());
+    let startup = state.startup();
+    assert!(startup.workspace.is_none());
+    assert!(startup.workspace_error.unwrap().contains("does not exist"));
+    assert_eq!(state.tree().unwrap_err().code, ErrorCode::NoWorkspace);
+}
+
+#[test]
+fn an_allowed_write_runs_after_the_confirmation_and_can_be_undone() {
+    let dir = workspace();
+    let state = opened(dir.path());
+    let (channel, seen) = answering_channel(&state, Answer::AllowOnce);
+    let args = json!({"path": "src/cart.ts", "content": "export const total = 3;\n"});
+    let result = state.run_call("write_file", args, &channel).unwrap();
+    assert!(result.success, "{result:?}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("src/cart.ts")).unwrap(),
+        "export const total = 3;\n"
+    );
+    assert_eq!(
+        events(&seen),
+        [
+            "permission_asked",
+            "confirm",
+            "permission_answered",
+            "tool_started",
+            "tool_finished"
+        ]
+    );
+    let confirm = seen.lock().unwrap()[1].clone();
+    assert_eq!(confirm["request"]["tool"], "write_file");
+    assert!(confirm["request"]["preview"]["unified"]
+        .as_str()
+        .unwrap()
+        .contains("+export const total = 3;"));
+
+    let checkpoints = state.checkpoints().unwrap();
+    assert_eq!(checkpoints.len(), 1);
+    let undone = state.undo(Some(&checkpoints[0].id)).unwrap();
+    assert_eq!(undone.path, "src/cart.ts");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("src/cart.ts")).unwrap(),
+        "export const total = 1;\n"
+    );
+}
+
+#[test]
+fn a_denied_write_leaves_the_file_alone_and_tells_the_model_why() {
+    let dir = workspace();
+    let state = opened(dir.path());
+    let (channel, seen) = answering_channel(
+        &state,
+        Answer::Deny {
+            message: Some("not now".into()),
+        },
+    );
+    let args = json!({"path": "src/cart.ts", "content": "broken"});
+    let result = state.run_call("write_file", args, &channel).unwrap();
+    assert!(!result.success);
+    assert!(result.error_message.unwrap().contains("not now"));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("src/cart.ts")).unwrap(),
+        "export const total = 1;\n"
+    );
+    assert_eq!(
+        events(&seen),
+        ["permission_asked", "confirm", "permission_answered"]
+    );
+    assert!(state.checkpoints().unwrap().is_empty());
+}
+
+#[test]
+fn a_session_grant_is_listed_and_can_be_revoked() {
+    let dir = workspace();
+    let state = opened(dir.path());
+    let (channel, _) = answering_channel(
+        &state,
+        Answer::AllowSession {
+            scope: lantern_core::policy::Scope::Glob("src/**".into()),
+        },
+    );
+    let args = json!({"path": "src/new.ts", "content": "x\n"});
+    assert!(
+        state
+            .run_call("write_file", args, &channel)
+            .unwrap()
+            .success
+    );
+    let grants = state.grants().unwrap();
+    assert_eq!(grants.len(), 1);
+    // The grant covers the next write in src/ without asking.
+    let (quiet, seen) = answering_channel(&state, Answer::AllowOnce);
+    let args = json!({"path": "src/other.ts", "content": "y\n"});
+    assert!(state.run_call("write_file", args, &quiet).unwrap().success);
+    assert!(!events(&seen).contains(&"confirm".to_string()));
+    state.revoke_grant(&grants[0].id).unwrap();
+    assert!(state.grants().unwrap().is_empty());
+}
+
+#[test]
+fn while_a_call_waits_for_the_user_the_session_is_busy_and_cancel_denies() {
+    let dir = workspace();
+    let state = opened(dir.path());
+    let (asked_tx, asked_rx) = std::sync::mpsc::channel();
+    let channel = Channel::new(move |body: InvokeResponseBody| {
+        if let InvokeResponseBody::Json(text) = body {
+            if text.contains("\"type\":\"confirm\"") {
+                let _ = asked_tx.send(());
+            }
+        }
+        Ok(())
+    });
+    let waiting = {
+        let state = state.clone();
+        std::thread::spawn(move || {
+            let args = json!({"path": "src/cart.ts", "content": "changed"});
+            state.run_call("write_file", args, &channel).unwrap()
+        })
+    };
+    asked_rx.recv().unwrap();
+    assert_eq!(state.grants().unwrap_err().code, ErrorCode::Busy);
+    // The editor is never blocked by the agent.
+    assert!(state.read_file("package.json").is_ok());
+    state.cancel();
+    let result = waiting.join().unwrap();
+    assert!(!result.success);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("src/cart.ts")).unwrap(),
+        "export const total = 1;\n"
+    );
+    assert!(state.grants().is_ok());
+}
+
+#[test]
+fn sending_without_a_model_says_how_to_get_one() {
+    let dir = workspace();
+    let state = opened(dir.path());
+    let (channel, _) = answering_channel(&state, Answer::AllowOnce);
+    let error = state.send("What version is this?", &channel).unwrap_err();
+    assert_eq!(error.code, ErrorCode::NoModel);
+    assert!(error.message.contains("Model panel"));
+    assert_eq!(
+        state.send("   ", &channel).unwrap_err().code,
+        ErrorCode::Invalid
+    );
+}
+
+#[test]
+fn the_transcript_exports_every_event_as_json_lines() {
+    let dir = workspace();
+    let state = opened(dir.path());
+    let (channel, _) = answering_channel(&state, Answer::AllowOnce);
+    let args = json!({"path": "package.json"});
+    assert!(state.run_call("read_file", args, &channel).unwrap().success);
+    let out = dir.path().join("exported.jsonl");
+    let exported = state.export_transcript(&out).unwrap();
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.lines().count(), exported.events);
+    assert!(text.contains("\"event\":\"tool_finished\""));
+}
+
+#[test]
+fn settings_are_checked_and_kept() {
+    lantern_home();
+    let file = config_file();
+    let state = AppState::new(None, file.clone());
+    let mut settings = state.settings();
+    settings.max_steps = 0;
+    assert_eq!(
+        state.update_settings(settings.clone()).unwrap_err().code,
+        ErrorCode::Invalid
+    );
+    settings.max_steps = 4;
+    settings.grammar = false;
+    state.update_settings(settings.clone()).unwrap();
+    assert_eq!(state.settings(), settings);
+    assert_eq!(AppConfig::load(&file).settings, settings);
+    // A new start reads them back.
+    assert_eq!(AppState::new(None, file).settings(), settings);
+}

@@ -1,0 +1,316 @@
+// End-to-end tests of the real Lantern window: the app binary (built with its UI embedded) is
+// driven through WebDriver (tauri-driver + WebKitWebDriver) on a real display (Xvfb in CI),
+// with the real default model, on fresh copies of a fixture workspace.
+//
+//   LANTERN_APP=/path/to/lantern-app node tests/e2e/run.mjs [name filter]
+//
+// Screenshots of the main states go to tests/e2e/screenshots/. The last line is
+// "N passed, N failed"; the exit code is 1 if anything failed.
+
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Keys, Session, sleep, waitForServer } from "./webdriver.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, "../..");
+const fixture = join(repo, "tests/fixtures/node-shop");
+const screenshots = join(here, "screenshots");
+const app = process.env.LANTERN_APP;
+/** A port nothing listens on now, so that runs side by side do not meet. */
+function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+const port = await freePort();
+const nativePort = await freePort();
+const driverUrl = `http://127.0.0.1:${port}`;
+const filter = process.argv[2] ?? "";
+
+/** How long the real model may take to load (with its first calibration) or to answer one
+ * question, on a slow, shared machine. */
+const MODEL_MS = 600_000;
+
+if (!app) {
+  console.error("LANTERN_APP must name the app binary (built with the UI embedded).");
+  process.exit(2);
+}
+
+// Lantern's own state (grants, checkpoints, settings, transcripts) for this run only. The one
+// exception is the model's calibration, measured once per model and kept between runs in the
+// cache, as the app keeps it for a user.
+const home = mkdtempSync(join(tmpdir(), "lantern-e2e-home-"));
+const calibrationCache = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "lantern", "e2e-calibration");
+const calibrationDir = join(home, "data", "calibration");
+if (existsSync(calibrationCache)) cpSync(calibrationCache, calibrationDir, { recursive: true });
+mkdirSync(screenshots, { recursive: true });
+
+const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
+  env: { ...process.env, LANTERN_HOME: home },
+  stdio: ["ignore", "ignore", "pipe"],
+});
+let driverLog = "";
+let driverExit = null;
+driver.stderr.on("data", (chunk) => (driverLog += chunk));
+driver.on("exit", (code, signal) => (driverExit = `tauri-driver exited (${signal ?? code})\n${driverLog}`));
+
+// ---- helpers the tests share ----
+
+const workspaces = [];
+
+function freshWorkspace() {
+  const dir = mkdtempSync(join(tmpdir(), "lantern-e2e-shop-"));
+  cpSync(fixture, dir, { recursive: true });
+  workspaces.push(dir);
+  return dir;
+}
+
+/** The window of the running test, for a screenshot when it fails. */
+let current = null;
+
+async function launch(workspace) {
+  if (driverExit) throw new Error(driverExit);
+  const session = await Session.start(driverUrl, {
+    "tauri:options": { application: app, args: [workspace] },
+  });
+  current = session;
+  // The window is ready when the tree lists the folder and the model has loaded.
+  await session.waitForElement('.tree-row[data-path="package.json"]', 30_000);
+  await session.waitFor("the model to load", () => session.execute("return document.querySelector('.model-chip').dataset.state === 'ready';"), MODEL_MS);
+  await useTheme(session, "dark");
+  return session;
+}
+
+async function shot(session, name) {
+  await session.painted();
+  writeFileSync(join(screenshots, `${name}.png`), await session.screenshot());
+}
+
+async function policyViolations(session) {
+  return session.execute("return window.lanternPolicyViolations;");
+}
+
+/** Opens the manual call dialog and runs `tool` with `args`. */
+async function writeCall(session, tool, args) {
+  await session.click(".write-call");
+  await session.waitForElement(".manual-dialog");
+  await session.execute(
+    `const select = document.querySelector('.manual-tool');
+     select.value = arguments[0];
+     select.dispatchEvent(new Event('change'));
+     document.querySelector('.manual-args').value = arguments[1];`,
+    tool,
+    JSON.stringify(args, null, 2),
+  );
+  const run = await session.waitFor("the Run button", async () => {
+    const buttons = await session.findAll(".manual-dialog .dialog-footer button");
+    return buttons.at(-1);
+  });
+  await run.click();
+}
+
+async function waitForConfirmation(session) {
+  await session.waitForElement(".confirm-dialog");
+}
+
+async function dialogGone(session) {
+  await session.waitFor("the dialog to close", async () => (await session.findAll(".confirm-dialog")).length === 0);
+}
+
+/** The status chip of the selected call in the inspector. */
+function selectedStatus(session) {
+  return session.text(".inspector-detail .detail-header .status-chip");
+}
+
+/** The editor's text (CodeMirror sits in the editor's shadow root). */
+function editorText(session) {
+  return session.execute(
+    "const c = document.querySelector('.editor-surface').shadowRoot.querySelector('.cm-content'); return c ? c.innerText : null;",
+  );
+}
+
+/** Switches the theme with its button, if it is not `theme` already. */
+async function useTheme(session, theme) {
+  const current = await session.execute("return document.documentElement.dataset.theme;");
+  if (current !== theme) await session.click(".theme-button");
+}
+
+function assert(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+const NEW_CART = `import { withTax } from "./pricing";\n\n// Totals include tax.\nexport const CART_VERSION = 2;\n`;
+
+// ---- the tests ----
+
+const tests = [
+  [
+    "opens the folder from the command line with the default model loaded",
+    async () => {
+      const session = await launch(freshWorkspace());
+      const files = await session.execute("return [...document.querySelectorAll('.tree-file')].map(e => e.dataset.path);");
+      assert(files.includes("src/cart.ts"), `the tree lists src/cart.ts: ${files}`);
+      assert(!files.some((f) => f.startsWith("dist/")), "dist/ is git-ignored and not listed");
+      const chip = await session.text(".model-chip");
+      assert(/smollm2/i.test(chip), `the model chip names the model: ${chip}`);
+      await session.click('.tree-row[data-path="package.json"]');
+      await session.waitFor("package.json in the editor", async () => (await editorText(session))?.includes("corner-shop-api"));
+      await shot(session, "01-start");
+      await session.click('.side-tab[data-page="model"]');
+      await session.waitForElement(".model-panel .facts");
+      await shot(session, "02-model");
+      const violations = await policyViolations(session);
+      assert(violations.length === 0, `no content-security-policy violations: ${violations.join("; ")}`);
+    },
+  ],
+  [
+    "a question is answered through a tool call the inspector shows with its raw text and decision",
+    async () => {
+      const session = await launch(freshWorkspace());
+      await session.click('.tree-row[data-path="package.json"]');
+      await session.waitFor("package.json in the editor", async () => (await editorText(session))?.includes("corner-shop-api"));
+      const input = await session.find(".chat-input");
+      await input.type("What version is in package.json?");
+      await input.type(Keys.Enter);
+      await session.waitForElement(".call-card", MODEL_MS);
+      await session.waitFor(
+        "the turn to finish",
+        async () => (await session.findAll(".msg.assistant .thinking")).length === 0 && (await session.findAll(".stop-button.hidden")).length === 1,
+        MODEL_MS,
+      );
+      await session.click(".call-card");
+      const tool = await session.text(".inspector-detail .detail-tool");
+      assert(tool === "read_file", `the call is read_file: ${tool}`);
+      const raw = await session.text(".inspector-detail mark.raw-call");
+      assert(raw && raw.includes("read_file") && raw.includes("package.json"), `the raw call is highlighted: ${raw}`);
+      const detail = await session.text(".inspector-detail");
+      assert(detail.includes("Allowed — default: reading inside the workspace is allowed"), "the decision and its rule are shown");
+      assert(detail.includes("valid against the tool's schema"), "the validation result is shown");
+      assert((await selectedStatus(session)) === "ok", "the call succeeded");
+      await shot(session, "03-answer");
+    },
+  ],
+  [
+    "a manual write asks with a diff, and Deny leaves the file untouched",
+    async () => {
+      const workspace = freshWorkspace();
+      const before = readFileSync(join(workspace, "src/cart.ts"), "utf8");
+      const session = await launch(workspace);
+      await writeCall(session, "write_file", { path: "src/cart.ts", content: NEW_CART });
+      await waitForConfirmation(session);
+      const added = await session.execute("return [...document.querySelectorAll('.diff-added')].map(e => e.textContent);");
+      const removed = await session.execute("return [...document.querySelectorAll('.diff-removed')].map(e => e.textContent);");
+      assert(added.includes("+export const CART_VERSION = 2;"), `the diff shows the new line: ${added}`);
+      assert(removed.includes("-export function cartTotal(items: Item[]): number {"), "the diff shows removed lines");
+      await shot(session, "04-confirm");
+      await session.click('.confirm-dialog [data-action="deny"]');
+      await dialogGone(session);
+      await session.waitFor("the call to show as denied", async () => (await selectedStatus(session)) === "denied");
+      assert(readFileSync(join(workspace, "src/cart.ts"), "utf8") === before, "the file is untouched");
+    },
+  ],
+  [
+    "Allow writes the file, the open editor shows it, and Undo restores it",
+    async () => {
+      const workspace = freshWorkspace();
+      const before = readFileSync(join(workspace, "src/cart.ts"), "utf8");
+      const session = await launch(workspace);
+      await session.click('.tree-row[data-path="src/cart.ts"]');
+      await session.waitFor("cart.ts in the editor", async () => (await editorText(session))?.includes("cartTotal"));
+      await writeCall(session, "write_file", { path: "src/cart.ts", content: NEW_CART });
+      await waitForConfirmation(session);
+      await session.click('.confirm-dialog [data-action="once"]');
+      await dialogGone(session);
+      await session.waitFor("the write on disk", () => readFileSync(join(workspace, "src/cart.ts"), "utf8") === NEW_CART);
+      await session.waitFor("the editor to show the new content", async () => (await editorText(session))?.includes("CART_VERSION"));
+      assert((await selectedStatus(session)) === "ok", "the call shows as ok");
+      await shot(session, "05-written");
+      await session.click('.side-tab[data-page="settings"]');
+      await session.click(".write-row .undo-button");
+      await session.waitFor("the file restored on disk", () => readFileSync(join(workspace, "src/cart.ts"), "utf8") === before);
+      await session.waitFor("the editor to show the old content", async () => !(await editorText(session))?.includes("CART_VERSION"));
+      await session.waitForElement(".write-row.undone");
+      await shot(session, "06-undone");
+    },
+  ],
+  [
+    "Esc denies a confirmation",
+    async () => {
+      const workspace = freshWorkspace();
+      const session = await launch(workspace);
+      await writeCall(session, "write_file", { path: "notes.md", content: "# Notes\n" });
+      await waitForConfirmation(session);
+      await session.press(Keys.Escape);
+      await dialogGone(session);
+      await session.waitFor("the call to show as denied", async () => (await selectedStatus(session)) === "denied");
+      const files = readdirSync(workspace);
+      assert(!files.includes("notes.md"), "nothing was written");
+    },
+  ],
+  [
+    "the light theme",
+    async () => {
+      const session = await launch(freshWorkspace());
+      await useTheme(session, "light");
+      const theme = await session.execute("return document.documentElement.dataset.theme;");
+      assert(theme === "light", `the theme switched: ${theme}`);
+      await session.click('.tree-row[data-path="README.md"]');
+      await session.waitFor("README.md in the editor", async () => (await editorText(session))?.length > 0);
+      await writeCall(session, "read_file", { path: "README.md", start_line: 1, end_line: 5 });
+      await session.waitFor("the read to finish", async () => (await selectedStatus(session)) === "ok");
+      await shot(session, "07-light");
+    },
+  ],
+];
+
+// ---- runner ----
+
+let passed = 0;
+let failed = 0;
+const started = Date.now();
+try {
+  await waitForServer(driverUrl, 20_000);
+  for (const [name, run] of tests) {
+    if (filter && !name.includes(filter)) continue;
+    const t0 = Date.now();
+    try {
+      await run().catch(async (error) => {
+        // The window as it was when the test failed, and what the chat said.
+        const failedShot = `failed-${name.replace(/[^a-z0-9]+/gi, "-").slice(0, 60)}`;
+        await current?.painted().then(() => shot(current, failedShot)).catch(() => {});
+        const chat = await current?.text(".chat-log").catch(() => null);
+        if (chat) error.message += `\n     chat: ${chat.slice(0, 600)}`;
+        throw error;
+      });
+      passed += 1;
+      console.log(`ok   ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    } catch (error) {
+      failed += 1;
+      console.log(`FAIL ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)\n     ${error.message}`);
+    }
+    await current?.end().catch(() => {});
+    current = null;
+    // WebKitWebDriver needs a moment to let go of the previous window.
+    await sleep(300);
+  }
+} catch (error) {
+  failed += 1;
+  console.log(`FAIL could not start: ${error.message}\n${driverLog}`);
+} finally {
+  driver.kill();
+  if (existsSync(calibrationDir)) cpSync(calibrationDir, calibrationCache, { recursive: true });
+  for (const dir of [home, ...workspaces]) rmSync(dir, { recursive: true, force: true });
+}
+console.log(`end-to-end: ${((Date.now() - started) / 1000).toFixed(1)} s, screenshots in ${screenshots}`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,147 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { Answer, PermissionRequest } from "../ipc/types";
+import { ConfirmationDialog, MODEL_SOURCE } from "./confirm";
+import { folderGlob, scopeChoices } from "./scope";
+
+function writeRequest(path: string, callId = "call-1"): PermissionRequest {
+  return {
+    call_id: callId,
+    tool: "write_file",
+    args: { path, content: "new\n" },
+    reasoning: "The price was wrong",
+    risk: "write",
+    paths: [path],
+    command: null,
+    rule: "default: writes ask first",
+    preview: {
+      path,
+      created: false,
+      lines_added: 1,
+      lines_removed: 1,
+      unified: `--- a/${path}\n+++ b/${path}\n@@ -1 +1 @@\n-old\n+new\n`,
+      old_content: "old\n",
+    },
+  };
+}
+
+function setup() {
+  const host = document.createElement("div");
+  document.body.append(host);
+  const answers: [number, Answer][] = [];
+  const dialog = new ConfirmationDialog(host, async (id, answer) => {
+    answers.push([id, answer]);
+  });
+  return { host, dialog, answers };
+}
+
+function key(key: string, target: EventTarget = document.activeElement ?? document.body) {
+  target.dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true }));
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+afterEach(() => {
+  document.body.replaceChildren();
+});
+
+describe("ConfirmationDialog", () => {
+  it("shows the tool, the reasoning and the diff, and focuses Allow once", () => {
+    const { host, dialog } = setup();
+    dialog.enqueue(1, writeRequest("src/cart.ts"), MODEL_SOURCE);
+    const text = host.textContent ?? "";
+    expect(text).toContain("write_file");
+    expect(text).toContain("The price was wrong");
+    expect(host.querySelector(".diff-removed")?.textContent).toBe("-old");
+    expect(host.querySelector(".diff-added")?.textContent).toBe("+new");
+    expect((document.activeElement as HTMLElement).dataset.action).toBe("once");
+  });
+
+  it("says when a call was written by hand rather than by the model", () => {
+    const { host, dialog } = setup();
+    dialog.enqueue(5, { ...writeRequest("a.txt"), reasoning: null }, "manual-1");
+    expect(host.querySelector(".confirm-reasoning")?.textContent).toContain("You wrote this call by hand.");
+  });
+
+  it("denies on Escape", async () => {
+    const { host, dialog, answers } = setup();
+    dialog.enqueue(4, writeRequest("a.txt"), MODEL_SOURCE);
+    key("Escape");
+    await settle();
+    expect(answers).toEqual([[4, { answer: "deny", message: null }]]);
+    expect(host.querySelector(".confirm-dialog")).toBeNull();
+  });
+
+  it("denies with the typed message on Enter in the message field", async () => {
+    const { host, dialog, answers } = setup();
+    dialog.enqueue(2, writeRequest("a.txt"), MODEL_SOURCE);
+    const input = host.querySelector<HTMLInputElement>(".deny-message")!;
+    input.focus();
+    input.value = "use b.txt instead";
+    key("o", input); // typing is not a shortcut
+    key("Enter", input);
+    await settle();
+    expect(answers).toEqual([[2, { answer: "deny", message: "use b.txt instead" }]]);
+  });
+
+  it("queues requests and answers them in order with the keyboard", async () => {
+    const { host, dialog, answers } = setup();
+    dialog.enqueue(1, writeRequest("src/a.ts", "call-1"), MODEL_SOURCE);
+    dialog.enqueue(2, writeRequest("src/b.ts", "call-2"), MODEL_SOURCE);
+    expect(host.querySelector(".confirm-queue")?.textContent).toBe("1 more waiting");
+    key("o");
+    await settle();
+    expect(host.querySelector(".confirm-paths")?.textContent).toContain("src/b.ts");
+    key("s");
+    await settle();
+    expect(answers).toEqual([
+      [1, { answer: "allow_once" }],
+      [2, { answer: "allow_session", scope: { kind: "path", value: "src/b.ts" } }],
+    ]);
+    expect(host.querySelector(".confirm-dialog")).toBeNull();
+  });
+
+  it("grants always for an edited folder glob", async () => {
+    const { host, dialog, answers } = setup();
+    dialog.enqueue(9, writeRequest("src/lib/x.ts"), MODEL_SOURCE);
+    const glob = host.querySelector<HTMLInputElement>(".scope-glob")!;
+    expect(glob.value).toBe("src/lib/**");
+    glob.value = "src/**";
+    glob.dispatchEvent(new Event("input"));
+    host.querySelector<HTMLButtonElement>("[data-action=always]")!.click();
+    await settle();
+    expect(answers).toEqual([[9, { answer: "allow_always", scope: { kind: "glob", value: "src/**" } }]]);
+  });
+
+  it("closing with × is a deny", async () => {
+    const { host, dialog, answers } = setup();
+    dialog.enqueue(3, writeRequest("a.txt"), MODEL_SOURCE);
+    host.querySelector<HTMLButtonElement>(".dialog-header .icon-button")!.click();
+    await settle();
+    expect(answers).toEqual([[3, { answer: "deny", message: null }]]);
+  });
+
+  it("drops what a cancelled run left waiting", () => {
+    const { host, dialog } = setup();
+    dialog.enqueue(1, writeRequest("a.txt"), MODEL_SOURCE);
+    dialog.enqueue(2, writeRequest("b.txt"), "manual-1");
+    dialog.dropSource(MODEL_SOURCE);
+    expect(host.querySelector(".confirm-paths")?.textContent).toContain("b.txt");
+    expect(host.querySelector(".confirm-queue")?.textContent).toBe("");
+  });
+});
+
+describe("scopes", () => {
+  it("offers the file, its folder and the tool for a write", () => {
+    expect(scopeChoices(writeRequest("src/a.ts")).map((c) => [c.kind, c.value])).toEqual([
+      ["path", "src/a.ts"],
+      ["glob", "src/**"],
+      ["tool", ""],
+    ]);
+    expect(folderGlob("top.txt")).toBe("**");
+  });
+
+  it("offers the exact command for a command", () => {
+    const request = { ...writeRequest("x"), tool: "run_command", paths: [], command: "npm test" };
+    expect(scopeChoices(request).map((c) => c.kind)).toEqual(["command", "tool"]);
+  });
+});

@@ -1,0 +1,273 @@
+// The confirmation dialog: what the call wants to do (for a write, the diff), why the model
+// wants it, and the user's answer. Keyboard-driven: O once, S session, A always, D or Esc deny;
+// Enter in the message field denies with that message. Closing it is a deny. Requests that
+// arrive while one is open wait in a queue.
+
+import type { Answer, PermissionRequest, WritePreview } from "../ipc/types";
+import { diffLines } from "../lib/diff";
+import { button, h } from "../lib/dom";
+import { ConfirmationQueue, type PendingConfirmation } from "./queue";
+import { scopeChoices, toScope, type ScopeChoice } from "./scope";
+
+/** The source of confirmations the model's turn raises; any other source is a manual call. */
+export const MODEL_SOURCE = "turn";
+
+export type AnswerSender = (id: number, answer: Answer) => Promise<void>;
+
+function isWritePreview(value: unknown): value is WritePreview {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    "unified" in value &&
+    typeof (value as { unified: unknown }).unified === "string"
+  );
+}
+
+/** The diff of a write: a summary line and the coloured unified diff. */
+export function renderDiff(preview: WritePreview): HTMLElement {
+  const summary = preview.created
+    ? `new file · ${preview.lines_added} lines`
+    : `+${preview.lines_added} −${preview.lines_removed}`;
+  const lines = diffLines(preview.unified).filter((l) => l.kind !== "header");
+  return h(
+    "div",
+    { class: "diff" },
+    h("div", { class: "diff-title" }, h("span", { class: "mono", text: preview.path }), h("span", { class: "diff-summary", text: summary })),
+    h(
+      "pre",
+      { class: "diff-body" },
+      ...lines.map((line) => h("div", { class: `diff-line diff-${line.kind}`, text: line.text || " " })),
+    ),
+  );
+}
+
+export class ConfirmationDialog {
+  private readonly queue = new ConfirmationQueue();
+  private root: HTMLElement | null = null;
+  private shownId: number | null = null;
+  private choice: ScopeChoice | null = null;
+  private message: HTMLInputElement | null = null;
+  private answering = false;
+
+  constructor(
+    private readonly host: HTMLElement,
+    private readonly send: AnswerSender,
+  ) {
+    // On the document, in the capture phase: the dialog's keys work wherever focus is, and
+    // nothing under the dialog sees them.
+    document.addEventListener("keydown", (event) => this.root?.isConnected && this.onKey(event, this.root), true);
+  }
+
+  enqueue(id: number, request: PermissionRequest, source: string): void {
+    this.queue.push({ id, request, source });
+    this.render();
+  }
+
+  /** Drops what a finished or cancelled run left waiting (the backend has denied them). */
+  dropSource(source: string): void {
+    this.queue.dropSource(source);
+    this.render();
+  }
+
+  /** Answers the request on screen. */
+  async answer(answer: Answer): Promise<void> {
+    const current = this.queue.current();
+    if (!current || this.answering) return;
+    this.answering = true;
+    try {
+      await this.send(current.id, answer);
+    } finally {
+      // Answered, or no longer waiting on the backend's side: either way it is done here.
+      this.queue.remove(current.id);
+      this.answering = false;
+      this.render();
+    }
+  }
+
+  allowOnce(): Promise<void> {
+    return this.answer({ answer: "allow_once" });
+  }
+
+  allowSession(): Promise<void> {
+    return this.answer({ answer: "allow_session", scope: toScope(this.currentChoice()) });
+  }
+
+  allowAlways(): Promise<void> {
+    return this.answer({ answer: "allow_always", scope: toScope(this.currentChoice()) });
+  }
+
+  deny(): Promise<void> {
+    const text = this.message?.value.trim() ?? "";
+    return this.answer({ answer: "deny", message: text || null });
+  }
+
+  private currentChoice(): ScopeChoice {
+    const current = this.queue.current();
+    return this.choice ?? scopeChoices(current!.request)[0]!;
+  }
+
+  private render(): void {
+    const current = this.queue.current();
+    if (!current) {
+      this.root?.remove();
+      this.root = null;
+      this.shownId = null;
+      return;
+    }
+    if (this.shownId === current.id && this.root) {
+      this.updateQueueNote();
+      return;
+    }
+    this.root?.remove();
+    this.shownId = current.id;
+    this.choice = null;
+    this.root = this.build(current);
+    this.host.append(this.root);
+    this.root.querySelector<HTMLButtonElement>("[data-action=once]")?.focus();
+  }
+
+  private updateQueueNote(): void {
+    const note = this.root?.querySelector(".confirm-queue");
+    if (note) note.textContent = this.queueText();
+  }
+
+  private queueText(): string {
+    const waiting = this.queue.size - 1;
+    return waiting > 0 ? `${waiting} more waiting` : "";
+  }
+
+  private build({ request, source }: PendingConfirmation): HTMLElement {
+    const preview = isWritePreview(request.preview) ? request.preview : null;
+    const choices = scopeChoices(request);
+    this.choice = choices[0]!;
+    const scopeRadios = choices.map((choice, i) => {
+      const radio = h("input", { attrs: { type: "radio", name: "confirm-scope", value: choice.kind } });
+      radio.checked = i === 0;
+      const glob = choice.editable
+        ? h("input", { class: "scope-glob mono", attrs: { type: "text", value: choice.value, "aria-label": "glob" } })
+        : null;
+      glob?.addEventListener("input", () => {
+        choice.value = glob.value;
+        radio.checked = true;
+        this.choice = choice;
+      });
+      radio.addEventListener("change", () => (this.choice = choice));
+      return h(
+        "label",
+        { class: "scope-choice" },
+        radio,
+        h("span", { text: choice.label }),
+        choice.kind !== "tool" && !choice.editable ? h("span", { class: "mono", text: choice.value }) : null,
+        glob,
+      );
+    });
+    this.message = h("input", {
+      class: "deny-message",
+      attrs: { type: "text", placeholder: "Message to the model (optional)", "aria-label": "message to the model" },
+    });
+    const args = h("pre", { class: "json", text: JSON.stringify(request.args, null, 2) });
+    const reasoning = request.reasoning?.trim();
+    const root = h(
+      "div",
+      { class: "overlay", attrs: { role: "presentation" } },
+      h(
+        "div",
+        { class: "dialog confirm-dialog", attrs: { role: "dialog", "aria-modal": "true", "aria-label": `Allow ${request.tool}?` } },
+        h(
+          "header",
+          { class: "dialog-header" },
+          h("h2", {}, `Allow `, h("span", { class: "mono tool-name", text: request.tool }), `?`),
+          h("span", { class: `risk risk-${request.risk}`, text: request.risk }),
+          h("span", { class: "confirm-queue", text: this.queueText() }),
+          button("×", () => void this.deny(), { class: "icon-button", title: "Close (deny)", attrs: { "aria-label": "Close and deny" } }),
+        ),
+        h(
+          "div",
+          { class: "dialog-body" },
+          request.paths.length
+            ? h("p", { class: "confirm-paths" }, "Touches ", ...request.paths.map((p) => h("code", { text: p })))
+            : null,
+          request.command ? h("p", {}, "Runs ", h("code", { text: request.command })) : null,
+          h(
+            "div",
+            { class: "confirm-reasoning" },
+            h("div", { class: "label", text: source === MODEL_SOURCE ? "The model's reasoning" : "Origin" }),
+            h("p", {
+              class: reasoning ? "" : "muted",
+              text: reasoning || (source === MODEL_SOURCE ? "(no reasoning given)" : "You wrote this call by hand."),
+            }),
+          ),
+          preview ? renderDiff(preview) : null,
+          h("details", { class: "confirm-args" }, h("summary", { text: "Arguments (JSON)" }), args),
+          h("p", { class: "muted small", text: `Asked because: ${request.rule}` }),
+          h("fieldset", { class: "scope" }, h("legend", { text: "A standing yes covers" }), ...scopeRadios),
+        ),
+        h(
+          "footer",
+          { class: "dialog-footer" },
+          button("Allow once", () => void this.allowOnce(), { class: "primary", data: { action: "once" }, title: "O" }),
+          button("Allow for this session", () => void this.allowSession(), { data: { action: "session" }, title: "S" }),
+          button("Always allow", () => void this.allowAlways(), { data: { action: "always" }, title: "A" }),
+          h("span", { class: "spacer" }),
+          this.message,
+          button("Deny", () => void this.deny(), { class: "danger", data: { action: "deny" }, title: "D or Esc" }),
+        ),
+        h("div", { class: "keys muted small", text: "O allow once · S this session · A always · D or Esc deny · Enter in the message denies with it" }),
+      ),
+    );
+    return root;
+  }
+
+  private onKey(event: KeyboardEvent, root: HTMLElement): void {
+    const target = event.target as HTMLElement;
+    const typing = target instanceof HTMLInputElement && target.type === "text";
+    if (event.key === "Escape") {
+      event.preventDefault();
+      event.stopPropagation();
+      void this.deny();
+      return;
+    }
+    if (event.key === "Tab") {
+      this.trapFocus(event, root);
+      return;
+    }
+    if (typing) {
+      if (event.key === "Enter" && target === this.message) {
+        event.preventDefault();
+        event.stopPropagation();
+        void this.deny();
+      }
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const actions: Record<string, () => Promise<void>> = {
+      o: () => this.allowOnce(),
+      s: () => this.allowSession(),
+      a: () => this.allowAlways(),
+      d: () => this.deny(),
+    };
+    const action = actions[event.key.toLowerCase()];
+    if (action) {
+      event.preventDefault();
+      event.stopPropagation();
+      void action();
+    }
+  }
+
+  /** Keeps Tab inside the dialog. */
+  private trapFocus(event: KeyboardEvent, root: HTMLElement): void {
+    const focusable = [...root.querySelectorAll<HTMLElement>("button, input, summary")].filter(
+      (e) => !(e as HTMLButtonElement).disabled,
+    );
+    const first = focusable[0];
+    const last = focusable.at(-1);
+    if (!first || !last) return;
+    if (event.shiftKey && document.activeElement === first) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && document.activeElement === last) {
+      event.preventDefault();
+      first.focus();
+    }
+  }
+}

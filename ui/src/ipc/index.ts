@@ -1,0 +1,135 @@
+// The only code that talks to the backend. Every command is a typed function here; streams
+// (agent events, confirmations, load progress) arrive over Tauri channels created here too.
+
+import { Channel, invoke } from "@tauri-apps/api/core";
+import type {
+  AgentEvent,
+  Answer,
+  Checkpoint,
+  ErrorCode,
+  ExportedTranscript,
+  Grant,
+  LoadProgress,
+  ModelInfo,
+  ModelList,
+  ProbeReport,
+  SavedFile,
+  Settings,
+  Startup,
+  TextFile,
+  ToolResult,
+  ToolSpec,
+  Tree,
+  UndoOutcome,
+  Update,
+  WorkspaceInfo,
+} from "./types";
+
+export type * from "./types";
+
+/** A failed command: the backend's `{code, message, details}`. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: unknown;
+
+  constructor(code: ErrorCode, message: string, details: unknown = null) {
+    super(message);
+    this.name = "AppError";
+    this.code = code;
+    this.details = details;
+  }
+
+  /** Whatever a command rejected with, as an AppError. */
+  static from(error: unknown): AppError {
+    if (error instanceof AppError) return error;
+    if (typeof error === "object" && error !== null && "code" in error && "message" in error) {
+      const e = error as { code: ErrorCode; message: string; details?: unknown };
+      return new AppError(e.code, String(e.message), e.details ?? null);
+    }
+    // IPC failures (a missing permission, a dead backend) reject with a plain string.
+    return new AppError("internal", typeof error === "string" ? error : String(error));
+  }
+}
+
+/** The backend commands, by name, exactly as `src-tauri/src/command_list.rs` lists them. */
+export const COMMANDS = [
+  "startup",
+  "open_workspace",
+  "pick_workspace",
+  "list_tree",
+  "read_file",
+  "save_file",
+  "send_message",
+  "cancel",
+  "answer_confirmation",
+  "list_models",
+  "pick_model_file",
+  "load_model",
+  "probe_model",
+  "list_tools",
+  "run_call",
+  "list_grants",
+  "revoke_grant",
+  "list_checkpoints",
+  "undo",
+  "export_transcript",
+  "update_settings",
+] as const;
+
+export type Command = (typeof COMMANDS)[number];
+
+async function call<T>(command: Command, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return await invoke<T>(command, args);
+  } catch (error) {
+    throw AppError.from(error);
+  }
+}
+
+function updates(onUpdate: (update: Update) => void): Channel<Update> {
+  const channel = new Channel<Update>();
+  channel.onmessage = onUpdate;
+  return channel;
+}
+
+export const backend = {
+  startup: () => call<Startup>("startup"),
+  openWorkspace: (path: string) => call<WorkspaceInfo>("open_workspace", { path }),
+  /** Resolves with `null` when the user closes the folder dialog. */
+  pickWorkspace: () => call<WorkspaceInfo | null>("pick_workspace"),
+  listTree: () => call<Tree>("list_tree"),
+  readFile: (path: string) => call<TextFile>("read_file", { path }),
+  saveFile: (path: string, content: string) => call<SavedFile>("save_file", { path, content }),
+  /** Runs a message to the end; resolves with the `turn_finished` event. */
+  sendMessage: (message: string, onUpdate: (update: Update) => void) =>
+    call<Extract<AgentEvent, { event: "turn_finished" }>>("send_message", {
+      message,
+      onUpdate: updates(onUpdate),
+    }),
+  cancel: () => call<void>("cancel"),
+  answerConfirmation: (id: number, answer: Answer) =>
+    call<void>("answer_confirmation", { id, answer }),
+  listModels: () => call<ModelList>("list_models"),
+  /** Resolves with `null` when the user closes the file dialog. */
+  pickModelFile: () => call<string | null>("pick_model_file"),
+  /** `path` null loads the remembered or default model. */
+  loadModel: (path: string | null, onProgress: (progress: LoadProgress) => void) => {
+    const progress = new Channel<LoadProgress>();
+    progress.onmessage = onProgress;
+    return call<ModelInfo>("load_model", { path, onProgress: progress });
+  },
+  probeModel: () => call<ProbeReport>("probe_model"),
+  listTools: () => call<ToolSpec[]>("list_tools"),
+  runCall: (tool: string, args: unknown, onUpdate: (update: Update) => void) =>
+    call<ToolResult>("run_call", { tool, args, onUpdate: updates(onUpdate) }),
+  listGrants: () => call<Grant[]>("list_grants"),
+  revokeGrant: (id: string) => call<Grant>("revoke_grant", { id }),
+  listCheckpoints: () => call<Checkpoint[]>("list_checkpoints"),
+  /** `checkpoint` null undoes the newest write. */
+  undo: (checkpoint: string | null) => call<UndoOutcome>("undo", { checkpoint }),
+  /** Resolves with `null` when the user closes the save dialog. */
+  exportTranscript: () => call<ExportedTranscript | null>("export_transcript"),
+  updateSettings: (settings: Settings) => call<Settings>("update_settings", { settings }),
+};
+
+export type Backend = typeof backend;

@@ -1,0 +1,67 @@
+import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { AppError, backend, COMMANDS } from "./index";
+
+const rustCommandList = readFileSync(resolve(__dirname, "../../../src-tauri/src/command_list.rs"), "utf8");
+
+afterEach(() => clearMocks());
+
+describe("the IPC module", () => {
+  it("knows exactly the commands the backend registers", () => {
+    const rust = [...rustCommandList.matchAll(/^\s+"([a-z_]+)",$/gm)].map((m) => m[1]);
+    expect([...COMMANDS].sort()).toEqual(rust.sort());
+  });
+
+  it("calls every command, with the argument names the backend expects", async () => {
+    const seen = new Map<string, Record<string, unknown>>();
+    mockIPC((cmd, payload) => {
+      seen.set(cmd, (payload ?? {}) as Record<string, unknown>);
+      return null;
+    });
+    const noop = () => {};
+    await backend.startup();
+    await backend.openWorkspace("/p");
+    await backend.pickWorkspace();
+    await backend.listTree();
+    await backend.readFile("a.ts");
+    await backend.saveFile("a.ts", "x");
+    await backend.sendMessage("hi", noop);
+    await backend.cancel();
+    await backend.answerConfirmation(3, { answer: "allow_once" });
+    await backend.listModels();
+    await backend.pickModelFile();
+    await backend.loadModel(null, noop);
+    await backend.probeModel();
+    await backend.listTools();
+    await backend.runCall("read_file", { path: "a" }, noop);
+    await backend.listGrants();
+    await backend.revokeGrant("g-1");
+    await backend.listCheckpoints();
+    await backend.undo(null);
+    await backend.exportTranscript();
+    await backend.updateSettings({ max_steps: 5, grammar: true, temperature: 0, context: null, tool_choice: "auto" });
+    expect([...seen.keys()].sort()).toEqual([...COMMANDS].sort());
+    // Tauri maps camelCase keys to the Rust parameters' snake_case names.
+    expect(Object.keys(seen.get("send_message")!).sort()).toEqual(["message", "onUpdate"]);
+    expect(Object.keys(seen.get("run_call")!).sort()).toEqual(["args", "onUpdate", "tool"]);
+    expect(Object.keys(seen.get("load_model")!).sort()).toEqual(["onProgress", "path"]);
+    expect(seen.get("save_file")).toEqual({ path: "a.ts", content: "x" });
+    expect(seen.get("answer_confirmation")).toEqual({ id: 3, answer: { answer: "allow_once" } });
+    expect(seen.get("undo")).toEqual({ checkpoint: null });
+  });
+
+  it("turns the backend's error into an AppError", async () => {
+    mockIPC(() => {
+      throw { code: "busy", message: "The assistant is working.", details: null };
+    });
+    const error = await backend.listGrants().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: "busy", message: "The assistant is working." });
+  });
+
+  it("turns a plain IPC failure into an internal AppError", () => {
+    expect(AppError.from("command not allowed")).toMatchObject({ code: "internal", message: "command not allowed" });
+  });
+});

@@ -1,0 +1,290 @@
+// Every tool call of the session, assembled from the agent's events: what the inspector lists
+// and the chat's call cards show. Pure data, no DOM.
+
+import type {
+  AgentEvent,
+  AnswerKind,
+  Dialect,
+  ErrorType,
+  Problem,
+  Span,
+  ToolResult,
+} from "../ipc/types";
+
+export type CallStatus = "invalid" | "waiting" | "running" | "denied" | "ok" | "failed";
+
+export interface CallRecord {
+  /** Unique in the log; the backend's call id when there is one. */
+  key: string;
+  callId: string | null;
+  origin: "model" | "manual";
+  step: number | null;
+  tool: string;
+  args: unknown;
+  reasoning: string | null;
+  dialect: Dialect | null;
+  constrained: boolean | null;
+  confidence: number | null;
+  /** The call's exact text, and the whole response it sits in. */
+  raw: string | null;
+  response: string | null;
+  /** Where `raw` sits in `response` (UTF-8 bytes), when the parser reported it. */
+  span: Span | null;
+  problems: Problem[];
+  /** Schema validation: null until known (a manual call before it returns). */
+  valid: boolean | null;
+  validationMessage: string | null;
+  /** The policy's decision and the rule or grant that made it. */
+  decision: "allow" | "deny" | null;
+  rule: string | null;
+  asked: boolean;
+  askRule: string | null;
+  answer: AnswerKind | null;
+  denyMessage: string | null;
+  result: ToolResult | null;
+  errorType: ErrorType | null;
+  startedAt: number;
+  finishedAt: number | null;
+}
+
+export function statusOf(call: CallRecord): CallStatus {
+  if (call.valid === false) return "invalid";
+  if (call.decision === "deny") return "denied";
+  if (call.result) return call.result.success ? "ok" : "failed";
+  if (call.asked && call.decision === null) return "waiting";
+  return "running";
+}
+
+export const STATUS_LABELS: Record<CallStatus, string> = {
+  invalid: "invalid",
+  waiting: "waiting for you",
+  running: "running",
+  denied: "denied",
+  ok: "ok",
+  failed: "failed",
+};
+
+function blank(key: string, origin: CallRecord["origin"], tool: string, args: unknown): CallRecord {
+  return {
+    key,
+    callId: null,
+    origin,
+    step: null,
+    tool,
+    args,
+    reasoning: null,
+    dialect: null,
+    constrained: null,
+    confidence: null,
+    raw: null,
+    response: null,
+    span: null,
+    problems: [],
+    valid: null,
+    validationMessage: null,
+    decision: null,
+    rule: null,
+    asked: false,
+    askRule: null,
+    answer: null,
+    denyMessage: null,
+    result: null,
+    errorType: null,
+    startedAt: Date.now(),
+    finishedAt: null,
+  };
+}
+
+/** The tool a rejected call names, if its raw text shows one. */
+function toolNamed(raw: string | null): string {
+  if (!raw) return "?";
+  const match = /"(?:tool|name)"\s*:\s*"([^"]+)"/.exec(raw) ?? /<function=([\w-]+)>/.exec(raw);
+  return match?.[1] ?? "?";
+}
+
+export class CallLog {
+  private readonly calls: CallRecord[] = [];
+  private readonly byCallId = new Map<string, CallRecord>();
+  private manualCount = 0;
+  private rejectedCount = 0;
+  private readonly listeners = new Set<(changed: CallRecord) => void>();
+
+  /** Forgets every call (another folder was opened). */
+  clear(): void {
+    this.calls.splice(0);
+    this.byCallId.clear();
+  }
+
+  all(): readonly CallRecord[] {
+    return this.calls;
+  }
+
+  get(key: string): CallRecord | undefined {
+    return this.calls.find((c) => c.key === key);
+  }
+
+  /** Called with each record that changes. */
+  subscribe(listener: (changed: CallRecord) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(call: CallRecord): CallRecord {
+    for (const listener of this.listeners) listener(call);
+    return call;
+  }
+
+  /** A call written by hand, before the backend has seen it. Returns its key. */
+  startManual(tool: string, args: unknown): string {
+    this.manualCount += 1;
+    const call = blank(`manual-${this.manualCount}`, "manual", tool, args);
+    this.calls.push(call);
+    this.changed(call);
+    return call.key;
+  }
+
+  /** Removes a manual call the backend never ran (it was busy, or the folder is gone). */
+  abandonManual(key: string): void {
+    const index = this.calls.findIndex((c) => c.key === key);
+    if (index >= 0) this.calls.splice(index, 1);
+  }
+
+  /** A manual call's result; a call refused before any event (bad arguments) ends here too. */
+  finishManual(key: string, result: ToolResult): void {
+    const call = this.get(key);
+    if (!call) return;
+    if (call.valid === null) {
+      const refusedUpFront = !result.success && result.error_type === "validation_failed" && !call.callId;
+      call.valid = !refusedUpFront;
+      if (refusedUpFront) call.validationMessage = result.error_message;
+    }
+    if (call.valid !== false && call.decision !== "deny") call.result = call.result ?? result;
+    call.errorType = result.success ? null : result.error_type;
+    call.finishedAt = call.finishedAt ?? Date.now();
+    this.changed(call);
+  }
+
+  /** Applies one agent event; `manualKey` names the manual call whose channel it came from. */
+  apply(event: AgentEvent, manualKey?: string): CallRecord | null {
+    switch (event.event) {
+      case "call_parsed": {
+        const call = blank(event.call_id, "model", event.tool, event.args);
+        Object.assign(call, {
+          callId: event.call_id,
+          step: event.step,
+          reasoning: event.reasoning,
+          dialect: event.dialect,
+          constrained: event.constrained,
+          confidence: event.call_confidence,
+          raw: event.raw,
+          response: event.response,
+          span: event.span,
+          problems: event.problems,
+          valid: true,
+        });
+        this.calls.push(call);
+        this.byCallId.set(event.call_id, call);
+        return this.changed(call);
+      }
+      case "call_rejected": {
+        this.rejectedCount += 1;
+        const call = blank(`rejected-${this.rejectedCount}`, "model", toolNamed(event.raw), null);
+        Object.assign(call, {
+          step: event.step,
+          raw: event.raw,
+          response: event.response,
+          valid: false,
+          validationMessage: event.message,
+          errorType: event.error_type,
+          finishedAt: Date.now(),
+        });
+        this.calls.push(call);
+        return this.changed(call);
+      }
+      case "permission_asked": {
+        const call = this.callFor(event.call_id, manualKey);
+        if (!call) return null;
+        call.asked = true;
+        call.askRule = event.rule;
+        return this.changed(call);
+      }
+      case "permission_answered": {
+        const call = this.callFor(event.call_id, manualKey);
+        if (!call) return null;
+        call.decision = event.decision;
+        call.rule = event.rule;
+        call.answer = event.answer;
+        call.denyMessage = event.message ?? null;
+        if (event.decision === "deny") {
+          call.errorType = "permission_denied";
+          call.finishedAt = Date.now();
+        }
+        return this.changed(call);
+      }
+      case "tool_finished": {
+        const call = this.callFor(event.call_id, manualKey);
+        if (!call) return null;
+        call.result = event.result;
+        call.errorType = event.success ? null : event.error_type;
+        call.finishedAt = Date.now();
+        return this.changed(call);
+      }
+      default:
+        return null;
+    }
+  }
+
+  private callFor(callId: string, manualKey?: string): CallRecord | undefined {
+    const known = this.byCallId.get(callId);
+    if (known) return known;
+    // The first event of a manual call tells us the id the backend gave it.
+    const manual = manualKey ? this.get(manualKey) : undefined;
+    if (manual && manual.callId === null) {
+      manual.callId = callId;
+      manual.valid = true;
+      this.byCallId.set(callId, manual);
+    }
+    return manual;
+  }
+}
+
+export interface CallFilter {
+  tool: string | null;
+  status: CallStatus | null;
+}
+
+export function matches(call: CallRecord, filter: CallFilter): boolean {
+  return (
+    (filter.tool === null || call.tool === filter.tool) &&
+    (filter.status === null || statusOf(call) === filter.status)
+  );
+}
+
+/** A call as one JSON object, for the clipboard. */
+export function callAsJson(call: CallRecord): string {
+  return JSON.stringify(
+    {
+      call_id: call.callId,
+      origin: call.origin,
+      step: call.step,
+      tool: call.tool,
+      args: call.args,
+      reasoning: call.reasoning,
+      dialect: call.dialect,
+      constrained: call.constrained,
+      call_confidence: call.confidence,
+      raw: call.raw,
+      valid: call.valid,
+      validation_message: call.validationMessage,
+      decision: call.decision,
+      rule: call.rule,
+      asked: call.asked,
+      answer: call.answer,
+      deny_message: call.denyMessage,
+      status: statusOf(call),
+      result: call.result,
+    },
+    null,
+    2,
+  );
+}

@@ -1,0 +1,37 @@
+// Numbers and values as people read them.
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  if (bytes < 1024 ** 3) return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+  return `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+export function formatCount(n: number): string {
+  if (n >= 1e9) return `${(n / 1e9).toFixed(1)}B`;
+  if (n >= 1e6) return `${(n / 1e6).toFixed(0)}M`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(0)}k`;
+  return String(n);
+}
+
+export function formatTime(ms: number): string {
+  return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
+/** A short one-line summary of a call's arguments: the path, pattern or query if there is one. */
+export function summarizeArgs(args: unknown): string {
+  if (typeof args !== "object" || args === null) return "";
+  const record = args as Record<string, unknown>;
+  for (const key of ["path", "directory", "query", "pattern", "command", "title", "file"]) {
+    const value = record[key];
+    if (typeof value === "string" && value) return value;
+  }
+  const keys = Object.keys(record);
+  return keys.length ? keys.join(", ") : "";
+}

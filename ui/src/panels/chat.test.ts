@@ -1,0 +1,77 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { CallLog } from "../lib/calls";
+import { ChatPanel } from "./chat";
+
+const frame = () => new Promise((r) => requestAnimationFrame(() => r(null)));
+
+function setup() {
+  const root = document.createElement("div");
+  document.body.append(root);
+  const sent: string[] = [];
+  const selected: string[] = [];
+  const chat = new ChatPanel(root, { send: (m) => sent.push(m), stop: () => sent.push("<stop>"), selectCall: (k) => selected.push(k) });
+  chat.setAvailability({ ready: true });
+  return { root, chat, sent, selected };
+}
+
+afterEach(() => document.body.replaceChildren());
+
+describe("ChatPanel", () => {
+  it("sends on Enter and not while unavailable", () => {
+    const { root, chat, sent } = setup();
+    const input = root.querySelector("textarea")!;
+    input.value = "hello";
+    input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+    expect(sent).toEqual(["hello"]);
+    chat.setAvailability({ ready: false, reason: "Open a folder to start." });
+    input.value = "again";
+    input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+    expect(sent).toEqual(["hello"]);
+    expect(root.querySelector(".chat-hint")?.textContent).toBe("Open a folder to start.");
+  });
+
+  it("streams Markdown, shows a call card that opens the inspector, and a stop button while busy", async () => {
+    const { root, chat, selected, sent } = setup();
+    const log = new CallLog();
+    chat.setBusy(true);
+    expect(root.querySelector(".stop-button")?.classList.contains("hidden")).toBe(false);
+    root.querySelector<HTMLButtonElement>(".stop-button")!.click();
+    expect(sent).toEqual(["<stop>"]);
+    chat.startTurn("What version?");
+    chat.event({ event: "text_delta", step: 1, text: "Let me **check**" }, null);
+    await frame();
+    expect(root.querySelector(".msg.assistant strong")?.textContent).toBe("check");
+    const parsed = {
+      event: "call_parsed" as const,
+      step: 1,
+      call_id: "call-1",
+      tool: "read_file",
+      args: { path: "package.json" },
+      reasoning: null,
+      dialect: "native" as const,
+      constrained: true,
+      call_confidence: null,
+      raw: "<TOOL_CALL>…</TOOL_CALL>",
+      span: { start: 0, end: 10 },
+      response: "<TOOL_CALL>…</TOOL_CALL>",
+      problems: [],
+    };
+    chat.event(parsed, log.apply(parsed));
+    const card = root.querySelector<HTMLButtonElement>(".call-card")!;
+    expect(card.textContent).toContain("read_file");
+    expect(card.textContent).toContain("package.json");
+    card.click();
+    expect(selected).toEqual(["call-1"]);
+    chat.event({ event: "text_delta", step: 2, text: "It is 1.4.2." }, null);
+    chat.event({ event: "turn_finished", reason: "answer", text: "It is 1.4.2.", steps: 2, explanation: "The assistant answered." }, null);
+    expect([...root.querySelectorAll(".msg-text")].map((e) => e.textContent?.trim())).toEqual(["Let me check", "It is 1.4.2."]);
+    expect(root.querySelector(".thinking")).toBeNull();
+  });
+
+  it("says in plain words why a turn stopped", () => {
+    const { root, chat } = setup();
+    chat.startTurn("loop please");
+    chat.event({ event: "turn_finished", reason: "repetition", text: "", steps: 3, explanation: "Stopped: the model made the same call 3 times in a row." }, null);
+    expect(root.querySelector(".guard")?.textContent).toBe("Stopped: the model made the same call 3 times in a row.");
+  });
+});

@@ -1,0 +1,239 @@
+// The chat: the user's messages, the assistant's reply streaming in as Markdown, each tool call
+// as a compact card that opens it in the inspector, and a guard that stopped the turn said in
+// plain words.
+
+import type { AgentEvent } from "../ipc/types";
+import { type CallRecord, STATUS_LABELS, statusOf } from "../lib/calls";
+import { button, clear, h } from "../lib/dom";
+import { summarizeArgs } from "../lib/format";
+import { renderMarkdown } from "../lib/markdown";
+
+export interface ChatActions {
+  send: (message: string) => void;
+  stop: () => void;
+  selectCall: (key: string) => void;
+}
+
+export type ChatAvailability =
+  | { ready: true }
+  | { ready: false; reason: string };
+
+const EXAMPLES = [
+  "What version is in package.json?",
+  "Which TypeScript files are in src?",
+  "Where is the cart total computed?",
+];
+
+export class ChatPanel {
+  private readonly log = h("div", { class: "chat-log", attrs: { "aria-live": "polite" } });
+  private readonly input = h("textarea", {
+    class: "chat-input",
+    attrs: { rows: "3", placeholder: "Ask about this project…  (Enter sends, Shift+Enter for a new line)", "aria-label": "message" },
+  });
+  private readonly sendButton: HTMLButtonElement;
+  private readonly stopButton: HTMLButtonElement;
+  private readonly hint = h("div", { class: "chat-hint muted small" });
+  private reply: HTMLElement | null = null;
+  private segment: { element: HTMLElement; text: string } | null = null;
+  private renderQueued = false;
+  private busy = false;
+  private thinkingTimer: ReturnType<typeof setInterval> | null = null;
+  private availability: ChatAvailability = { ready: false, reason: "" };
+
+  constructor(
+    readonly root: HTMLElement,
+    private readonly actions: ChatActions,
+  ) {
+    root.classList.add("chat-panel");
+    this.sendButton = button("Send", () => this.submit(), { class: "primary send-button" });
+    this.stopButton = button("Stop", () => actions.stop(), { class: "danger stop-button hidden", title: "Stop the assistant" });
+    this.input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        this.submit();
+      }
+    });
+    root.append(this.log, h("div", { class: "chat-compose" }, this.input, h("div", { class: "chat-buttons" }, this.sendButton, this.stopButton)), this.hint);
+    this.renderEmpty();
+  }
+
+  setAvailability(availability: ChatAvailability): void {
+    this.availability = availability;
+    this.refreshControls();
+  }
+
+  setBusy(busy: boolean): void {
+    this.busy = busy;
+    this.refreshControls();
+  }
+
+  private refreshControls(): void {
+    const ready = this.availability.ready;
+    this.sendButton.disabled = !ready || this.busy;
+    this.sendButton.classList.toggle("hidden", this.busy);
+    this.stopButton.classList.toggle("hidden", !this.busy);
+    this.hint.textContent = this.availability.ready ? "" : this.availability.reason;
+  }
+
+  private submit(): void {
+    const text = this.input.value.trim();
+    if (!text || this.busy || !this.availability.ready) return;
+    this.input.value = "";
+    this.actions.send(text);
+  }
+
+  reset(): void {
+    clear(this.log);
+    this.reply = null;
+    this.segment = null;
+    this.renderEmpty();
+  }
+
+  private renderEmpty(): void {
+    this.log.append(
+      h(
+        "div",
+        { class: "empty-state chat-empty" },
+        h("p", { text: "Ask about the open folder. The assistant reads, searches and edits it with tools you can see." }),
+        h("div", { class: "examples" }, ...EXAMPLES.map((example) => button(example, () => {
+          this.input.value = example;
+          this.input.focus();
+        }, { class: "chip" }))),
+      ),
+    );
+  }
+
+  /** The user's message, and an empty reply that the turn's events fill. */
+  startTurn(message: string): void {
+    this.log.querySelector(".chat-empty")?.remove();
+    this.log.append(h("div", { class: "msg user" }, h("div", { class: "msg-body", text: message })));
+    const thinking = h("div", { class: "thinking", text: "Thinking…" });
+    this.reply = h("div", { class: "msg assistant" }, thinking);
+    this.segment = null;
+    this.log.append(this.reply);
+    this.scroll();
+    // A small model on a busy CPU can take a while before its first word: show it is alive.
+    const started = Date.now();
+    this.stopThinkingTimer();
+    this.thinkingTimer = setInterval(() => {
+      const seconds = Math.round((Date.now() - started) / 1000);
+      if (seconds >= 2) thinking.textContent = `Thinking… ${seconds} s`;
+    }, 1000);
+  }
+
+  private stopThinkingTimer(): void {
+    if (this.thinkingTimer !== null) clearInterval(this.thinkingTimer);
+    this.thinkingTimer = null;
+  }
+
+  event(event: AgentEvent, call: CallRecord | null): void {
+    const reply = this.reply;
+    if (!reply) return;
+    switch (event.event) {
+      case "step_started":
+        reply.querySelector(".thinking")?.classList.remove("streaming");
+        break;
+      case "text_delta":
+        this.appendText(event.text);
+        break;
+      case "call_parsed":
+      case "call_rejected":
+        if (call) {
+          this.flushText();
+          this.segment = null;
+          this.insertBeforeThinking(this.card(call));
+        }
+        break;
+      case "context_trimmed":
+        this.insertBeforeThinking(h("div", { class: "note muted small", text: `Older messages were left out to fit the model's context (${event.messages_dropped}).` }));
+        break;
+      case "turn_finished":
+        this.flushText();
+        this.stopThinkingTimer();
+        reply.querySelector(".thinking")?.remove();
+        if (event.reason !== "answer") {
+          const detail = event.reason === "error" && event.text ? ` ${event.text}` : "";
+          reply.append(h("div", { class: `guard guard-${event.reason}`, text: `${event.explanation}${detail}` }));
+        } else if (!reply.querySelector(".msg-text")) {
+          reply.append(h("div", { class: "muted small", text: "(The assistant gave no text.)" }));
+        }
+        this.reply = null;
+        this.segment = null;
+        break;
+      default:
+        break;
+    }
+    this.scroll();
+  }
+
+  /** A turn that could not start (no model, busy, …). */
+  failTurn(message: string): void {
+    const reply = this.reply;
+    this.stopThinkingTimer();
+    if (reply) {
+      reply.querySelector(".thinking")?.remove();
+      reply.append(h("div", { class: "guard guard-error", text: message }));
+    } else {
+      this.log.append(h("div", { class: "guard guard-error", text: message }));
+    }
+    this.reply = null;
+    this.segment = null;
+    this.scroll();
+  }
+
+  /** Refreshes the card of a call whose status changed. */
+  updateCall(call: CallRecord): void {
+    const card = this.log.querySelector(`.call-card[data-key="${CSS.escape(call.key)}"]`);
+    card?.replaceWith(this.card(call));
+  }
+
+  private card(call: CallRecord): HTMLElement {
+    const status = statusOf(call);
+    const summary = call.valid === false ? (call.validationMessage ?? "") : summarizeArgs(call.args);
+    return h(
+      "button",
+      {
+        class: `call-card status-${status}`,
+        data: { key: call.key },
+        title: "Open in the inspector",
+        on: { click: () => this.actions.selectCall(call.key) },
+      },
+      h("span", { class: "call-icon", text: "⚙" }),
+      h("span", { class: "mono call-tool", text: call.valid === false ? "invalid call" : call.tool }),
+      h("span", { class: "call-summary", text: summary }),
+      h("span", { class: `status-chip status-${status}`, text: STATUS_LABELS[status] }),
+    );
+  }
+
+  private insertBeforeThinking(element: HTMLElement): void {
+    const reply = this.reply!;
+    const thinking = reply.querySelector(".thinking");
+    if (thinking) reply.insertBefore(element, thinking);
+    else reply.append(element);
+  }
+
+  private appendText(text: string): void {
+    if (!this.segment) {
+      if (!text.trim()) return;
+      const element = h("div", { class: "msg-text markdown" });
+      this.insertBeforeThinking(element);
+      this.segment = { element, text: "" };
+    }
+    this.reply?.querySelector(".thinking")?.classList.add("streaming");
+    this.segment.text += text;
+    // Markdown is re-rendered once per frame, not once per token.
+    if (!this.renderQueued) {
+      this.renderQueued = true;
+      requestAnimationFrame(() => this.flushText());
+    }
+  }
+
+  private flushText(): void {
+    this.renderQueued = false;
+    if (this.segment) this.segment.element.innerHTML = renderMarkdown(this.segment.text.trim());
+  }
+
+  private scroll(): void {
+    this.log.scrollTop = this.log.scrollHeight;
+  }
+}

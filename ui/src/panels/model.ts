@@ -1,0 +1,181 @@
+// The model panel: which model is loaded and what it is, loading another (with progress), and
+// the probe that says how well it suits Lantern.
+
+import type { LoadProgress, ModelInfo, ModelList, ProbeReport } from "../ipc/types";
+import { button, clear, h } from "../lib/dom";
+import { formatBytes, formatCount, formatDuration } from "../lib/format";
+
+export interface ModelActions {
+  load: (path: string | null) => void;
+  pick: () => void;
+  probe: () => void;
+  refreshList: () => void;
+}
+
+export type ModelState =
+  | { kind: "none"; reason: string }
+  | { kind: "loading"; path: string; progress: LoadProgress }
+  | { kind: "ready"; info: ModelInfo }
+  | { kind: "error"; message: string };
+
+export type ProbeState =
+  | { kind: "idle" }
+  | { kind: "running"; started: number }
+  | { kind: "done"; report: ProbeReport }
+  | { kind: "error"; message: string };
+
+export class ModelPanel {
+  private state: ModelState = { kind: "none", reason: "" };
+  private list: ModelList | null = null;
+  private probe: ProbeState = { kind: "idle" };
+  private readonly current = h("div", { class: "model-current" });
+  private readonly available = h("div", { class: "model-list" });
+  private readonly probeBox = h("div", { class: "probe" });
+
+  constructor(
+    readonly root: HTMLElement,
+    private readonly actions: ModelActions,
+  ) {
+    root.classList.add("model-panel", "side-page");
+    root.append(
+      h("section", {}, h("h3", { text: "Loaded model" }), this.current),
+      h("section", {}, h("h3", { text: "Models" }), this.available),
+      h("section", {}, h("h3", { text: "Probe" }), h("p", { class: "muted small", text: "Checks the prompt fits, calibrates when to call a tool, tries three quick questions and measures speed. Takes a little while." }), this.probeBox),
+    );
+    this.render();
+  }
+
+  setState(state: ModelState): void {
+    this.state = state;
+    if (state.kind !== "ready") this.probe = { kind: "idle" };
+    this.render();
+  }
+
+  setList(list: ModelList): void {
+    this.list = list;
+    this.renderList();
+  }
+
+  setProbe(probe: ProbeState): void {
+    this.probe = probe;
+    this.renderProbe();
+  }
+
+  private render(): void {
+    this.renderCurrent();
+    this.renderList();
+    this.renderProbe();
+  }
+
+  private renderCurrent(): void {
+    clear(this.current);
+    const s = this.state;
+    switch (s.kind) {
+      case "none":
+        this.current.append(h("p", { class: "muted", text: s.reason || "No model loaded." }));
+        break;
+      case "loading": {
+        const name = s.path.split("/").pop() ?? s.path;
+        const bar = h("progress", { class: "load-progress", attrs: { max: "100", "aria-label": "loading" } });
+        if (s.progress.stage === "reading") {
+          bar.value = Math.round(s.progress.fraction * 100);
+          this.current.append(h("p", {}, "Loading ", h("span", { class: "mono", text: name }), ` — ${Math.round(s.progress.fraction * 100)}%`), bar);
+        } else {
+          // No value: an indeterminate bar, since calibration reports no fraction.
+          this.current.append(
+            h("p", {}, "Calibrating ", h("span", { class: "mono", text: name }), ": measuring when it should call a tool."),
+            bar,
+            h("p", { class: "muted small", text: "Once per model; the result is saved, so the next start is quick." }),
+          );
+        }
+        break;
+      }
+      case "error":
+        this.current.append(h("p", { class: "error-text", text: s.message }));
+        break;
+      case "ready": {
+        const f = s.info.facts;
+        const rows: [string, string][] = [
+          ["Name", f.name],
+          ["Architecture", f.architecture],
+          ["Parameters", formatCount(f.parameters)],
+          ["File", `${formatBytes(f.size_bytes)}${s.info.is_default ? " · the default model" : ""}`],
+          ["Context", `${f.context} tokens (trained for ${f.trained_context})`],
+          ["Threads", String(f.threads)],
+          ["Chat template", f.chat_template],
+          ["Loaded in", formatDuration(f.load_seconds * 1000)],
+        ];
+        this.current.append(
+          h("dl", { class: "facts" }, ...rows.flatMap(([k, v]) => [h("dt", { text: k }), h("dd", { text: v })])),
+          h("p", { class: "muted small mono path", text: f.path }),
+        );
+        break;
+      }
+    }
+  }
+
+  private renderList(): void {
+    clear(this.available);
+    const loading = this.state.kind === "loading";
+    const loadedPath = this.state.kind === "ready" ? this.state.info.facts.path : null;
+    const buttons = h(
+      "div",
+      { class: "button-row" },
+      button("Choose a GGUF file…", this.actions.pick, { class: "small" }),
+      button("Load the default model", () => this.actions.load(this.list?.default_model ?? null), { class: "small" }),
+      button("↻", this.actions.refreshList, { class: "icon-button", title: "Look for models again" }),
+    );
+    buttons.querySelectorAll("button").forEach((b) => (b.disabled = loading));
+    this.available.append(buttons);
+    if (!this.list) return;
+    if (!this.list.default_model_exists) {
+      this.available.append(h("p", { class: "warn-text small", text: `The default model is not downloaded: run bash scripts/fetch-model.sh (npm start does it).` }));
+    }
+    if (this.list.models.length === 0) {
+      this.available.append(h("p", { class: "muted small", text: `No GGUF files in ${this.list.models_dir}.` }));
+      return;
+    }
+    for (const model of this.list.models) {
+      const isLoaded = model.path === loadedPath;
+      const row = h(
+        "div",
+        { class: `model-row${isLoaded ? " loaded" : ""}` },
+        h("span", { class: "mono", text: model.name }),
+        h("span", { class: "muted small", text: formatBytes(model.size_bytes) }),
+        h("span", { class: "spacer" }),
+        isLoaded ? h("span", { class: "status-chip status-ok", text: "loaded" }) : button("Load", () => this.actions.load(model.path), { class: "small" }),
+      );
+      row.querySelector("button")?.toggleAttribute("disabled", loading);
+      this.available.append(row);
+    }
+  }
+
+  private renderProbe(): void {
+    clear(this.probeBox);
+    const ready = this.state.kind === "ready";
+    const p = this.probe;
+    const run = button(p.kind === "running" ? "Probing…" : "Probe the model", this.actions.probe, { class: "small probe-button" });
+    run.disabled = !ready || p.kind === "running";
+    this.probeBox.append(run);
+    if (p.kind === "error") this.probeBox.append(h("p", { class: "error-text", text: p.message }));
+    if (p.kind !== "done") return;
+    const r = p.report;
+    const calibration = (name: string, c: ProbeReport["calibration"]["first_step"]) =>
+      h("li", { text: `${name}: threshold ${c.threshold.toFixed(2)} nats, AUC ${c.auc.toFixed(2)}, accuracy ${Math.round(c.probe_accuracy * 100)}%${c.trusted ? "" : " — not trusted, a fallback rule decides"}` });
+    this.probeBox.append(
+      h("p", { class: "probe-verdict", text: r.verdict }),
+      h("ul", { class: "small" },
+        h("li", { text: `System prompt: ${r.system_prompt_tokens} of ${r.context} tokens${r.fits ? "" : " — too large; load with a larger context"}` }),
+        calibration("Call decision, first step", r.calibration.first_step),
+        calibration("Call decision, after a result", r.calibration.follow_up),
+        h("li", { text: `Speed: prompt ${Math.round(r.prompt_tokens_per_second)} tok/s, generation ${Math.round(r.generation_tokens_per_second)} tok/s` }),
+      ),
+      h(
+        "table",
+        { class: "probe-tasks small" },
+        h("thead", {}, h("tr", {}, h("th", { text: "Question" }), h("th", { text: "Did" }), h("th", { text: "Right?" }))),
+        h("tbody", {}, ...r.tasks.map((t) => h("tr", {}, h("td", { text: t.question }), h("td", { class: "mono", text: t.outcome }), h("td", { class: t.decision_right ? "ok-text" : "error-text", text: t.decision_right ? "yes" : "no" })))),
+      ),
+    );
+  }
+}
