@@ -10,6 +10,9 @@
 //!   when the file is opened or written.
 //! - [`policy`] — who may run what: a pure decision function and the user's grants.
 //! - [`checkpoint`] — what each write replaced, so every write can be undone.
+//! - [`diagnostics`] — the project's own checkers (cargo, tsc, eslint, ruff, go vet) and a
+//!   tree-sitter syntax check, reported in one shape.
+//! - [`exec`] — running programs: process groups, time limits, bounded output, bubblewrap.
 //! - [`agent`] — the loop that drives a [`model::Model`] and reports [`event::Event`]s.
 //! - [`eval`] — the tool-use evaluation: fixture tasks run against any model, and scored.
 //!
@@ -30,9 +33,11 @@
 
 pub mod agent;
 pub mod checkpoint;
+pub mod diagnostics;
 pub mod error;
 pub mod eval;
 pub mod event;
+pub mod exec;
 pub mod model;
 pub mod paths;
 pub mod policy;

@@ -8,7 +8,10 @@
 //! 2. **Deny grants** — a "never" the user recorded for this tool and scope.
 //! 3. **Allow grants** — "for this session" or "always", for this tool and scope. A grant
 //!    covers a call only if it covers *every* path the call touches; a command grant covers
-//!    only that exact command line.
+//!    only that exact command line, compared as a string: `git status` does not cover
+//!    `git status && rm -rf ~`, pipes, `;` or `$( )`. For exec tools only command grants
+//!    allow: a grant for the whole tool or for paths never lets a command run unasked (a
+//!    deny grant of any scope still denies).
 //! 4. **The tool's risk** — safe and read tools run; write and exec tools ask.
 //!
 //! Calls that would leave the workspace never get here: the sandbox refuses them first.
@@ -199,10 +202,11 @@ pub fn decide(call: &Subject<'_>, grants: &[Grant]) -> Decision {
                 .unwrap_or_else(|| format!("The user does not allow {} here", call.tool)),
         };
     }
-    if let Some(g) = grants
-        .iter()
-        .find(|g| g.effect == Effect::Allow && g.covers(call))
-    {
+    if let Some(g) = grants.iter().find(|g| {
+        g.effect == Effect::Allow
+            && g.covers(call)
+            && (call.risk != Risk::Exec || matches!(g.scope, Scope::Command(_)))
+    }) {
         return Decision::Allow { rule: g.describe() };
     }
     match call.risk {
@@ -470,6 +474,27 @@ mod tests {
                 "{other}"
             );
         }
+    }
+
+    #[test]
+    fn exec_tools_need_the_exact_command_granted() {
+        let grants = [
+            grant("run_command", Scope::Tool, Effect::Allow),
+            grant("run_command", Scope::Glob("**".into()), Effect::Allow),
+        ];
+        let mut call = subject("run_command", Risk::Exec, &[]);
+        call.command = Some("ls");
+        assert!(matches!(decide(&call, &grants), Decision::Ask { .. }));
+        let deny = [grant("run_command", Scope::Tool, Effect::Deny)];
+        assert!(matches!(decide(&call, &deny), Decision::Deny { .. }));
+        let exact = [grant(
+            "run_command",
+            Scope::Command("ls".into()),
+            Effect::Allow,
+        )];
+        assert!(matches!(decide(&call, &exact), Decision::Allow { .. }));
+        call.command = Some("ls ");
+        assert!(matches!(decide(&call, &exact), Decision::Ask { .. }));
     }
 
     #[test]

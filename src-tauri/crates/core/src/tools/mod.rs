@@ -7,9 +7,11 @@
 
 mod add_task;
 mod get_current_time;
+mod get_diagnostics;
 mod list_files;
 mod list_tasks;
 mod read_file;
+mod run_command;
 mod search_code;
 mod tasks;
 mod update_task;
@@ -67,6 +69,8 @@ pub struct ToolContext {
     pub workspace: Workspace,
     pub tasks: Mutex<TaskList>,
     pub checkpoints: Option<CheckpointStore>,
+    /// Earlier checker results, reused while the files they depend on are unchanged.
+    pub diagnostics: Mutex<crate::diagnostics::Cache>,
     /// Who made the call (e.g. "agent step 3", "cli"), recorded with checkpoints.
     pub origin: String,
 }
@@ -77,6 +81,7 @@ impl ToolContext {
             workspace,
             tasks: Mutex::new(TaskList::default()),
             checkpoints,
+            diagnostics: Mutex::new(Default::default()),
             origin: "lantern".to_string(),
         }
     }
@@ -159,7 +164,9 @@ impl ToolRegistry {
         registry.register::<read_file::ReadFile>();
         registry.register::<list_files::ListFiles>();
         registry.register::<search_code::SearchCode>();
+        registry.register::<get_diagnostics::GetDiagnostics>();
         registry.register::<write_file::WriteFile>();
+        registry.register::<run_command::RunCommand>();
         registry.register::<get_current_time::GetCurrentTime>();
         registry.register::<add_task::AddTask>();
         registry.register::<list_tasks::ListTasks>();
@@ -330,7 +337,9 @@ fn order_hint(name: &str) -> usize {
         "read_file",
         "list_files",
         "search_code",
+        "get_diagnostics",
         "write_file",
+        "run_command",
         "get_current_time",
         "add_task",
         "list_tasks",

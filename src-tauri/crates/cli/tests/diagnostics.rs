@@ -1,0 +1,287 @@
+//! `lantern tool get_diagnostics` on the fixture workspaces (tests/fixtures/diagnostics), with
+//! the real checkers. Each test copies its fixture into a temp folder first. A checker that is
+//! not installed fails the test with the command that installs it: `scripts/setup.sh --tests`
+//! installs them all.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../..")
+}
+
+/// A copy of `tests/fixtures/diagnostics/NAME` in a temp folder.
+fn fixture(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(
+        &repo().join("tests/fixtures/diagnostics").join(name),
+        dir.path(),
+    );
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// The checkers' search path for these tests: the repository's own node_modules/.bin (for
+/// tsc), then PATH.
+fn search_path() -> String {
+    format!(
+        "{}:{}",
+        repo().join("node_modules/.bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+/// Fails the test, saying how to install it, when `program` is not on the search path.
+fn need(program: &str, install: &str) -> PathBuf {
+    search_path()
+        .split(':')
+        .map(|d| Path::new(d).join(program))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| {
+            panic!("{program} is not installed, so this test cannot run: {install} (scripts/setup.sh --tests does it)")
+        })
+}
+
+/// Runs `lantern tool get_diagnostics` with `args` and the checker search path `path`.
+fn diagnostics(ws: &Path, args: &str, path: &str) -> Value {
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lantern"))
+        .args(["tool", "get_diagnostics", "--workspace"])
+        .arg(ws)
+        .args(["--args", args])
+        .env("LANTERN_HOME", home.path())
+        .env("LANTERN_CHECKER_PATH", path)
+        .output()
+        .unwrap();
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    assert_eq!(result["success"], true, "{result:#}");
+    assert_eq!(out.status.code(), Some(0));
+    result["data"].clone()
+}
+
+/// (path, line, severity, code, source) of each diagnostic, in the result's order.
+fn found(data: &Value) -> Vec<(String, u64, String, String, String)> {
+    data["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+                d["severity"].as_str().unwrap().to_string(),
+                d["code"].as_str().unwrap_or("").to_string(),
+                d["source"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn row(
+    path: &str,
+    line: u64,
+    severity: &str,
+    code: &str,
+    source: &str,
+) -> (String, u64, String, String, String) {
+    (
+        path.to_string(),
+        line,
+        severity.to_string(),
+        code.to_string(),
+        source.to_string(),
+    )
+}
+
+fn checker<'a>(data: &'a Value, name: &str) -> &'a Value {
+    data["checkers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["checker"] == name)
+        .unwrap_or_else(|| panic!("{name} did not run: {data:#}"))
+}
+
+#[test]
+fn rust_type_error_and_unused_variable() {
+    need("cargo", "install Rust with rustup");
+    let ws = fixture("rust");
+    let data = diagnostics(ws.path(), "{}", &search_path());
+    assert_eq!(
+        found(&data),
+        vec![
+            row("src/lib.rs", 9, "error", "E0308", "cargo"),
+            row("src/lib.rs", 3, "warning", "unused_variables", "cargo"),
+        ],
+        "{data:#}"
+    );
+    assert_eq!(data["diagnostics"][0]["column"], 25);
+    assert_eq!(data["diagnostics"][0]["message"], "mismatched types");
+    let cargo = checker(&data, "cargo");
+    assert_eq!(cargo["status"], "ran");
+    assert_eq!(cargo["freshness"], "fresh");
+    assert_eq!(data["fresh"], true);
+    assert_eq!(
+        (data["errors"].as_u64(), data["warnings"].as_u64()),
+        (Some(1), Some(1))
+    );
+    // The check built into the copy's own target folder, never into the repository.
+    assert!(ws.path().join("target").is_dir());
+}
+
+#[test]
+fn typescript_type_error() {
+    need(
+        "tsc",
+        "npm install (typescript is a devDependency of the repository)",
+    );
+    let ws = fixture("ts");
+    let data = diagnostics(ws.path(), "{}", &search_path());
+    assert_eq!(
+        found(&data),
+        vec![row("src/cart.ts", 7, "error", "TS2322", "tsc")],
+        "{data:#}"
+    );
+    assert_eq!(data["diagnostics"][0]["column"], 9);
+    assert_eq!(checker(&data, "tsc")["status"], "ran");
+}
+
+#[test]
+fn python_syntax_error_and_undefined_name() {
+    need("ruff", "pip install ruff");
+    let ws = fixture("python");
+    let data = diagnostics(ws.path(), "{}", &search_path());
+    assert_eq!(
+        found(&data),
+        vec![
+            row("broken.py", 1, "error", "invalid-syntax", "ruff"),
+            row("notes.py", 3, "error", "F821", "ruff"),
+            row("notes.py", 2, "warning", "F841", "ruff"),
+        ],
+        "{data:#}"
+    );
+    // Narrowed to one file: the report and the work.
+    let one = diagnostics(ws.path(), r#"{"file": "notes.py"}"#, &search_path());
+    assert_eq!(
+        found(&one),
+        vec![
+            row("notes.py", 3, "error", "F821", "ruff"),
+            row("notes.py", 2, "warning", "F841", "ruff"),
+        ]
+    );
+    assert!(checker(&one, "ruff")["command"]
+        .as_str()
+        .unwrap()
+        .ends_with(" notes.py"));
+}
+
+#[test]
+fn go_vet_finding() {
+    need("go", "apt-get install golang-go");
+    let ws = fixture("go");
+    let data = diagnostics(ws.path(), "{}", &search_path());
+    assert_eq!(
+        found(&data),
+        vec![row("main.go", 7, "warning", "printf", "go_vet")],
+        "{data:#}"
+    );
+    assert!(data["diagnostics"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("wrong type"));
+}
+
+#[test]
+fn without_ruff_python_falls_back_to_its_compiler() {
+    let python = need("python3", "apt-get install python3");
+    let bin = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(&python, bin.path().join("python3")).unwrap();
+    let ws = fixture("python");
+    let data = diagnostics(ws.path(), "{}", &bin.path().to_string_lossy());
+    assert_eq!(
+        found(&data),
+        vec![row("broken.py", 1, "error", "SyntaxError", "py_compile")],
+        "{data:#}"
+    );
+    assert_eq!(data["missing"][0]["checker"], "ruff");
+    assert_eq!(data["missing"][0]["instead"], "py_compile");
+    assert!(data["missing"][0]["install"]
+        .as_str()
+        .unwrap()
+        .contains("pip install ruff"));
+}
+
+#[test]
+fn without_any_checker_files_get_a_syntax_check() {
+    let ws = fixture("go");
+    std::fs::write(
+        ws.path().join("bad.go"),
+        "package main\n\nfunc broken( {\n}\n",
+    )
+    .unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let data = diagnostics(ws.path(), "{}", &empty.path().to_string_lossy());
+    assert_eq!(data["missing"][0]["checker"], "go_vet");
+    assert!(data["missing"][0]["install"]
+        .as_str()
+        .unwrap()
+        .contains("golang-go"));
+    let rows = found(&data);
+    assert!(!rows.is_empty(), "{data:#}");
+    assert!(
+        rows.iter()
+            .all(|r| r.0 == "bad.go" && r.2 == "error" && r.4 == "syntax"),
+        "{data:#}"
+    );
+    assert_eq!(rows[0].1, 3);
+    // JSON and TOML have no checker: asked for by name, they get the syntax check.
+    std::fs::write(ws.path().join("conf.json"), "{\"a\": [1,,]}\n").unwrap();
+    let json = diagnostics(ws.path(), r#"{"file": "conf.json"}"#, &search_path());
+    assert_eq!(found(&json)[0].4, "syntax");
+}
+
+#[test]
+fn a_checker_over_its_time_is_stopped() {
+    let ws = fixture("python");
+    let bin = tempfile::tempdir().unwrap();
+    let fake = bin.path().join("ruff");
+    // Prints the start of its report, then hangs, with a child of its own.
+    std::fs::write(&fake, "#!/bin/sh\necho '['\nsleep 60 &\nsleep 60\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let started = std::time::Instant::now();
+    let data = diagnostics(
+        ws.path(),
+        r#"{"timeout_s": 1}"#,
+        &bin.path().to_string_lossy(),
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+    let ruff = checker(&data, "ruff");
+    assert_eq!(ruff["status"], "timed_out", "{data:#}");
+    assert_eq!(ruff["freshness"], "stale");
+    assert_eq!(data["fresh"], false);
+    assert!(ruff["note"].as_str().unwrap().contains("time box"));
+}

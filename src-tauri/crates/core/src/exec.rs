@@ -1,0 +1,349 @@
+//! Running programs: the project's checkers (`get_diagnostics`) and the user-approved commands
+//! (`run_command`).
+//!
+//! Every program runs
+//!
+//! * in its own **process group**, so a timeout kills it and everything it started
+//!   (`SIGKILL` to the group), and whatever is left of the group when it exits is killed too;
+//! * with a **scrubbed environment** ([`scrubbed_env`]): only the variables a build or a shell
+//!   needs (`PATH`, `HOME`, locale, toolchain homes), never tokens or keys of the parent;
+//! * with standard input closed and its output **bounded** ([`Captured`]): the first and the
+//!   last bytes are kept, what lies between is counted;
+//! * optionally inside **bubblewrap** ([`Bubblewrap`]) with the network off and only the
+//!   workspace writable.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// Variables passed on to programs; everything else in Lantern's environment is dropped.
+const KEPT_VARS: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "TZ",
+    "TMPDIR",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "RUSTUP_TOOLCHAIN",
+    "GOPATH",
+    "GOROOT",
+    "GOCACHE",
+    "GOMODCACHE",
+    "GOFLAGS",
+    "PYENV_ROOT",
+    "VIRTUAL_ENV",
+    "NVM_DIR",
+];
+
+/// The environment a program gets: the [`KEPT_VARS`] that are set, plus `TERM=dumb` and
+/// `NO_COLOR=1` so output is plain text.
+pub fn scrubbed_env() -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = KEPT_VARS
+        .iter()
+        .filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v)))
+        .collect();
+    env.push(("TERM".into(), "dumb".into()));
+    env.push(("NO_COLOR".into(), "1".into()));
+    env
+}
+
+/// One stream's output, bounded: the first `head` bytes and the last `tail` bytes are kept.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Captured {
+    pub head: Vec<u8>,
+    pub tail: Vec<u8>,
+    /// Bytes between head and tail that were dropped.
+    pub omitted: u64,
+}
+
+impl Captured {
+    /// Everything kept, with a marker where bytes were dropped.
+    pub fn text(&self) -> String {
+        let mut text = String::from_utf8_lossy(&self.head).into_owned();
+        if self.omitted > 0 {
+            text.push_str(&format!("\n… {} bytes omitted …\n", self.omitted));
+        }
+        text.push_str(&String::from_utf8_lossy(&self.tail));
+        text
+    }
+
+    /// Total bytes the program wrote.
+    pub fn total(&self) -> u64 {
+        (self.head.len() + self.tail.len()) as u64 + self.omitted
+    }
+}
+
+/// Reads `reader` to its end, keeping at most `cap` bytes: half from the start, half from the
+/// end (a ring of the most recent bytes).
+fn capture(mut reader: impl Read, cap: usize) -> Captured {
+    let head_cap = cap / 2;
+    let tail_cap = cap - head_cap;
+    let mut out = Captured::default();
+    let mut ring: std::collections::VecDeque<u8> = std::collections::VecDeque::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let mut chunk = &buf[..n];
+        if out.head.len() < head_cap {
+            let take = (head_cap - out.head.len()).min(chunk.len());
+            out.head.extend_from_slice(&chunk[..take]);
+            chunk = &chunk[take..];
+        }
+        ring.extend(chunk);
+        if ring.len() > tail_cap {
+            let drop = ring.len() - tail_cap;
+            ring.drain(..drop);
+            out.omitted += drop as u64;
+        }
+    }
+    out.tail = ring.into_iter().collect();
+    out
+}
+
+/// How to run one program.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub cwd: PathBuf,
+    /// The whole environment (nothing else is inherited); see [`scrubbed_env`].
+    pub env: Vec<(String, String)>,
+    pub timeout: Duration,
+    /// Bytes kept of each of stdout and stderr.
+    pub output_cap: usize,
+}
+
+/// How a program ended.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    /// The exit code, when it exited by itself.
+    pub exit_code: Option<i32>,
+    /// The signal that ended it, if one did.
+    pub signal: Option<i32>,
+    /// Killed because the time ran out.
+    pub timed_out: bool,
+    pub stdout: Captured,
+    pub stderr: Captured,
+    pub duration: Duration,
+}
+
+/// Runs `spec` to its end or its timeout. Err only when it could not be started.
+pub fn run(spec: &Spec) -> std::io::Result<Finished> {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    let started = Instant::now();
+    let mut command = Command::new(&spec.program);
+    command
+        .args(&spec.args)
+        .current_dir(&spec.cwd)
+        .env_clear()
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let mut child = command.spawn()?;
+    let pgid = child.id() as i32;
+    let cap = spec.output_cap;
+    let (out_tx, out_rx) = mpsc::channel();
+    let (err_tx, err_rx) = mpsc::channel();
+    let stdout = child.stdout.take().expect("piped");
+    let stderr = child.stderr.take().expect("piped");
+    std::thread::spawn(move || {
+        let _ = out_tx.send(capture(stdout, cap));
+    });
+    std::thread::spawn(move || {
+        let _ = err_tx.send(capture(stderr, cap));
+    });
+    let deadline = started + spec.timeout;
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait()? {
+            Some(status) => break status,
+            None if Instant::now() >= deadline => {
+                timed_out = true;
+                kill_group(pgid);
+                break child.wait()?;
+            }
+            None => std::thread::sleep(Duration::from_millis(10)),
+        }
+    };
+    // Whatever the program left running in its group goes with it: a background child
+    // holding the output pipes open would otherwise keep the call waiting.
+    kill_group(pgid);
+    // A process that left the group (setsid) and still holds a pipe is not waited for long.
+    let grace = Duration::from_millis(500);
+    let stdout = out_rx.recv_timeout(grace).unwrap_or_default();
+    let stderr = err_rx.recv_timeout(grace).unwrap_or_default();
+    Ok(Finished {
+        exit_code: status.code(),
+        signal: status.signal(),
+        timed_out,
+        stdout,
+        stderr,
+        duration: started.elapsed(),
+    })
+}
+
+fn kill_group(pgid: i32) {
+    if let Some(pid) = rustix::process::Pid::from_raw(pgid) {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+}
+
+/// Looks `name` up in a `:`-separated search path; the first executable file wins.
+pub fn find_in(search_path: &str, name: &str) -> Option<PathBuf> {
+    search_path
+        .split(':')
+        .filter(|d| !d.is_empty())
+        .map(|d| Path::new(d).join(name))
+        .find(|p| is_executable(p))
+}
+
+pub fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+/// Debian's bubblewrap, when it is installed and can create namespaces here.
+#[derive(Debug, Clone)]
+pub struct Bubblewrap {
+    pub program: PathBuf,
+}
+
+/// Whether commands can be sandboxed: the bwrap found, or why not. Tried once per process
+/// (containers often forbid the namespaces bwrap needs) and remembered.
+pub fn bubblewrap() -> Result<Bubblewrap, String> {
+    static CHECKED: OnceLock<Result<Bubblewrap, String>> = OnceLock::new();
+    CHECKED.get_or_init(probe_bubblewrap).clone()
+}
+
+fn probe_bubblewrap() -> Result<Bubblewrap, String> {
+    if std::env::var_os("LANTERN_NO_BWRAP").is_some() {
+        return Err("sandboxing is turned off (LANTERN_NO_BWRAP is set)".to_string());
+    }
+    let path = std::env::var("PATH").unwrap_or_default();
+    let Some(program) = find_in(&path, "bwrap") else {
+        return Err(
+            "bubblewrap is not installed (apt-get install bubblewrap to sandbox commands)"
+                .to_string(),
+        );
+    };
+    let bwrap = Bubblewrap { program };
+    let probe = Spec {
+        program: bwrap.program.clone(),
+        args: bwrap.args(Path::new("/"), &["/bin/true".to_string()]),
+        cwd: PathBuf::from("/"),
+        env: scrubbed_env(),
+        timeout: Duration::from_secs(10),
+        output_cap: 4096,
+    };
+    match run(&probe) {
+        Ok(f) if f.exit_code == Some(0) => Ok(bwrap),
+        Ok(f) => Err(format!(
+            "bubblewrap cannot create its namespaces here ({})",
+            f.stderr.text().trim()
+        )),
+        Err(e) => Err(format!("bubblewrap could not be started: {e}")),
+    }
+}
+
+impl Bubblewrap {
+    /// bwrap's arguments to run `command` with the whole file system read-only except
+    /// `writable` (and a private /tmp), no network, its own process ids, ending with Lantern.
+    pub fn args(&self, writable: &Path, command: &[String]) -> Vec<String> {
+        let writable = writable.to_string_lossy().into_owned();
+        let mut args: Vec<String> = [
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--tmpfs",
+            "/tmp",
+            "--unshare-net",
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--die-with-parent",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if writable != "/" {
+            args.extend(["--bind".to_string(), writable.clone(), writable.clone()]);
+        }
+        args.extend(["--chdir".to_string(), writable, "--".to_string()]);
+        args.extend(command.iter().cloned());
+        args
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str, timeout: Duration, cap: usize) -> Finished {
+        run(&Spec {
+            program: "/bin/sh".into(),
+            args: vec!["-c".into(), script.into()],
+            cwd: std::env::temp_dir(),
+            env: scrubbed_env(),
+            timeout,
+            output_cap: cap,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn exit_codes_and_output() {
+        let f = sh(
+            "echo out; echo err >&2; exit 3",
+            Duration::from_secs(10),
+            1024,
+        );
+        assert_eq!(f.exit_code, Some(3));
+        assert!(!f.timed_out);
+        assert_eq!(f.stdout.text(), "out\n");
+        assert_eq!(f.stderr.text(), "err\n");
+    }
+
+    #[test]
+    fn output_keeps_head_and_tail() {
+        let f = sh(
+            "echo first; seq 1 100000; echo last",
+            Duration::from_secs(20),
+            200,
+        );
+        let text = f.stdout.text();
+        assert!(text.starts_with("first\n"), "{text}");
+        assert!(text.ends_with("last\n"), "{text}");
+        assert!(f.stdout.omitted > 500_000, "{}", f.stdout.omitted);
+        assert!(text.contains("bytes omitted"));
+        assert_eq!(f.stdout.head.len() + f.stdout.tail.len(), 200);
+    }
+
+    #[test]
+    fn the_environment_is_scrubbed() {
+        std::env::set_var("LANTERN_TEST_SECRET", "hunter2");
+        let f = sh("env", Duration::from_secs(10), 65536);
+        assert!(!f.stdout.text().contains("hunter2"));
+        assert!(f.stdout.text().contains("PATH="));
+    }
+}

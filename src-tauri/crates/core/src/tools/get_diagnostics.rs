@@ -1,0 +1,74 @@
+use super::{Risk, Target, Tool, ToolContext};
+use crate::diagnostics::{self, Request, DEFAULT_TIMEOUT};
+use crate::error::ToolError;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+/// Get errors and warnings by running the project's own checkers (cargo check, tsc, eslint,
+/// ruff, go vet), or a syntax check when none is installed. Returns each problem with its file,
+/// line, column, severity, code and message. Use it after editing code to see whether the code
+/// is still correct.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// Only report problems in this file, relative to the workspace root, e.g. "src/main.rs".
+    /// Leave it out to check the whole workspace.
+    pub file: Option<String>,
+    /// Stop the checkers after this many seconds. Defaults to 60.
+    #[schemars(range(min = 1, max = 600))]
+    pub timeout_s: Option<u64>,
+    /// Only report problems that are new since the previous check, e.g. to see what an edit
+    /// broke. Defaults to false.
+    pub only_new: Option<bool>,
+}
+
+pub struct GetDiagnostics;
+
+impl Tool for GetDiagnostics {
+    type Input = Input;
+    const NAME: &'static str = "get_diagnostics";
+    const RISK: Risk = Risk::Read;
+
+    fn example() -> Value {
+        json!({"file": "src/main.rs"})
+    }
+
+    fn target(input: &Input) -> Target {
+        Target {
+            paths: input.file.iter().cloned().collect(),
+            command: None,
+        }
+    }
+
+    fn run(input: Input, ctx: &ToolContext) -> Result<Value, ToolError> {
+        let file = match &input.file {
+            Some(raw) => {
+                let path = ctx.workspace.resolve(raw)?;
+                if !path.exists {
+                    return Err(ToolError::not_found(format!("File not found: {}", path.rel))
+                        .with_hint("Use list_files to see which files exist, or leave out \"file\" to check the whole workspace."));
+                }
+                if path.rel == "." || path.abs.is_dir() {
+                    return Err(ToolError::invalid(format!(
+                        "{} is a folder; \"file\" must name one file",
+                        path.rel
+                    ))
+                    .with_hint("Leave out \"file\" to check the whole workspace."));
+                }
+                Some(path.rel)
+            }
+            None => None,
+        };
+        let request = Request {
+            file,
+            timeout: input
+                .timeout_s
+                .map(Duration::from_secs)
+                .unwrap_or(DEFAULT_TIMEOUT),
+            only_new: input.only_new.unwrap_or(false),
+        };
+        diagnostics::check(&ctx.workspace, &ctx.diagnostics, &request)
+    }
+}
