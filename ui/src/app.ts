@@ -276,7 +276,10 @@ export class App {
     const event = update.event;
     const call = this.calls.apply(event, source === MODEL_SOURCE ? undefined : source);
     if (source === MODEL_SOURCE) this.chat.event(event, call);
-    if (event.event === "tool_finished" && event.success) this.afterWrite(event);
+    if (event.event === "tool_finished" && event.success) {
+      this.afterWrite(event);
+      if (event.tool === "get_diagnostics") this.editor.showDiagnostics(event.result.data);
+    }
   }
 
   /** A write changed a file: the editor reloads it, the tree and the undo list refresh. */

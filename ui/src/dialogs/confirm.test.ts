@@ -140,8 +140,42 @@ describe("scopes", () => {
     expect(folderGlob("top.txt")).toBe("**");
   });
 
-  it("offers the exact command for a command", () => {
-    const request = { ...writeRequest("x"), tool: "run_command", paths: [], command: "npm test" };
-    expect(scopeChoices(request).map((c) => c.kind)).toEqual(["command", "tool"]);
+  it("offers only the exact command for a command", () => {
+    const request = { ...commandRequest("npm test") };
+    expect(scopeChoices(request).map((c) => c.kind)).toEqual(["command"]);
+  });
+});
+
+function commandRequest(command: string): PermissionRequest {
+  return {
+    call_id: "call-1",
+    tool: "run_command",
+    args: { command },
+    reasoning: "Run the tests",
+    risk: "exec",
+    paths: [],
+    command,
+    rule: "default: commands ask first",
+    preview: {
+      command,
+      cwd: "/home/u/shop",
+      timeout_s: 30,
+      sandboxed: true,
+      sandbox: "bubblewrap: network off, only the workspace writable",
+    },
+  };
+}
+
+describe("a command's confirmation", () => {
+  it("shows the command and whether it is sandboxed, without a diff", () => {
+    const { host, dialog } = setup();
+    dialog.enqueue(1, commandRequest("git status && rm -rf ~"), MODEL_SOURCE);
+    const text = host.textContent ?? "";
+    expect(text).toContain("run_command");
+    expect(host.querySelector(".confirm-command code")?.textContent).toBe("git status && rm -rf ~");
+    expect(host.querySelector(".confirm-sandbox")?.textContent).toContain("network off");
+    expect(host.querySelector(".diff-added")).toBeNull();
+    const scopes = [...host.querySelectorAll<HTMLInputElement>("input[name=confirm-scope]")].map((r) => r.value);
+    expect(scopes).toEqual(["command"]);
   });
 });

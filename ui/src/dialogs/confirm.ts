@@ -24,6 +24,17 @@ function isWritePreview(value: unknown): value is WritePreview {
 }
 
 /** The diff of a write: a summary line and the coloured unified diff. */
+/** For a command: where and how it runs (the sandbox, or why there is none). */
+function sandboxNote(preview: unknown): string | null {
+  if (typeof preview !== "object" || preview === null) return null;
+  const p = preview as { sandbox?: unknown; cwd?: unknown; timeout_s?: unknown };
+  if (typeof p.sandbox !== "string") return null;
+  const parts = [p.sandbox];
+  if (typeof p.cwd === "string") parts.push(`in ${p.cwd}`);
+  if (typeof p.timeout_s === "number") parts.push(`stopped after ${p.timeout_s} s`);
+  return parts.join(" · ");
+}
+
 export function renderDiff(preview: WritePreview): HTMLElement {
   const summary = preview.created
     ? `new file · ${preview.lines_added} lines`
@@ -187,7 +198,8 @@ export class ConfirmationDialog {
           request.paths.length
             ? h("p", { class: "confirm-paths" }, "Touches ", ...request.paths.map((p) => h("code", { text: p })))
             : null,
-          request.command ? h("p", {}, "Runs ", h("code", { text: request.command })) : null,
+          request.command ? h("p", { class: "confirm-command" }, "Runs ", h("code", { text: request.command })) : null,
+          sandboxNote(request.preview) ? h("p", { class: "confirm-sandbox muted small", text: sandboxNote(request.preview)! }) : null,
           h(
             "div",
             { class: "confirm-reasoning" },

@@ -1,5 +1,5 @@
 // The scopes a standing "yes" can have for a request: this file, a folder glob, this exact
-// command, or every call of the tool.
+// command, or every call of the tool (never for commands).
 
 import type { PermissionRequest, Scope } from "../ipc/types";
 
@@ -28,7 +28,11 @@ export function scopeChoices(request: PermissionRequest): ScopeChoice[] {
   } else if (request.paths.length > 1) {
     choices.push({ kind: "glob", label: "files matching", value: "**", editable: true });
   }
-  choices.push({ kind: "tool", label: `every ${request.tool} call`, value: "", editable: false });
+  // A command is only ever granted exactly: the backend does not let a grant for the whole
+  // tool run commands unasked, so it is not offered.
+  if (request.risk !== "exec") {
+    choices.push({ kind: "tool", label: `every ${request.tool} call`, value: "", editable: false });
+  }
   return choices;
 }
 

@@ -12,6 +12,7 @@ import {
   indentOnInput,
   syntaxHighlighting,
 } from "@codemirror/language";
+import { lintGutter } from "@codemirror/lint";
 import { highlightSelectionMatches, searchKeymap } from "@codemirror/search";
 import { EditorState, type Extension } from "@codemirror/state";
 import {
@@ -67,6 +68,8 @@ const theme = EditorView.theme({
 export function baseExtensions(onSave: () => boolean): Extension[] {
   return [
     lineNumbers(),
+    // Findings of get_diagnostics: a marker per line with a finding, underlines in the text.
+    lintGutter(),
     highlightActiveLineGutter(),
     highlightSpecialChars(),
     history(),

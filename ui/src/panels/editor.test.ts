@@ -1,3 +1,4 @@
+import { diagnosticCount, forEachDiagnostic } from "@codemirror/lint";
 import { EditorView } from "@codemirror/view";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { SavedFile, TextFile } from "../ipc/types";
@@ -116,5 +117,57 @@ describe("EditorPanel", () => {
     await editor.open("missing.txt");
     expect(notes[0]).toContain("Cannot open missing.txt");
     expect(root.querySelectorAll(".tab")).toHaveLength(0);
+  });
+});
+
+describe("diagnostics", () => {
+  const view = (root: HTMLElement) =>
+    EditorView.findFromDOM(root.querySelector(".editor-surface")!.shadowRoot!.querySelector(".cm-editor") as HTMLElement)!;
+  const result = (diagnostics: unknown[], file?: string) => ({ diagnostics, errors: diagnostics.length, ...(file ? { file } : {}) });
+  const finding = (path: string, line: number, column: number) => ({
+    path,
+    line,
+    column,
+    end_line: null,
+    end_column: null,
+    severity: "error",
+    code: "E0308",
+    message: "mismatched types",
+    source: "cargo",
+  });
+
+  it("marks a get_diagnostics finding in the open file, and clears it after a clean check", async () => {
+    const { root, editor } = setup({ "src/lib.rs": "fn a() {\n    let x: String = 5;\n}\n" });
+    await editor.open("src/lib.rs");
+    editor.showDiagnostics(result([finding("src/lib.rs", 2, 21), finding("src/other.rs", 1, 1)]));
+    const state = view(root).state;
+    expect(diagnosticCount(state)).toBe(1);
+    const seen: string[] = [];
+    forEachDiagnostic(state, (d, from, to) => seen.push(`${d.severity} ${state.doc.sliceString(from, to)} ${d.source}`));
+    expect(seen).toEqual(["error 5 cargo E0308"]);
+    expect(root.querySelector(".editor-surface")!.shadowRoot!.querySelector(".cm-gutter-lint")).not.toBeNull();
+    editor.showDiagnostics(result([]));
+    expect(diagnosticCount(view(root).state)).toBe(0);
+  });
+
+  it("keeps findings for files opened later and across tab switches", async () => {
+    const { root, editor } = setup({ "a.py": "x = y\n", "b.py": "ok = 1\n" });
+    editor.showDiagnostics(result([finding("a.py", 1, 5)]));
+    await editor.open("a.py");
+    expect(diagnosticCount(view(root).state)).toBe(1);
+    await editor.open("b.py");
+    expect(diagnosticCount(view(root).state)).toBe(0);
+    // A check narrowed to b.py leaves a.py's findings alone.
+    editor.showDiagnostics(result([], "b.py"));
+    await editor.open("a.py");
+    expect(diagnosticCount(view(root).state)).toBe(1);
+    expect(editor.diagnosticsOf("a.py")).toBe(1);
+  });
+
+  it("ignores other results", async () => {
+    const { root, editor } = setup({ "a.py": "x\n" });
+    await editor.open("a.py");
+    editor.showDiagnostics({ content: "x" });
+    expect(diagnosticCount(view(root).state)).toBe(0);
   });
 });

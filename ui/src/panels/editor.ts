@@ -1,12 +1,15 @@
 // The editor: tabs over CodeMirror, one editor state per open file (so each keeps its own undo
 // history), dirty markers, Ctrl/Cmd+S to save. When the assistant writes an open file it is
 // reloaded; if the user has unsaved edits in it, they are kept and a warning offers the new
-// version instead of overwriting them.
+// version instead of overwriting them. Findings of get_diagnostics calls are shown on the open
+// files: gutter markers and underlines (@codemirror/lint), kept per file across tab switches.
 
+import { setDiagnostics } from "@codemirror/lint";
 import { EditorState } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import type { Backend } from "../ipc";
 import { AppError } from "../ipc";
+import { DiagnosticsStore, reportFromResult, toCodeMirror } from "../lib/diagnostics";
 import { button, clear, h } from "../lib/dom";
 import { languageOf } from "../lib/languages";
 import { baseExtensions, languageFor } from "./codemirror";
@@ -43,6 +46,7 @@ export class EditorPanel {
   private readonly editorRoot: ShadowRoot;
   private readonly editorParent = h("div");
   private readonly status = h("div", { class: "editor-status" });
+  private readonly diagnostics = new DiagnosticsStore();
 
   constructor(
     readonly root: HTMLElement,
@@ -128,7 +132,9 @@ export class EditorPanel {
       this.activate(again);
       return;
     }
-    const tab: Tab = { path, state: this.newState(path, content), saved: content, dirty: false, changedOnDisk: false };
+    const fresh = this.newState(path, content);
+    const state = fresh.update(setDiagnostics(fresh, toCodeMirror(fresh.doc, this.diagnostics.for(path)))).state;
+    const tab: Tab = { path, state, saved: content, dirty: false, changedOnDisk: false };
     this.tabs.push(tab);
     this.activate(tab);
   }
@@ -216,6 +222,31 @@ export class EditorPanel {
     this.replaceContent(tab, content);
   }
 
+  /** Shows the findings of a get_diagnostics result (its `data`) on the open files. */
+  showDiagnostics(data: unknown): void {
+    const report = reportFromResult(data);
+    if (!report) return;
+    for (const path of this.diagnostics.apply(report)) {
+      const tab = this.find(path);
+      if (tab) this.applyDiagnostics(tab);
+    }
+  }
+
+  /** How many findings the open file `path` shows. */
+  diagnosticsOf(path: string): number {
+    return this.diagnostics.for(path).length;
+  }
+
+  private applyDiagnostics(tab: Tab): void {
+    const state = this.currentState(tab);
+    const spec = setDiagnostics(state, toCodeMirror(state.doc, this.diagnostics.for(tab.path)));
+    if (tab === this.active && this.view) {
+      this.view.dispatch(spec);
+    } else {
+      tab.state = state.update(spec).state;
+    }
+  }
+
   private currentState(tab: Tab): EditorState {
     return tab === this.active && this.view ? this.view.state : tab.state;
   }
@@ -238,6 +269,7 @@ export class EditorPanel {
   /** Closes everything (another folder was opened). */
   reset(): void {
     this.tabs.splice(0);
+    this.diagnostics.clear();
     this.active = null;
     this.view?.destroy();
     this.view = null;
