@@ -111,7 +111,9 @@ fn tools_lists_every_spec_with_its_schema() {
         "read_file",
         "list_files",
         "search_code",
+        "get_diagnostics",
         "write_file",
+        "run_command",
         "get_current_time",
         "add_task",
         "list_tasks",
@@ -119,6 +121,17 @@ fn tools_lists_every_spec_with_its_schema() {
     ] {
         assert!(names.contains(&expected), "{expected} in {names:?}");
     }
+    let risk = |name: &str| {
+        specs
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap()["risk"]
+            .clone()
+    };
+    assert_eq!(risk("get_diagnostics"), "read");
+    assert_eq!(risk("run_command"), "exec");
     let read = specs
         .as_array()
         .unwrap()
@@ -306,6 +319,27 @@ fn writes_need_approval_and_without_a_terminal_are_refused() {
     );
     assert_eq!(code, 1);
     assert!(!f.path("notes.md").exists());
+}
+
+#[test]
+fn commands_need_approval_every_time() {
+    let f = Fixture::new();
+    let args = r#"{"command": "touch ran.txt"}"#;
+    let (code, r) = f.tool("run_command", args, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(r["error_type"], "permission_denied");
+    assert!(r["error_message"].as_str().unwrap().contains("no terminal"));
+    assert!(!f.path("ran.txt").exists());
+    let (code, r) = f.tool("run_command", args, &["--yes"]);
+    assert_eq!(code, 0, "{r}");
+    assert_eq!(r["data"]["exit_code"], 0);
+    assert!(r["data"]["sandboxed"].is_boolean());
+    assert!(f.path("ran.txt").exists());
+    // A yes is for that one call.
+    std::fs::remove_file(f.path("ran.txt")).unwrap();
+    let (code, _) = f.tool("run_command", args, &[]);
+    assert_eq!(code, 1);
+    assert!(!f.path("ran.txt").exists());
 }
 
 #[test]

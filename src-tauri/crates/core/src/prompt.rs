@@ -118,6 +118,14 @@ mod tests {
             "update_task(task_id: string, status: \"pending\" | \"in_progress\" | \"completed\")"
         );
         assert_eq!(sig("get_current_time"), "get_current_time()");
+        assert_eq!(
+            sig("get_diagnostics"),
+            "get_diagnostics(file?: string, timeout_s?: integer, only_new?: boolean)"
+        );
+        assert_eq!(
+            sig("run_command"),
+            "run_command(command: string, timeout_s?: integer)"
+        );
     }
 
     #[test]

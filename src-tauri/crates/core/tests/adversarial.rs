@@ -204,6 +204,7 @@ fn traversal_in_every_spelling_is_refused_by_every_path_tool() {
             ("read_file", read(raw)),
             ("write_file", write(raw)),
             ("list_files", list(raw)),
+            ("get_diagnostics", json!({ "file": raw })),
         ] {
             let result = fx.call(tool, args);
             assert_error(

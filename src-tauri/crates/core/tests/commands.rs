@@ -333,7 +333,10 @@ fn a_sandboxed_command_cannot_write_outside_the_workspace() {
     assert!(ws.path().join("inside.txt").exists(), "{data:#}");
     assert!(!target.exists(), "{data:#}");
     assert!(
-        data["stderr"].as_str().unwrap().contains("Read-only file system"),
+        data["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("Read-only file system"),
         "{data:#}"
     );
     // No network: only the loopback device exists.
