@@ -2,7 +2,9 @@
 # Installs what Lantern needs to build, run and test, and nothing twice: system packages (with
 # apt when run as root; otherwise it prints the exact command and stops), npm packages, the
 # default model, and with --tests the WebDriver server the end-to-end tests drive the window
-# through. Safe to run again at any time; offline once everything is in place.
+# through and the checkers the get_diagnostics tests run (Go from apt, ruff from PyPI;
+# TypeScript is an npm devDependency). Safe to run again at any time; offline once everything
+# is in place.
 #
 #   scripts/setup.sh [--tests]
 set -euo pipefail
@@ -26,6 +28,8 @@ REQUIRED=(
   "curl:curl"
   "wget:wget"
   "file:file"
+  # run_command's sandbox: no network, only the workspace writable
+  "bwrap:bubblewrap"
   # the end-to-end tests: a virtual display and WebKit's WebDriver server
   "xvfb-run:xvfb"
   "xauth:xauth"
@@ -41,6 +45,9 @@ REQUIRED_LIBS=(
   libayatana-appindicator3-dev
   librsvg2-dev
 )
+
+# The get_diagnostics tests run the real checkers.
+$for_tests && REQUIRED+=("go:golang-go")
 
 missing=()
 for pair in "${REQUIRED[@]}"; do
@@ -86,6 +93,21 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
 fi
 
 bash scripts/fetch-model.sh >/dev/null
+
+# ruff, the Python checker, pinned: the tests assert its exact findings. As root it goes to
+# /usr/local/bin (Debian's Python is "externally managed", hence the flag); otherwise to
+# ~/.local/bin.
+RUFF_VERSION=0.17.6
+if $for_tests && [ "$(ruff --version 2>/dev/null)" != "ruff $RUFF_VERSION" ]; then
+  say "installing ruff $RUFF_VERSION"
+  if [ "$(id -u)" -eq 0 ]; then
+    python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \
+      --break-system-packages "ruff==$RUFF_VERSION"
+  else
+    python3 -m pip install --quiet --disable-pip-version-check --user \
+      --break-system-packages "ruff==$RUFF_VERSION"
+  fi
+fi
 
 # tauri-driver bridges WebDriver clients to WebKitWebDriver and the app (2.x: the newest
 # release is a 3.0 alpha).
