@@ -36,6 +36,17 @@ impl Confirmer for Terminal {
         {
             let _ = writeln!(err, "{diff}");
         }
+        if let Some(command) = &request.command {
+            let _ = writeln!(err, "  command: {command}");
+        }
+        if let Some(sandbox) = request
+            .preview
+            .as_ref()
+            .and_then(|p| p.get("sandbox"))
+            .and_then(|s| s.as_str())
+        {
+            let _ = writeln!(err, "  sandbox: {sandbox}");
+        }
         let scope = scope_for(request);
         loop {
             let _ = write!(

@@ -285,3 +285,48 @@ fn a_checker_over_its_time_is_stopped() {
     assert_eq!(data["fresh"], false);
     assert!(ruff["note"].as_str().unwrap().contains("time box"));
 }
+
+#[test]
+fn a_monorepo_runs_every_kind_of_checker_at_once() {
+    need("cargo", "install Rust with rustup");
+    need(
+        "tsc",
+        "npm install (typescript is a devDependency of the repository)",
+    );
+    need("ruff", "pip install ruff");
+    need("go", "apt-get install golang-go");
+    let ws = tempfile::tempdir().unwrap();
+    for name in ["rust", "ts", "python", "go"] {
+        copy_dir(
+            &repo().join("tests/fixtures/diagnostics").join(name),
+            &ws.path().join(name),
+        );
+    }
+    let data = diagnostics(ws.path(), "{}", &search_path());
+    let projects: Vec<(&str, &str)> = data["checkers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["checker"].as_str().unwrap(),
+                c["project"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        projects,
+        [
+            ("cargo", "rust"),
+            ("tsc", "ts"),
+            ("ruff", "python"),
+            ("go_vet", "go")
+        ]
+    );
+    let rows = found(&data);
+    assert_eq!(rows.len(), 7, "{data:#}");
+    assert!(rows.contains(&row("ts/src/cart.ts", 7, "error", "TS2322", "tsc")));
+    assert!(rows.contains(&row("go/main.go", 7, "warning", "printf", "go_vet")));
+    assert!(rows.contains(&row("rust/src/lib.rs", 9, "error", "E0308", "cargo")));
+    assert!(rows.contains(&row("python/notes.py", 3, "error", "F821", "ruff")));
+}
