@@ -107,6 +107,7 @@ export class App {
       confirmDiscard: (path) => this.confirmDiscard(path),
       onDirtyChange: (paths) => this.tree.setDirty(paths),
       onActiveChange: (path) => this.tree.setActive(path),
+      onCheck: (path) => void this.runManual("get_diagnostics", { file: path }),
     });
     this.inspector = new InspectorPanel(inspectorArea, this.calls, {
       rerun: (call) => void this.runManual(call.tool, call.args),

@@ -146,8 +146,26 @@ describe("diagnostics", () => {
     forEachDiagnostic(state, (d, from, to) => seen.push(`${d.severity} ${state.doc.sliceString(from, to)} ${d.source}`));
     expect(seen).toEqual(["error 5 cargo E0308"]);
     expect(root.querySelector(".editor-surface")!.shadowRoot!.querySelector(".cm-gutter-lint")).not.toBeNull();
+    expect(root.querySelector(".editor-findings")?.textContent).toBe("1 error");
     editor.showDiagnostics(result([]));
     expect(diagnosticCount(view(root).state)).toBe(0);
+    expect(root.querySelector(".editor-findings")).toBeNull();
+  });
+
+  it("a Check button asks for the file shown", async () => {
+    const disk = fakeDisk({ "a.py": "x\n" });
+    const root = document.createElement("div");
+    document.body.append(root);
+    const checked: string[] = [];
+    const editor = new EditorPanel(root, {
+      backend: disk.backend,
+      notify: () => {},
+      confirmDiscard: async () => true,
+      onCheck: (path) => checked.push(path),
+    });
+    await editor.open("a.py");
+    root.querySelector<HTMLButtonElement>(".editor-check")!.click();
+    expect(checked).toEqual(["a.py"]);
   });
 
   it("keeps findings for files opened later and across tab switches", async () => {

@@ -32,6 +32,8 @@ export interface EditorDeps {
   onDirtyChange?: (dirtyPaths: string[]) => void;
   /** The file shown changed (null: none). */
   onActiveChange?: (path: string | null) => void;
+  /** The user asked to check the file shown (runs get_diagnostics on it). */
+  onCheck?: (path: string) => void;
 }
 
 export class EditorPanel {
@@ -230,6 +232,7 @@ export class EditorPanel {
       const tab = this.find(path);
       if (tab) this.applyDiagnostics(tab);
     }
+    this.renderStatus();
   }
 
   /** How many findings the open file `path` shows. */
@@ -333,11 +336,31 @@ export class EditorPanel {
     const tab = this.active;
     clear(this.status);
     if (!tab) return;
-    this.status.append(
+    const parts: (HTMLElement | null)[] = [
       h("span", { class: "mono", text: tab.path }),
       h("span", { class: "spacer" }),
+      this.findingsText(tab.path),
       h("span", { text: languageOf(tab.path) }),
       h("span", { class: tab.dirty ? "warn-text" : "muted", text: tab.dirty ? "Unsaved · Ctrl+S saves" : "Saved" }),
-    );
+      this.deps.onCheck
+        ? button("Check", () => this.deps.onCheck?.(tab.path), {
+            class: "small editor-check",
+            title: "Run the project's checkers on this file (get_diagnostics)",
+          })
+        : null,
+    ];
+    this.status.append(...parts.filter((p): p is HTMLElement => p !== null));
+  }
+
+  /** "2 errors · 1 warning" for the file's findings, or nothing. */
+  private findingsText(path: string): HTMLElement | null {
+    const findings = this.diagnostics.for(path);
+    if (!findings.length) return null;
+    const errors = findings.filter((f) => f.severity === "error").length;
+    const others = findings.length - errors;
+    const parts = [];
+    if (errors) parts.push(`${errors} error${errors === 1 ? "" : "s"}`);
+    if (others) parts.push(`${others} warning${others === 1 ? "" : "s"}`);
+    return h("span", { class: `editor-findings ${errors ? "error-text" : "warn-text"}`, text: parts.join(" · ") });
   }
 }
