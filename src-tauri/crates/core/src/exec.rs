@@ -341,9 +341,48 @@ mod tests {
 
     #[test]
     fn the_environment_is_scrubbed() {
-        std::env::set_var("LANTERN_TEST_SECRET", "hunter2");
         let f = sh("env", Duration::from_secs(10), 65536);
-        assert!(!f.stdout.text().contains("hunter2"));
-        assert!(f.stdout.text().contains("PATH="));
+        let child = f.stdout.text();
+        assert!(child.contains("PATH="));
+        // Every variable of ours that is not on the list stays behind (cargo sets several for
+        // a test run, e.g. CARGO_PKG_NAME).
+        let dropped: Vec<String> = std::env::vars()
+            .map(|(k, _)| k)
+            .filter(|k| !KEPT_VARS.contains(&k.as_str()))
+            // What the shell sets itself, and what Lantern adds.
+            .filter(|k| !["TERM", "NO_COLOR", "PWD", "OLDPWD", "SHLVL", "_"].contains(&k.as_str()))
+            .collect();
+        assert!(!dropped.is_empty());
+        for name in dropped {
+            assert!(
+                !child.lines().any(|l| l.starts_with(&format!("{name}="))),
+                "{name} was passed on"
+            );
+        }
+    }
+
+    #[test]
+    fn a_timeout_kills_the_whole_group() {
+        let started = Instant::now();
+        let f = sh("sleep 60 & echo $!; wait", Duration::from_millis(500), 1024);
+        assert!(f.timed_out);
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let pid: u32 = f.stdout.text().trim().parse().unwrap();
+        // The background sleep is gone (or a zombie waiting for init to reap it).
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let alive = state
+                .rsplit_once(") ")
+                .is_some_and(|(_, rest)| !rest.starts_with('Z'));
+            if !alive {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the child {pid} outlived the timeout"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 }
