@@ -264,9 +264,23 @@ fn probe_bubblewrap() -> Result<Bubblewrap, String> {
 
 impl Bubblewrap {
     /// bwrap's arguments to run `command` with the whole file system read-only except
-    /// `writable` (and a private /tmp), no network, its own process ids, ending with Lantern.
+    /// `writable` (and a private /tmp), no network, its own process ids, ending with Lantern,
+    /// in the folder `writable`.
     pub fn args(&self, writable: &Path, command: &[String]) -> Vec<String> {
-        let writable = writable.to_string_lossy().into_owned();
+        self.args_with(writable, &[writable.to_path_buf()], &[], false, command)
+    }
+
+    /// Like [`args`](Self::args), with several writable folders (those that exist), folders
+    /// under /tmp to keep visible read-only (the private /tmp hides the real one), and the
+    /// network optionally left on.
+    pub fn args_with(
+        &self,
+        cwd: &Path,
+        writable: &[PathBuf],
+        visible: &[PathBuf],
+        network: bool,
+        command: &[String],
+    ) -> Vec<String> {
         let mut args: Vec<String> = [
             "--ro-bind",
             "/",
@@ -277,7 +291,6 @@ impl Bubblewrap {
             "/proc",
             "--tmpfs",
             "/tmp",
-            "--unshare-net",
             "--unshare-pid",
             "--unshare-ipc",
             "--unshare-uts",
@@ -286,10 +299,26 @@ impl Bubblewrap {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        if writable != "/" {
-            args.extend(["--bind".to_string(), writable.clone(), writable.clone()]);
+        if !network {
+            args.push("--unshare-net".to_string());
         }
-        args.extend(["--chdir".to_string(), writable, "--".to_string()]);
+        for dir in visible {
+            if dir.is_dir() {
+                let dir = dir.to_string_lossy().into_owned();
+                args.extend(["--ro-bind".to_string(), dir.clone(), dir]);
+            }
+        }
+        for dir in writable {
+            if dir != Path::new("/") && dir.is_dir() {
+                let dir = dir.to_string_lossy().into_owned();
+                args.extend(["--bind".to_string(), dir.clone(), dir]);
+            }
+        }
+        args.extend([
+            "--chdir".to_string(),
+            cwd.to_string_lossy().into_owned(),
+            "--".to_string(),
+        ]);
         args.extend(command.iter().cloned());
         args
     }

@@ -342,3 +342,32 @@ fn a_sandboxed_command_cannot_write_outside_the_workspace() {
     // No network: only the loopback device exists.
     assert_eq!(data["stdout"].as_str().unwrap().trim(), "lo", "{data:#}");
 }
+
+#[test]
+fn a_build_script_run_by_a_checker_cannot_write_outside_the_workspace() {
+    need("cargo", "install Rust with rustup");
+    let ws = fixture("rust");
+    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let target = outside.path().join("from-build-script.txt");
+    std::fs::write(
+        ws.path().join("build.rs"),
+        format!(
+            "fn main() {{ let _ = std::fs::write({:?}, \"escaped\"); let _ = std::fs::write(\"inside.txt\", \"ok\"); }}\n",
+            target.display().to_string()
+        ),
+    )
+    .unwrap();
+    let mut s = session(ws.path());
+    let data = call(&mut s, "get_diagnostics", json!({}));
+    let cargo = &data["checkers"][0];
+    if cargo["sandboxed"] != true {
+        panic!("checkers are not sandboxed here; install bubblewrap (apt-get install bubblewrap, scripts/setup.sh --tests): {data:#}");
+    }
+    assert_eq!(cargo["status"], "ran", "{data:#}");
+    assert_eq!(data["errors"], 1, "{data:#}");
+    assert!(ws.path().join("inside.txt").exists(), "{data:#}");
+    assert!(
+        !target.exists(),
+        "a build script wrote outside the workspace"
+    );
+}

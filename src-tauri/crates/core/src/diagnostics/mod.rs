@@ -29,10 +29,15 @@
 //! compared with the previous one: `new_since_last` / `resolved_since_last` count the
 //! difference, and `only_new` reports just the new findings.
 //!
-//! **Trust.** Checkers are the project's own tools and run the project's own code paths
-//! (Cargo build scripts and proc macros, ESLint plugins), as opening the project in an IDE
-//! would; they run with a scrubbed environment, in their own process group, without the
-//! `run_command` sandbox.
+//! **Trust.** Checkers run the project's own code (Cargo build scripts and proc macros, an
+//! ESLint configuration), as opening the project in an IDE would, and `get_diagnostics` runs
+//! without asking. So that a file the model wrote cannot do through a checker what
+//! `run_command` would have asked about, checkers run inside bubblewrap where it works: the
+//! file system read-only except the workspace and the toolchains' download and build caches
+//! (`~/.cargo/registry`, `~/.cargo/git`, Go's build cache and module folder), a private
+//! `/tmp`, their own process ids. The network stays on, so
+//! that Cargo and Go can fetch the dependencies they need. Each checker's report says whether
+//! it was `sandboxed`; `LANTERN_CHECKERS_UNSANDBOXED=1` turns this off.
 
 pub mod checkers;
 pub mod syntax;
@@ -672,9 +677,28 @@ fn run_job(
     env.push(("CARGO_TERM_COLOR".into(), "never".into()));
     // Go must not fetch a newer toolchain to check a module.
     env.push(("GOTOOLCHAIN".into(), "local".into()));
+    let (sandbox_program, sandbox_args, sandboxed) = match checker_sandbox() {
+        Some(bwrap) => (
+            bwrap.program.clone(),
+            bwrap.args_with(
+                &cwd,
+                &checker_writable(root),
+                &program
+                    .parent()
+                    .map(Path::to_path_buf)
+                    .into_iter()
+                    .collect::<Vec<_>>(),
+                true,
+                &args,
+            ),
+            true,
+        ),
+        None => (program.to_path_buf(), args[1..].to_vec(), false),
+    };
+    json["sandboxed"] = json!(sandboxed);
     let spec = exec::Spec {
-        program: program.to_path_buf(),
-        args: args[1..].to_vec(),
+        program: sandbox_program,
+        args: sandbox_args,
         cwd: cwd.clone(),
         env,
         timeout: remaining,
@@ -753,6 +777,35 @@ fn run_job(
         fresh: true,
         new,
     }
+}
+
+/// Bubblewrap for the checkers, when it works and `LANTERN_CHECKERS_UNSANDBOXED` is not set.
+fn checker_sandbox() -> Option<exec::Bubblewrap> {
+    if std::env::var_os("LANTERN_CHECKERS_UNSANDBOXED").is_some() {
+        return None;
+    }
+    exec::bubblewrap().ok()
+}
+
+/// What a checker may write: the workspace (build output) and the toolchains' download and
+/// build caches (Cargo's registry and git checkouts, Go's build cache and module folder) —
+/// not `~/.cargo/bin`, not the rest of `~/.cache`.
+fn checker_writable(root: &Path) -> Vec<PathBuf> {
+    let mut dirs = vec![root.to_path_buf()];
+    let home = dirs::home_dir();
+    let from_env = |name: &str| std::env::var_os(name).map(PathBuf::from);
+    if let Some(cargo) = from_env("CARGO_HOME").or_else(|| home.as_ref().map(|h| h.join(".cargo")))
+    {
+        dirs.push(cargo.join("registry"));
+        dirs.push(cargo.join("git"));
+    }
+    dirs.extend(from_env("GOCACHE").or_else(|| home.as_ref().map(|h| h.join(".cache/go-build"))));
+    dirs.extend(
+        from_env("GOMODCACHE")
+            .or_else(|| from_env("GOPATH").map(|p| p.join("pkg/mod")))
+            .or_else(|| home.as_ref().map(|h| h.join("go/pkg/mod"))),
+    );
+    dirs
 }
 
 /// Exit codes that mean "checked" (with or without findings) rather than "could not check".
