@@ -330,3 +330,35 @@ fn a_monorepo_runs_every_kind_of_checker_at_once() {
     assert!(rows.contains(&row("rust/src/lib.rs", 9, "error", "E0308", "cargo")));
     assert!(rows.contains(&row("python/notes.py", 3, "error", "F821", "ruff")));
 }
+
+#[test]
+fn eslint_runs_where_the_project_configures_it() {
+    // A JavaScript project with an ESLint configuration, and an `eslint` in its own
+    // node_modules/.bin that answers as ESLint's JSON formatter does.
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("package.json"), "{\"name\": \"web\"}\n").unwrap();
+    std::fs::write(ws.path().join("eslint.config.js"), "export default [];\n").unwrap();
+    std::fs::create_dir_all(ws.path().join("src")).unwrap();
+    std::fs::write(ws.path().join("src/app.js"), "const unused = 1;\n").unwrap();
+    let bin = ws.path().join("node_modules/.bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::write(
+        bin.join("eslint"),
+        "#!/bin/sh\necho \"$@\" > \"$PWD/eslint-args.txt\"\nprintf '[{\"filePath\":\"%s/src/app.js\",\"messages\":[{\"ruleId\":\"no-unused-vars\",\"severity\":2,\"message\":\"unused is assigned a value but never used.\",\"line\":1,\"column\":7,\"endLine\":1,\"endColumn\":13}]}]' \"$PWD\"\nexit 1\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(bin.join("eslint"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    // Nothing on the search path: the project's own binary is found first.
+    let empty = tempfile::tempdir().unwrap();
+    let data = diagnostics(ws.path(), "{}", &empty.path().to_string_lossy());
+    assert_eq!(
+        found(&data),
+        vec![row("src/app.js", 1, "error", "no-unused-vars", "eslint")],
+        "{data:#}"
+    );
+    assert_eq!(data["diagnostics"][0]["end_column"], 13);
+    assert_eq!(checker(&data, "eslint")["status"], "ran");
+    let args = std::fs::read_to_string(ws.path().join("eslint-args.txt")).unwrap();
+    assert_eq!(args.trim(), "-f json --no-color .");
+}
