@@ -492,7 +492,7 @@ pub fn check(
 
     let mut reports: Vec<Report> = Vec::new();
     let mut missing: Vec<Value> = Vec::new();
-    // Languages whose checkers are absent, with the folders their files were meant for.
+    // Languages a checker is looking at, with the folder it covers.
     let mut covered: Vec<(Language, String)> = Vec::new();
     for mut job in jobs {
         let mut program = locate(job.checker, &root, &abs_of(&root, &job.dir));
