@@ -118,6 +118,27 @@ pub const FOLLOW_UP_PROBES: &[FollowUpProbe] = &[
     },
 ];
 
+/// A fingerprint of every probe, so a calibration measured on another probe set is not reused.
+pub fn probe_set_fingerprint() -> String {
+    let mut text = String::new();
+    for probe in TOOL_PROBES.iter().chain(ANSWER_PROBES) {
+        text.push_str(probe);
+        text.push('\n');
+    }
+    for probe in FOLLOW_UP_PROBES {
+        for part in [probe.question, probe.call, probe.result] {
+            text.push_str(part);
+            text.push('\n');
+        }
+        text.push_str(if probe.needs_call {
+            "call\n"
+        } else {
+            "answer\n"
+        });
+    }
+    lantern_core::paths::sha256_hex(text.as_bytes())
+}
+
 /// Below this ranking quality the probes are not trusted and a fallback rule decides.
 pub const MIN_AUC: f64 = 0.75;
 

@@ -1,8 +1,8 @@
 //! The llama.cpp engine: one loaded model, one context, the KV cache kept between steps.
 
 use crate::decide::{
-    lexical_prior, log_add, Calibration, DecisionRules, ANSWER_PROBES, FOLLOW_UP_PROBES,
-    TOOL_PROBES,
+    lexical_prior, log_add, probe_set_fingerprint, Calibration, DecisionRules, ANSWER_PROBES,
+    FOLLOW_UP_PROBES, TOOL_PROBES,
 };
 use crate::grammar::call_grammar;
 use crate::utf8::Utf8Stream;
@@ -606,7 +606,10 @@ impl LocalModel {
         system_prompt: &str,
         cancel: &CancelToken,
     ) -> Result<DecisionRules, ModelError> {
-        let key = lantern_core::paths::sha256_hex(system_prompt.as_bytes());
+        // The probes are part of the key: a new probe set must be measured again.
+        let key = lantern_core::paths::sha256_hex(
+            format!("{system_prompt}\n{}", probe_set_fingerprint()).as_bytes(),
+        );
         if let Some(c) = self.calibrations.get(&key) {
             return Ok(c.clone());
         }
