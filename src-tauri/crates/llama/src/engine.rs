@@ -270,7 +270,13 @@ pub struct LocalModel {
     last: StepStats,
     /// Measured prompt-processing speed, for sizing prompt batches.
     prompt_tokens_per_ms: Option<f64>,
+    /// Which tokens begin by closing something in a call (`"`, `}`, `]`, `<`), found on first
+    /// need.
+    closers: Option<Vec<bool>>,
 }
+
+/// The last tokens of a reply's budget are kept for closing a call that is still open.
+const CLOSING_RESERVE: usize = 48;
 
 // SAFETY: llama.cpp contexts and models may be used from any one thread at a time; the
 // `&mut self` methods give exactly that.
@@ -369,6 +375,7 @@ impl LocalModel {
             calibration_file: None,
             last: StepStats::default(),
             prompt_tokens_per_ms: None,
+            closers: None,
         };
         loaded.facts.load_seconds = started.elapsed().as_secs_f64();
         Ok(loaded)
@@ -746,6 +753,35 @@ fn pick(
     }
 }
 
+/// Marks the tokens whose text, after leading spaces, begins with a character that closes a
+/// string, an object, an array or the call.
+fn closer_tokens(model: &LlamaModel) -> Vec<bool> {
+    (0..model.n_vocab())
+        .map(|i| {
+            let piece = model.vocab().token_to_piece(LlamaToken(i), false, None);
+            let text = String::from_utf8_lossy(&piece);
+            text.trim_start()
+                .starts_with(|c: char| matches!(c, '"' | '}' | ']' | '<'))
+        })
+        .collect()
+}
+
+/// The grammar-allowed token to close an open call with: the likeliest closer, else the
+/// likeliest allowed token (when the grammar requires more first, such as a missing field).
+fn pick_closing(
+    logits: &[f32],
+    grammar: &mut LlamaSampler,
+    closers: &[bool],
+) -> Option<LlamaToken> {
+    const PREFERENCE: f32 = 1.0e4;
+    let preferred: Vec<f32> = logits
+        .iter()
+        .zip(closers)
+        .map(|(l, c)| if *c { l + PREFERENCE } else { *l })
+        .collect();
+    pick(&preferred, &[], Some(grammar), &mut None)
+}
+
 /// Does the reply end in the same run of one to 32 tokens repeated over and over (at least
 /// four times, and over at least 16 tokens, so "----" or a blank line or two are not loops)?
 fn is_looping(tokens: &[LlamaToken]) -> bool {
@@ -924,6 +960,10 @@ impl Model for LocalModel {
         let longest_stop = request.stop.iter().map(|s| s.len()).max().unwrap_or(0);
         let mut generated = 0;
         let mut reply_tokens: Vec<LlamaToken> = Vec::new();
+        // A call must end well-formed even when the model loops inside it or its budget runs
+        // low: from then on the grammar-allowed token that closes something is preferred.
+        let closing_from = request.max_tokens.saturating_sub(CLOSING_RESERVE);
+        let mut closing = false;
         let finish = loop {
             if cancel.is_cancelled() {
                 break FinishReason::Cancelled;
@@ -933,9 +973,43 @@ impl Model for LocalModel {
             }
             // Greedy decoding of a tiny model can fall into a loop; outside a call (the
             // grammar bounds those) a reply that only repeats itself is ended.
-            if grammar.is_none() && is_looping(&reply_tokens) {
+            let looping = is_looping(&reply_tokens);
+            if grammar.is_none() && looping {
                 stats.stopped_looping = true;
                 break FinishReason::Length;
+            }
+            if grammar.is_some() && !closing && (looping || generated >= closing_from) {
+                closing = true;
+                stats.stopped_looping |= looping;
+                if self.closers.is_none() {
+                    self.closers = Some(closer_tokens(&self.model));
+                }
+            }
+            if let (true, Some(g), Some(closers)) = (closing, grammar.as_mut(), &self.closers) {
+                let Some(token) = pick_closing(&logits, g, closers) else {
+                    break FinishReason::EndOfText;
+                };
+                generated += 1;
+                g.accept(token);
+                if eog(&self.model, token) {
+                    break FinishReason::EndOfText;
+                }
+                let piece = utf8.push(&self.model.vocab().token_to_piece(token, false, None));
+                let before = text.len();
+                text.push_str(&piece);
+                if let Some(end) = text.find(CLOSE_TAG).map(|i| i + CLOSE_TAG.len()) {
+                    text.truncate(end);
+                    if end > before {
+                        on_text(&text[before..]);
+                    }
+                    break FinishReason::Stop;
+                }
+                if !piece.is_empty() && on_text(&piece) == Flow::Stop {
+                    break FinishReason::Stop;
+                }
+                logits = self.append(&[token])?;
+                reply_tokens.push(token);
+                continue;
             }
             let model = &*self.model;
             let so_far = &text;

@@ -162,6 +162,30 @@ fn required_always_yields_a_schema_valid_call() {
 }
 
 #[test]
+fn a_call_closes_even_when_the_model_loops_or_its_budget_runs_out() {
+    let mut model = model();
+    let registry = ToolRegistry::standard();
+    // This question makes the model loop inside a string argument; with 60 tokens the budget
+    // also runs low before any call of this model would end on its own.
+    for (question, budget) in [
+        ("Explain what a Rust trait is in one sentence.", 400),
+        ("Write a long poem about the sea into poem.txt.", 60),
+    ] {
+        let (g, _) = generate(
+            &mut model,
+            &conversation(question),
+            ToolChoice::Required,
+            budget,
+        );
+        assert_eq!(g.finish, FinishReason::Stop, "{question}: {}", g.text);
+        match interpret(&parse(&g.text), &registry) {
+            Outcome::ToolCall { tool, .. } => assert!(registry.spec(&tool).is_some()),
+            other => panic!("{question}: not a valid call: {other:?}\n{}", g.text),
+        }
+    }
+}
+
+#[test]
 fn auto_records_a_call_confidence_and_decides() {
     let mut model = model();
     let (g, _) = generate(
