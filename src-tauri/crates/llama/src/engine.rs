@@ -760,8 +760,7 @@ fn closer_tokens(model: &LlamaModel) -> Vec<bool> {
         .map(|i| {
             let piece = model.vocab().token_to_piece(LlamaToken(i), false, None);
             let text = String::from_utf8_lossy(&piece);
-            text.trim_start()
-                .starts_with(|c: char| matches!(c, '"' | '}' | ']' | '<'))
+            text.trim_start().starts_with(['"', '}', ']', '<'])
         })
         .collect()
 }
