@@ -753,6 +753,22 @@ fn pick(
     }
 }
 
+/// Where a constrained call (`text` starts with the opening tag) ends: just after a closing tag,
+/// found at or after `from`, that follows a complete JSON object.
+fn closed_call_end(text: &str, from: usize) -> Option<usize> {
+    let from = (from..=text.len()).find(|i| text.is_char_boundary(*i))?;
+    let mut at = from;
+    while let Some(i) = text[at..].find(CLOSE_TAG) {
+        let tag = at + i;
+        let body = text.get(OPEN_TAG.len()..tag).unwrap_or("");
+        if serde_json::from_str::<serde_json::Value>(body).is_ok() {
+            return Some(tag + CLOSE_TAG.len());
+        }
+        at = tag + 1;
+    }
+    None
+}
+
 /// Marks the tokens whose text, after leading spaces, begins with a character that closes a
 /// string, an object, an array or the call.
 fn closer_tokens(model: &LlamaModel) -> Vec<bool> {
@@ -996,7 +1012,8 @@ impl Model for LocalModel {
                 let piece = utf8.push(&self.model.vocab().token_to_piece(token, false, None));
                 let before = text.len();
                 text.push_str(&piece);
-                if let Some(end) = text.find(CLOSE_TAG).map(|i| i + CLOSE_TAG.len()) {
+                let search_from = before.saturating_sub(CLOSE_TAG.len());
+                if let Some(end) = closed_call_end(&text, search_from) {
                     text.truncate(end);
                     if end > before {
                         on_text(&text[before..]);
@@ -1051,18 +1068,23 @@ impl Model for LocalModel {
             let piece = utf8.push(&self.model.vocab().token_to_piece(token, false, None));
             let before = text.len();
             text.push_str(&piece);
-            // A stop sequence ends the reply right after itself.
+            // A stop sequence ends the reply right after itself. A constrained call ends only
+            // where its grammar does: a closing tag inside a string argument is content.
             let search_from = before.saturating_sub(longest_stop);
-            let stop_end = request
-                .stop
-                .iter()
-                .filter_map(|s| {
-                    let from = (search_from..=before)
-                        .find(|i| text.is_char_boundary(*i))
-                        .unwrap_or(before);
-                    text[from..].find(s).map(|i| from + i + s.len())
-                })
-                .min();
+            let stop_end = if grammar.is_some() {
+                closed_call_end(&text, search_from)
+            } else {
+                request
+                    .stop
+                    .iter()
+                    .filter_map(|s| {
+                        let from = (search_from..=before)
+                            .find(|i| text.is_char_boundary(*i))
+                            .unwrap_or(before);
+                        text[from..].find(s).map(|i| from + i + s.len())
+                    })
+                    .min()
+            };
             if let Some(end) = stop_end {
                 text.truncate(end);
                 if end > before {
@@ -1177,6 +1199,16 @@ mod tests {
 
     fn tokens(ids: &[i32]) -> Vec<LlamaToken> {
         ids.iter().map(|i| LlamaToken(*i)).collect()
+    }
+
+    #[test]
+    fn a_closing_tag_inside_a_string_does_not_end_a_call() {
+        let open = "<TOOL_CALL>\n{\"tool\": \"write_file\", \"args\": {\"path\": \"a.md\", \"content\": \"x</TOOL_CALL>";
+        assert_eq!(closed_call_end(open, 0), None);
+        let closed = format!("{open} y\"}}}}\n</TOOL_CALL>");
+        assert_eq!(closed_call_end(&closed, 0), Some(closed.len()));
+        // Only tags at or after `from` count.
+        assert_eq!(closed_call_end(&closed, closed.len()), None);
     }
 
     #[test]
