@@ -159,15 +159,26 @@ def warm(root):
 
 
 CPU = []  # CPU seconds (user + system) of each finished run, in order
+DISK = []  # KiB the whole machine read from disk during each run (/proc/vmstat pgpgin)
+
+
+def pgpgin():
+    try:
+        with open("/proc/vmstat") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("pgpgin "))
+    except (OSError, StopIteration):
+        return 0
 
 
 def run(cmd, cwd, env=None):
     """Wall seconds and the finished process; its CPU time is appended to CPU."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    disk = pgpgin()
     t = time.perf_counter()
     p = subprocess.run(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     elapsed = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    DISK.append(pgpgin() - disk)
     CPU.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     return elapsed, p
 
@@ -270,19 +281,21 @@ def bench_pair(runs, lantern_run, ref_run):
     """Runs each once untimed, then `runs` times in turns; returns the timings and last outputs."""
     lantern_run()
     ref_run()
-    lt, lin, rt, lc, rc = [], [], [], [], []
+    lt, lin, rt, lc, rc, ld, rd = [], [], [], [], [], [], []
     last_l = last_r = None
     for _ in range(runs):
         t, result = lantern_run()
         lt.append(t)
         lc.append(CPU[-1])
+        ld.append(DISK[-1])
         lin.append(result["metadata"]["execution_time_ms"] / 1000)
         last_l = result
         t, out = ref_run()
         rt.append(t)
         rc.append(CPU[-1])
+        rd.append(DISK[-1])
         last_r = out
-    return lt, lin, rt, last_l, last_r, lc, rc
+    return lt, lin, rt, last_l, last_r, lc, rc, ld, rd
 
 
 def search_rows(root, lantern, threads, runs, queries):
@@ -303,7 +316,7 @@ def search_rows(root, lantern, threads, runs, queries):
             return t, p.stdout
 
         say(f"{q['what']}: lantern tool search_code vs rg")
-        lt, lin, rt, last_l, last_r, lc, rc = bench_pair(runs, lantern_run, ref_run)
+        lt, lin, rt, last_l, last_r, lc, rc, ld, rd = bench_pair(runs, lantern_run, ref_run)
         ref = rg_hits(last_r)
         mine = lantern_hits(last_l)
         data = last_l["data"]
@@ -317,7 +330,7 @@ def search_rows(root, lantern, threads, runs, queries):
             check["truncated"] = bool(data.get("truncated"))
         rows.append({
             "what": q["what"], "lantern_args": args, "reference_cmd": cmd,
-            "lantern_s": lt, "lantern_in_tool_s": lin, "reference_s": rt, "lantern_cpu_s": lc, "reference_cpu_s": rc,
+            "lantern_s": lt, "lantern_in_tool_s": lin, "reference_s": rt, "lantern_cpu_s": lc, "reference_cpu_s": rc, "lantern_disk_kib": ld, "reference_disk_kib": rd,
             "matches": len(mine), "reference_matches": len(ref),
             "files_searched": data.get("files_searched"), "files_skipped_binary": data.get("files_skipped_binary"),
             "files_skipped_large": data.get("files_skipped_large", 0), "skipped_ignored_or_hidden": data.get("skipped_ignored_or_hidden"),
@@ -340,7 +353,7 @@ def list_row(root, lantern, fd, threads, runs, pattern):
         return t, p.stdout
 
     say(f"list_files {pattern}: lantern tool list_files vs fd")
-    lt, lin, rt, last_l, last_r, lc, rc = bench_pair(runs, lantern_run, ref_run)
+    lt, lin, rt, last_l, last_r, lc, rc, ld, rd = bench_pair(runs, lantern_run, ref_run)
     ref = [p.decode("utf-8", "replace").removeprefix("./") for p in last_r.split(b"\0") if p]
     mine = last_l["data"]["files"]
     check = compare(root, mine, ref, "fd")
@@ -358,7 +371,7 @@ def list_row(root, lantern, fd, threads, runs, pattern):
             check["why"] = {"all": "fd 8.6 applies .gitignore files only inside a git repository; Lantern (and rg --no-require-git, whose list equals Lantern's) apply them everywhere"}
     return {
         "what": f"list_files, pattern {pattern}", "lantern_args": args, "reference_cmd": cmd,
-        "lantern_s": lt, "lantern_in_tool_s": lin, "reference_s": rt, "lantern_cpu_s": lc, "reference_cpu_s": rc,
+        "lantern_s": lt, "lantern_in_tool_s": lin, "reference_s": rt, "lantern_cpu_s": lc, "reference_cpu_s": rc, "lantern_disk_kib": ld, "reference_disk_kib": rd,
         "matches": len(mine), "reference_matches": len(ref), "check": check, "early_stop": False,
     }
 
@@ -401,10 +414,11 @@ def markdown(results, runs, threads):
     out.append(f"Median of {runs} runs after one untimed run each, the tools taking turns; {threads} threads for every tool; page cache warmed first (every file read once). "
                "Wall = the whole process as a user or the app sees it; in-tool = Lantern's own `metadata.execution_time_ms` (walk + search), "
                "so wall − in-tool is process start, session set-up and JSON encoding; CPU = user + system seconds of the process, "
-               "which other work on the machine disturbs less than wall time. Target: Lantern ≤ 1.2× the reference.")
+               "which other work on the machine disturbs less than wall time; disk = MiB the machine read from disk during the run (median; /proc/vmstat), "
+               "which shows whether the page cache stayed warm. Target: Lantern ≤ 1.2× the reference.")
     out.append("")
-    out.append("| corpus | what | Lantern wall ms | in-tool ms | CPU ms | reference | wall ms | CPU ms | ratio wall | ratio in-tool | ratio CPU | same result | target |")
-    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    out.append("| corpus | what | Lantern wall ms | in-tool ms | CPU ms | reference | wall ms | CPU ms | ratio wall | ratio in-tool | ratio CPU | disk MiB Lantern / ref | same result | target |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for c in results:
         for r in c["rows"]:
             lw, li, rw = statistics.median(r["lantern_s"]), statistics.median(r["lantern_in_tool_s"]), statistics.median(r["reference_s"])
@@ -423,9 +437,10 @@ def markdown(results, runs, threads):
                 target = "≤ 1.2×"
                 mark = lambda x: " ✓" if x <= 1.2 else " ✗"
             out.append(f"| {c['name']} | {r['what']} | {fmt_ms(lw)} | {fmt_ms(li)} | {fmt_ms(lc)} | {ref} | {fmt_ms(rw)} | {fmt_ms(rc)} "
-                       f"| {lw / rw:.2f}×{mark(lw / rw)} | {li / rw:.2f}× | {lc / rc:.2f}×{mark(lc / rc)} | {same} | {target} |")
+                       f"| {lw / rw:.2f}×{mark(lw / rw)} | {li / rw:.2f}× | {lc / rc:.2f}×{mark(lc / rc)} "
+                       f"| {statistics.median(r['lantern_disk_kib']) / 1024:.0f} / {statistics.median(r['reference_disk_kib']) / 1024:.0f} | {same} | {target} |")
         o = c["overhead_s"]
-        out.append(f"| {c['name']} | fixed cost of `lantern tool` (get_current_time: process start, session, JSON) | {fmt_ms(statistics.median(o))} | — | — | — | — | — | — | — | — | — | reported |")
+        out.append(f"| {c['name']} | fixed cost of `lantern tool` (get_current_time: process start, session, JSON) | {fmt_ms(statistics.median(o))} | — | — | — | — | — | — | — | — | — | — | reported |")
     out.append("")
     for c in results:
         out.append(f"- **{c['name']}**: `{c['root']}` — {c['files']:,} files, {c['bytes']:,} bytes ({c['bytes'] / 1e6:.0f} MB); "
