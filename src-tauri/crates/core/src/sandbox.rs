@@ -1280,6 +1280,32 @@ mod tests {
     }
 
     #[test]
+    fn open_read_beneath_reads_files_inside_and_refuses_links_out_and_fifos() {
+        let fx = Fixture::new();
+        fx.write("dir/a.txt", "hello");
+        fx.link("dir/out-link.txt", fx.outside.join("secret.txt"));
+        fx.link("escape", &fx.outside);
+        let fifo = fx.root().join("pipe");
+        rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, Mode::from_raw_mode(0o644)).unwrap();
+        let opener = fx.ws.file_opener().unwrap();
+        let open = |rel: &str| fx.ws.open_read_beneath(&opener, &fx.root().join(rel), rel);
+
+        let (mut file, size) = open("dir/a.txt").unwrap();
+        assert_eq!(size, 5);
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut file, &mut text).unwrap();
+        assert_eq!(text, "hello");
+        // A link, final or on the way, is refused by openat2 and then by the long way.
+        assert!(open("dir/out-link.txt").is_err());
+        fx.assert_denied_without_leak(open("escape/secret.txt"));
+        fx.assert_denied_without_leak(open("escape/sub/f.txt"));
+        // O_PATH first: the FIFO is never opened, so this cannot block.
+        let err = open("pipe").unwrap_err();
+        assert!(err.message.contains("not a regular file"), "{err:?}");
+        assert!(open("missing.txt").is_err());
+    }
+
+    #[test]
     fn open_read_of_a_socket_is_refused() {
         let fx = Fixture::new();
         let _listener = std::os::unix::net::UnixListener::bind(fx.root().join("sock")).unwrap();
