@@ -11,8 +11,8 @@
 
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
-import { cpSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Session, sleep, waitForServer } from "../tests/e2e/webdriver.mjs";
@@ -105,6 +105,9 @@ function memory(pid) {
 const port = await freePort();
 const nativePort = await freePort();
 const home = mkdtempSync(join(tmpdir(), "lantern-bench-home-"));
+// The model's calibration, measured once per model, as the end-to-end tests keep it.
+const calibration = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "lantern", "e2e-calibration");
+if (existsSync(calibration)) cpSync(calibration, join(home, "data", "calibration"), { recursive: true });
 const workspace = mkdtempSync(join(tmpdir(), "lantern-bench-shop-"));
 cpSync(join(repo, "tests/fixtures/node-shop"), workspace, { recursive: true });
 const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
@@ -123,12 +126,19 @@ try {
       "tauri:options": { application: app, args: [workspace] },
     });
     try {
-      const interactiveAt = await session.waitFor("the window to be interactive", () => session.execute("return window.lanternInteractiveAt || null;"), 60_000);
+      // The UI's own timestamp; a UI without it is timed by when the tree shows the folder
+      // (to the 150 ms of WebDriver polling).
+      const seen = await session.waitFor(
+        "the window to be interactive",
+        () => session.execute(`if (window.lanternInteractiveAt) return { at: window.lanternInteractiveAt, by: "ui" };
+          return document.querySelector('.tree-row[data-path="package.json"]') ? { at: Date.now(), by: "tree" } : null;`),
+        60_000,
+      );
       const found = Date.now();
       const pid = appPid();
       if (!pid) throw new Error(`no process runs ${appPath}`);
       const startMs = stat(pid).startMs;
-      const sample = { run, interactiveMs: interactiveAt - startMs, sessionToFoundMs: found - asked };
+      const sample = { run, interactiveMs: seen.at - startMs, timedBy: seen.by, sessionToFoundMs: found - asked };
       // The first run also pays for the first model calibration; it is kept apart.
       if (run === runs || run === 0) {
         await session.waitFor("the model to load", () => session.execute("return document.querySelector('.model-chip')?.dataset.state === 'ready';"), 600_000);
@@ -162,7 +172,8 @@ if (!process.exitCode) {
   const mib = (kb) => `${(kb / 1024).toFixed(0)} MiB`;
   console.log("| what | Lantern | target |");
   console.log("|---|---|---|");
-  console.log(`| app start to interactive window (Xvfb; process start → UI painted the folder), median of ${timed.length} | ${(median / 1000).toFixed(2)} s${median <= 1500 ? " ✓" : " ✗"} (runs: ${timed.map((t) => (t / 1000).toFixed(2)).join(", ")} s; first launch ${(samples[0].interactiveMs / 1000).toFixed(2)} s) | ≤ 1.5 s |`);
+  const by = samples.at(-1).timedBy === "ui" ? "UI painted the folder" : "the tree showed the folder (WebDriver poll)";
+  console.log(`| app start to interactive window (Xvfb; process start → ${by}), median of ${timed.length} | ${(median / 1000).toFixed(2)} s${median <= 1500 ? " ✓" : " ✗"} (runs: ${timed.map((t) => (t / 1000).toFixed(2)).join(", ")} s; first launch ${(samples[0].interactiveMs / 1000).toFixed(2)} s) | ≤ 1.5 s |`);
   console.log(`| idle RSS of the app, model loaded, 5 s after | ${mib(own.rssKb)} app process; ${mib(sum(webkit, "rssKb"))} in ${webkit.length} WebKit processes (${webkit.map((p) => p.name).join(", ")}); PSS of all ${mib(own.pssKb + sum(webkit, "pssKb"))} | reported |`);
   if (out) writeFileSync(out, JSON.stringify({ runs, samples }, null, 1));
 }

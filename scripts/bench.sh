@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
     --skip-app) skip_app=true ;;
     --runs) runs="$2"; shift ;;
     --) shift; models=("$@"); break ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "bench: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
