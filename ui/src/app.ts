@@ -158,6 +158,7 @@ export class App {
     } else if (startup.workspace_error) {
       this.toasts.show(startup.workspace_error, "error");
     }
+    markInteractive();
     void this.refreshModels();
     void backend.listTools().then((tools) => (this.tools = tools));
     if (startup.model) {
@@ -462,4 +463,15 @@ export class App {
   private renderThemeButton(): void {
     this.themeButton.textContent = currentTheme() === "dark" ? "☀" : "☾";
   }
+}
+
+/** Records when the window first shows the folder and can be used (the model may still be
+ * loading): epoch milliseconds, after the next frame is painted. scripts/bench-app.mjs reads it
+ * through WebDriver to time start to interactive. */
+function markInteractive(): void {
+  requestAnimationFrame(() =>
+    setTimeout(() => {
+      (window as unknown as { lanternInteractiveAt: number }).lanternInteractiveAt = performance.timeOrigin + performance.now();
+    }, 0),
+  );
 }

@@ -348,15 +348,7 @@ fn run(command: Command) -> Result<u8, Failure> {
                 Ok(0)
             }
         },
-        Command::Models => {
-            let default = lantern_llama::default_model_path();
-            let models: Vec<Value> = lantern_llama::cached_models()
-                .into_iter()
-                .map(|(path, size)| json!({"path": path, "size_bytes": size, "default": path == default}))
-                .collect();
-            print_json(&json!({"folder": lantern_llama::models_dir(), "models": models}));
-            Ok(0)
-        }
+        Command::Models => list_models(),
         Command::Probe { model, json } => probe(&model, json),
         Command::BenchModel {
             model,
@@ -653,6 +645,33 @@ fn system_prompt() -> String {
     render_system_prompt(&ToolRegistry::standard().specs())
 }
 
+#[cfg(feature = "llama")]
+fn list_models() -> Result<u8, Failure> {
+    let default = lantern_llama::default_model_path();
+    let models: Vec<Value> = lantern_llama::cached_models()
+        .into_iter()
+        .map(|(path, size)| json!({"path": path, "size_bytes": size, "default": path == default}))
+        .collect();
+    print_json(&json!({"folder": lantern_llama::models_dir(), "models": models}));
+    Ok(0)
+}
+
+#[cfg(not(feature = "llama"))]
+fn list_models() -> Result<u8, Failure> {
+    Err(models::no_local_backend())
+}
+
+#[cfg(not(feature = "llama"))]
+fn probe(_: &ModelArgs, _: bool) -> Result<u8, Failure> {
+    Err(models::no_local_backend())
+}
+
+#[cfg(not(feature = "llama"))]
+fn bench_model(_: &ModelArgs, _: usize, _: usize, _: usize) -> Result<u8, Failure> {
+    Err(models::no_local_backend())
+}
+
+#[cfg(feature = "llama")]
 fn probe(args: &ModelArgs, json: bool) -> Result<u8, Failure> {
     let mut model = args.load_local()?;
     let report =
@@ -721,11 +740,13 @@ fn probe(args: &ModelArgs, json: bool) -> Result<u8, Failure> {
     Ok(0)
 }
 
+#[cfg(feature = "llama")]
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(|a, b| a.total_cmp(b));
     values.get(values.len() / 2).copied().unwrap_or(0.0)
 }
 
+#[cfg(feature = "llama")]
 fn bench_model(
     args: &ModelArgs,
     prompt_tokens: usize,

@@ -4,9 +4,11 @@
 use crate::{usage, Failure};
 use clap::ValueEnum;
 use lantern_core::model::{Model, ScriptedModel, ToolChoice};
+#[cfg(feature = "llama")]
 use lantern_llama::{calibration_file, default_model_path, LoadOptions, LocalModel};
 use lantern_openai::{OpenAiModel, OpenAiOptions};
 use serde_json::Value;
+#[cfg(feature = "llama")]
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -102,8 +104,7 @@ impl ModelArgs {
                     OnOff::On => "grammar on",
                     OnOff::Off => "grammar off",
                 };
-                let model =
-                    model.map_or_else(|| lantern_llama::DEFAULT_MODEL_FILE.to_string(), file_name);
+                let model = model.map_or_else(|| DEFAULT_MODEL_FILE.to_string(), file_name);
                 format!("{model}, tool choice {choice}, {grammar}")
             }
         }
@@ -115,11 +116,15 @@ impl ModelArgs {
             (Provider::Local, Some(spec)) if spec.starts_with("scripted:") => {
                 scripted(&spec["scripted:".len()..])
             }
+            #[cfg(feature = "llama")]
             (Provider::Local, _) => Ok(Box::new(self.load_local()?)),
+            #[cfg(not(feature = "llama"))]
+            (Provider::Local, _) => Err(no_local_backend()),
         }
     }
 
     /// A local GGUF model: `--model PATH`, or the default model.
+    #[cfg(feature = "llama")]
     pub fn load_local(&self) -> Result<LocalModel, Failure> {
         if self.provider == Provider::Openai
             || self
@@ -196,6 +201,18 @@ impl ModelArgs {
         let model = OpenAiModel::new(options).map_err(|e| usage(e.0))?;
         Ok(Box::new(model))
     }
+}
+
+#[cfg(feature = "llama")]
+use lantern_llama::DEFAULT_MODEL_FILE;
+/// The default model's file name, for report headings.
+#[cfg(not(feature = "llama"))]
+const DEFAULT_MODEL_FILE: &str = "the default model";
+
+/// The error of a command that needs the local backend in a build without it.
+#[cfg(not(feature = "llama"))]
+pub fn no_local_backend() -> Failure {
+    usage("this lantern was built without the local model backend (--no-default-features); build it with the default features to load a GGUF, or use --provider openai or --model scripted:FILE")
 }
 
 fn scripted(path: &str) -> Result<Box<dyn Model>, Failure> {

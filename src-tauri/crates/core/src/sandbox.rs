@@ -57,7 +57,7 @@
 //!   operations themselves use the exact bytes of [`ResolvedPath::abs`].
 
 use crate::error::ToolError;
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags};
 use rustix::io::Errno;
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
@@ -96,6 +96,13 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 #[derive(Debug, Clone)]
 pub struct Workspace {
     root: PathBuf,
+}
+
+/// What [`Workspace::open_read_beneath`] opens files with: the workspace root and this
+/// process's `/proc/self/fd` folder, each opened once.
+pub struct FileOpener {
+    root: OwnedFd,
+    fds: OwnedFd,
 }
 
 /// A model-supplied path after [`Workspace::resolve`]: confined to the workspace when it was
@@ -182,6 +189,81 @@ impl Workspace {
         require_regular_file(FileType::from_raw_mode(stat.st_mode), &rel)?;
         // Reopening the handle's /proc entry opens exactly the inode we just checked.
         File::open(proc_fd_path(&handle)).map_err(|err| ToolError::from_io(&err, &rel))
+    }
+
+    /// Handles for opening many files of the workspace in a row (a search) with
+    /// [`Workspace::open_read_beneath`].
+    pub fn file_opener(&self) -> Result<FileOpener, ToolError> {
+        let root = rustix::fs::open(
+            &self.root,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|errno| io_error(errno, "the workspace root"))?;
+        let fds = rustix::fs::open(
+            "/proc/self/fd",
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|errno| {
+            ToolError::io(format!(
+                "Could not open /proc/self/fd (is /proc mounted?): {errno}"
+            ))
+        })?;
+        Ok(FileOpener { root, fds })
+    }
+
+    /// [`Workspace::open_read`] for many files in a row (a search), and the file's size.
+    ///
+    /// The kernel resolves the path beneath the root with no symbolic link at any component
+    /// (`openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`), so the handle cannot be
+    /// outside and the real-path check of `open_read` is not needed. As there, the file is
+    /// opened `O_PATH` first and reopened for reading (through the opener's `/proc/self/fd`)
+    /// only once it is known to be a regular file, so a FIFO or device is never opened.
+    /// Whatever that refuses (a symbolic link inside the workspace, a kernel without
+    /// `openat2`) goes the long way through `open_read`, which gives the error if there is one.
+    pub fn open_read_beneath(
+        &self,
+        opener: &FileOpener,
+        abs: &Path,
+        rel: &str,
+    ) -> Result<(File, u64), ToolError> {
+        let long_way = || {
+            let file = self.open_read(&ResolvedPath {
+                abs: abs.to_path_buf(),
+                rel: rel.to_string(),
+                exists: true,
+            })?;
+            let size = file
+                .metadata()
+                .map_err(|err| ToolError::from_io(&err, rel))?
+                .len();
+            Ok((file, size))
+        };
+        let inside = match abs.strip_prefix(&self.root) {
+            Ok(inside) if !inside.as_os_str().is_empty() => inside,
+            _ => return long_way(),
+        };
+        let Ok(handle) = rustix::fs::openat2(
+            &opener.root,
+            inside,
+            OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+        ) else {
+            return long_way();
+        };
+        let stat = rustix::fs::fstat(&handle).map_err(|errno| io_error(errno, rel))?;
+        require_regular_file(FileType::from_raw_mode(stat.st_mode), rel)?;
+        // Reopening the handle's /proc entry opens exactly the inode just checked.
+        let file = rustix::fs::openat(
+            &opener.fds,
+            rustix::path::DecInt::from_fd(&handle),
+            OFlags::RDONLY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|errno| io_error(errno, rel))?;
+        Ok((File::from(file), stat.st_size as u64))
     }
 
     /// Replaces (or creates) a file atomically with `bytes`, creating missing parent folders.
@@ -1195,6 +1277,32 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.kind, ErrorType::PermissionDenied);
         assert!(err.message.contains("not a regular file"), "{err:?}");
+    }
+
+    #[test]
+    fn open_read_beneath_reads_files_inside_and_refuses_links_out_and_fifos() {
+        let fx = Fixture::new();
+        fx.write("dir/a.txt", "hello");
+        fx.link("dir/out-link.txt", fx.outside.join("secret.txt"));
+        fx.link("escape", &fx.outside);
+        let fifo = fx.root().join("pipe");
+        rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, Mode::from_raw_mode(0o644)).unwrap();
+        let opener = fx.ws.file_opener().unwrap();
+        let open = |rel: &str| fx.ws.open_read_beneath(&opener, &fx.root().join(rel), rel);
+
+        let (mut file, size) = open("dir/a.txt").unwrap();
+        assert_eq!(size, 5);
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut file, &mut text).unwrap();
+        assert_eq!(text, "hello");
+        // A link, final or on the way, is refused by openat2 and then by the long way.
+        assert!(open("dir/out-link.txt").is_err());
+        fx.assert_denied_without_leak(open("escape/secret.txt"));
+        fx.assert_denied_without_leak(open("escape/sub/f.txt"));
+        // O_PATH first: the FIFO is never opened, so this cannot block.
+        let err = open("pipe").unwrap_err();
+        assert!(err.message.contains("not a regular file"), "{err:?}");
+        assert!(open("missing.txt").is_err());
     }
 
     #[test]

@@ -17,7 +17,8 @@ pub struct Input {
     /// Folder to list, relative to the workspace root. Defaults to "." (the whole workspace).
     pub directory: Option<String>,
     /// Glob the file path (relative to `directory`) must match, e.g. "*.rs" or "src/**/*.ts".
-    /// `*` also matches inside subfolders.
+    /// `*` also matches inside subfolders; a pattern without "/" matches file names in any
+    /// folder, e.g. "Cargo.toml".
     pub pattern: Option<String>,
     /// At most this many paths are returned (default 200, at most 2000).
     #[schemars(range(min = 1))]

@@ -2,7 +2,7 @@ use super::read_file::MAX_FILE_BYTES;
 use super::walk::{add_notice, compile_glob, walk_checked, Found};
 use super::{Risk, Tool, ToolContext};
 use crate::error::ToolError;
-use crate::sandbox::ResolvedPath;
+use crate::sandbox::FileOpener;
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
@@ -98,12 +98,13 @@ impl Tool for SearchCode {
         let started = Instant::now();
         let root = ctx.workspace.resolve(".")?;
         let walked = walk_checked(&ctx.workspace, &root, glob.as_ref())?;
+        let opener = ctx.workspace.file_opener()?;
         let limits = Limits {
             max_results,
             context,
             deadline: started + SEARCH_TIME_BUDGET,
         };
-        let outcome = search_files(ctx, &walked.files, &matcher, &limits);
+        let outcome = search_files(ctx, &opener, &walked.files, &matcher, &limits);
 
         let mut hits: Vec<Hit> = outcome.hits;
         let total = hits.len();
@@ -178,8 +179,10 @@ fn build_matcher(query: &str, options: &SearchOptions) -> Result<RegexMatcher, T
             )
         })
     } else {
+        // Every character literally, `(`, `[`, `.` and `\\` included.
         builder
-            .build_literals(&[query])
+            .fixed_strings(true)
+            .build(query)
             .map_err(|e| ToolError::invalid(format!("Cannot search for {query:?}: {e}")))
     }
 }
@@ -223,6 +226,7 @@ struct Prefix {
 /// search stops once the finished prefix of files holds enough hits.
 fn search_files(
     ctx: &ToolContext,
+    opener: &FileOpener,
     files: &[Found],
     matcher: &RegexMatcher,
     limits: &Limits,
@@ -260,7 +264,7 @@ fn search_files(
                     }
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(file) = files.get(i) else { break };
-                    let outcome = search_one(ctx, &mut searcher, matcher, file, context);
+                    let outcome = search_one(ctx, opener, &mut searcher, matcher, file, context);
                     let mut p = prefix.lock().expect("search state");
                     p.outcomes[i] = Some(outcome);
                     while p.done < files.len() {
@@ -303,25 +307,22 @@ fn search_files(
 
 fn search_one(
     ctx: &ToolContext,
+    opener: &FileOpener,
     searcher: &mut Searcher,
     matcher: &RegexMatcher,
     file: &Found,
     context: usize,
 ) -> FileOutcome {
     // Opened through the sandbox: a folder swapped for a symlink during the walk is refused.
-    let resolved = ResolvedPath {
-        abs: file.abs.clone(),
-        rel: file.rel.clone(),
-        exists: true,
-    };
-    let Ok(handle) = ctx.workspace.open_read(&resolved) else {
+    let Ok((handle, size)) = ctx
+        .workspace
+        .open_read_beneath(opener, &file.abs, &file.rel)
+    else {
         return FileOutcome::Unreadable;
     };
     // As read_file: a file too large to read is too large to search.
-    match handle.metadata() {
-        Ok(meta) if meta.len() > MAX_FILE_BYTES => return FileOutcome::TooLarge,
-        Ok(_) => {}
-        Err(_) => return FileOutcome::Unreadable,
+    if size > MAX_FILE_BYTES {
+        return FileOutcome::TooLarge;
     }
     let mut sink = Collect {
         matcher,
@@ -448,6 +449,96 @@ fn clip_line(bytes: &[u8], match_start: usize) -> (String, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sandbox::Workspace;
+
+    fn workspace(files: &[(String, String)]) -> (tempfile::TempDir, ToolContext) {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let full = dir.path().join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, text).unwrap();
+        }
+        let ctx = ToolContext::new(Workspace::open(dir.path()).unwrap(), None);
+        (dir, ctx)
+    }
+
+    fn search(ctx: &ToolContext, args: Value) -> Value {
+        SearchCode::run(serde_json::from_value(args).unwrap(), ctx).unwrap()
+    }
+
+    fn found(data: &Value) -> Vec<(String, u64)> {
+        data["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["path"].as_str().unwrap().to_string(),
+                    m["line"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    /// 200 files in 20 folders; file i holds "needle" on lines i % 3 + 1 and 5.
+    fn many_files() -> Vec<(String, String)> {
+        (0..200)
+            .map(|i| {
+                let mut lines = ["filler"; 6];
+                lines[i % 3] = "a needle here";
+                lines[4] = "needle again";
+                (format!("d{:02}/f{i:03}.txt", i % 20), lines.join("\n"))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_literal_query_matches_every_character_literally() {
+        let (_dir, ctx) = workspace(&[
+            ("a.rs".into(), "#[inline(never)]\n#i\nfn x() {}\n".into()),
+            ("b.md".into(), "TODObench\n- TODO(bench) later\n".into()),
+        ]);
+        let data = search(&ctx, json!({"query": "#[inline(never)]"}));
+        assert_eq!(found(&data), [("a.rs".to_string(), 1)]);
+        let data = search(&ctx, json!({"query": "TODO(bench)"}));
+        assert_eq!(found(&data), [("b.md".to_string(), 2)]);
+        let data = search(&ctx, json!({"query": "x() {", "options": {"regex": false}}));
+        assert_eq!(found(&data), [("a.rs".to_string(), 3)]);
+    }
+
+    #[test]
+    fn a_parallel_search_gives_the_same_sorted_answer_every_time() {
+        let (_dir, ctx) = workspace(&many_files());
+        let args = json!({"query": "needle", "options": {"max_results": 500}});
+        let first = found(&search(&ctx, args.clone()));
+        assert_eq!(first.len(), 400);
+        let mut sorted = first.clone();
+        sorted.sort();
+        assert_eq!(first, sorted);
+        for _ in 0..5 {
+            assert_eq!(found(&search(&ctx, args.clone())), first);
+        }
+    }
+
+    #[test]
+    fn the_search_stops_at_max_results_with_the_first_matches_in_order() {
+        let (_dir, ctx) = workspace(&many_files());
+        let all = found(&search(
+            &ctx,
+            json!({"query": "needle", "options": {"max_results": 500}}),
+        ));
+        for _ in 0..5 {
+            let data = search(
+                &ctx,
+                json!({"query": "needle", "options": {"max_results": 7}}),
+            );
+            assert_eq!(found(&data), all[..7]);
+            assert_eq!(data["truncated"], true);
+            // Each file holds two matches: the fourth file completes the seventh match, and
+            // the files after it are not all searched.
+            assert!(data["files_searched"].as_u64().unwrap() < 200, "{data}");
+        }
+    }
 
     #[test]
     fn long_lines_are_clipped_around_the_match() {

@@ -110,9 +110,18 @@ pub fn add_notice(data: &mut Value, text: &str) {
     data["notice"] = Value::String(joined);
 }
 
-/// Compiles a model-supplied glob. `*` may cross folders, so "*.rs" finds nested files too.
+/// Compiles a model-supplied glob. `*` may cross folders, so "*.rs" finds nested files too; a
+/// pattern without '/' matches a file's name in any folder ("Cargo.toml", "test_*.py"), as in
+/// .gitignore, ripgrep and fd.
 pub fn compile_glob(pattern: &str) -> Result<GlobMatcher, ToolError> {
-    GlobBuilder::new(pattern)
+    let in_any_folder;
+    let full = if pattern.contains('/') {
+        pattern
+    } else {
+        in_any_folder = format!("**/{pattern}");
+        &in_any_folder
+    };
+    GlobBuilder::new(full)
         .literal_separator(false)
         .backslash_escape(true)
         .build()
@@ -242,9 +251,9 @@ pub fn walk_files(root: &Path, dir: &ResolvedPath, glob: Option<&GlobMatcher>) -
 }
 
 /// Walks a folder of the workspace like [`walk_files`], within the standard limits, but reads
-/// it through a handle the sandbox opened and checked: the walker works with paths, so a
-/// folder swapped for a link to outside between the check and the walk would otherwise be
-/// listed.
+/// a subfolder through a handle the sandbox opened and checked: the walker works with paths,
+/// so a folder swapped for a link to outside between the check and the walk would otherwise be
+/// listed. The root itself is walked by its path, as the sandbox opens it.
 pub fn walk_checked(
     workspace: &Workspace,
     dir: &ResolvedPath,
@@ -260,6 +269,12 @@ pub fn walk_checked_within(
     glob: Option<&GlobMatcher>,
     limits: WalkLimits,
 ) -> Result<Walked, ToolError> {
+    if dir.abs == workspace.root() {
+        // The sandbox opens the root by this very path (and trusts it); below it the walker
+        // follows no link. Walking it by path spares every folder a lookup through /proc.
+        let builder = WalkBuilder::new(&dir.abs);
+        return Ok(walk(builder, &dir.abs, &dir.abs, ".", glob, limits));
+    }
     let handle = workspace.open_folder_handle(dir)?;
     let walk_root = PathBuf::from(format!("/proc/self/fd/{}", handle.as_raw_fd()));
     let mut builder = WalkBuilder::new(&walk_root);
@@ -410,6 +425,21 @@ mod tests {
         let walked = walk_checked(&ws, &inner, None).unwrap();
         let names: Vec<&str> = walked.files.iter().map(|f| f.rel.as_str()).collect();
         assert_eq!(names, ["sub/inner/keep.txt"]);
+    }
+
+    #[test]
+    fn a_glob_without_a_slash_matches_names_in_any_folder() {
+        let glob = compile_glob("f03.*").unwrap();
+        assert!(glob.is_match("f03.md"));
+        assert!(glob.is_match("pkg00/mod0/f03.md"));
+        assert!(!glob.is_match("pkg00/mod0/xf03.md"));
+        let glob = compile_glob("Cargo.toml").unwrap();
+        assert!(glob.is_match("Cargo.toml") && glob.is_match("crates/core/Cargo.toml"));
+        let glob = compile_glob("*.rs").unwrap();
+        assert!(glob.is_match("main.rs") && glob.is_match("src/tools/walk.rs"));
+        // With a slash, the pattern is for the whole path.
+        let glob = compile_glob("src/*.ts").unwrap();
+        assert!(glob.is_match("src/a.ts") && !glob.is_match("ui/src/a.ts"));
     }
 
     #[test]
