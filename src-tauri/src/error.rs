@@ -70,10 +70,20 @@ impl From<ToolError> for AppError {
             ErrorType::IoError | ErrorType::Timeout => ErrorCode::Io,
             ErrorType::None | ErrorType::InternalError => ErrorCode::Internal,
         };
+        // The error's own details (such as the three versions of a refused undo) with its
+        // hint beside them, so the UI can show both.
+        let mut details = match error.details.map(|d| *d) {
+            Some(Value::Object(map)) => map,
+            Some(other) => serde_json::Map::from_iter([("details".to_string(), other)]),
+            None => serde_json::Map::new(),
+        };
+        if let Some(hint) = error.hint {
+            details.insert("hint".into(), Value::String(hint));
+        }
         AppError {
             code,
             message: error.message,
-            details: error.hint.map(|hint| serde_json::json!({ "hint": hint })),
+            details: (!details.is_empty()).then_some(Value::Object(details)),
         }
     }
 }

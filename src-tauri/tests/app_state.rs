@@ -156,6 +156,43 @@ fn an_allowed_write_runs_after_the_confirmation_and_can_be_undone() {
 }
 
 #[test]
+fn an_undo_after_a_later_edit_is_refused_with_the_three_versions() {
+    let dir = workspace();
+    let state = opened(dir.path());
+    let (channel, _seen) = answering_channel(&state, Answer::AllowOnce);
+    let args = json!({"path": "src/cart.ts", "content": "export const total = 3;\n"});
+    assert!(
+        state
+            .run_call("write_file", args, &channel)
+            .unwrap()
+            .success
+    );
+    // The user edits the file after the agent's write.
+    let file = dir.path().join("src/cart.ts");
+    std::fs::write(&file, "export const total = 4;\n").unwrap();
+
+    let checkpoints = state.checkpoints().unwrap();
+    let refused = state.undo(Some(&checkpoints[0].id)).unwrap_err();
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "export const total = 4;\n"
+    );
+    let conflict = &refused.details.as_ref().expect("details")["undo_conflict"];
+    assert_eq!(conflict["path"], "src/cart.ts");
+    for version in ["before", "agent", "now"] {
+        assert_eq!(conflict[version]["exists"], true, "{version}");
+    }
+    assert!(conflict["agent_changes"]
+        .as_str()
+        .unwrap()
+        .contains("+export const total = 3;"));
+    assert!(conflict["later_changes"]
+        .as_str()
+        .unwrap()
+        .contains("+export const total = 4;"));
+}
+
+#[test]
 fn a_denied_write_leaves_the_file_alone_and_tells_the_model_why() {
     let dir = workspace();
     let state = opened(dir.path());

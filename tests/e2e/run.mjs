@@ -244,6 +244,30 @@ const tests = [
     },
   ],
   [
+    "an undo after a later edit is refused and shows the three versions",
+    async () => {
+      const workspace = freshWorkspace();
+      const session = await launch(workspace);
+      await writeCall(session, "write_file", { path: "src/cart.ts", content: NEW_CART });
+      await waitForConfirmation(session);
+      await session.click('.confirm-dialog [data-action="once"]');
+      await dialogGone(session);
+      await session.waitFor("the write on disk", () => readFileSync(join(workspace, "src/cart.ts"), "utf8") === NEW_CART);
+      // The user changes the file after the assistant's write.
+      const edited = `${NEW_CART}export const EDITED = true;\n`;
+      writeFileSync(join(workspace, "src/cart.ts"), edited);
+      await session.click('.side-tab[data-page="settings"]');
+      await session.click(".write-row .undo-button");
+      await session.waitForElement(".undo-conflict-dialog");
+      const labels = await session.execute("return [...document.querySelectorAll('.undo-versions dt')].map(e => e.textContent);");
+      assert(labels.length === 3, `three versions are shown: ${labels}`);
+      const later = await session.execute("return [...document.querySelectorAll('.undo-conflict .diff-added')].map(e => e.textContent);");
+      assert(later.includes("+export const EDITED = true;"), `the later change is shown: ${later}`);
+      await shot(session, "08-undo-refused");
+      assert(readFileSync(join(workspace, "src/cart.ts"), "utf8") === edited, "the user's edit is kept");
+    },
+  ],
+  [
     "Esc denies a confirmation",
     async () => {
       const workspace = freshWorkspace();

@@ -7,6 +7,7 @@ import type { AgentEvent, ModelInfo, Settings, ToolResult, ToolSpec, Update, Wor
 import { ConfirmationDialog, MODEL_SOURCE } from "./dialogs/confirm";
 import { openManualCall } from "./dialogs/manual-call";
 import { openModal } from "./dialogs/modal";
+import { renderUndoConflict, undoConflictOf } from "./dialogs/undo-conflict";
 import { CallLog } from "./lib/calls";
 import { button, h } from "./lib/dom";
 import { makeSplitter } from "./lib/layout";
@@ -430,7 +431,18 @@ export class App {
       const grant = await backend.revokeGrant(id);
       this.toasts.show(`Revoked: ${grant.tool} grant ${grant.id}`);
     } catch (error) {
-      this.toasts.show(AppError.from(error).message, "error");
+      const appError = AppError.from(error);
+      const conflict = undoConflictOf(appError);
+      if (conflict) {
+        openModal(this.modalHost, {
+          title: "Undo refused: the file changed since",
+          body: renderUndoConflict(conflict),
+          actions: [{ label: "Close", kind: "primary", run: () => undefined }],
+          className: "undo-conflict-dialog",
+        });
+      } else {
+        this.toasts.show(appError.message, "error");
+      }
     }
     await this.refreshSettingsLists();
   }
@@ -442,7 +454,18 @@ export class App {
       await this.editor.changedOnDisk(outcome.path);
       if (outcome.action === "deleted") await this.refreshTree();
     } catch (error) {
-      this.toasts.show(AppError.from(error).message, "error");
+      const appError = AppError.from(error);
+      const conflict = undoConflictOf(appError);
+      if (conflict) {
+        openModal(this.modalHost, {
+          title: "Undo refused: the file changed since",
+          body: renderUndoConflict(conflict),
+          actions: [{ label: "Close", kind: "primary", run: () => undefined }],
+          className: "undo-conflict-dialog",
+        });
+      } else {
+        this.toasts.show(appError.message, "error");
+      }
     }
     await this.refreshSettingsLists();
   }

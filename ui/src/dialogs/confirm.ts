@@ -23,7 +23,6 @@ function isWritePreview(value: unknown): value is WritePreview {
   );
 }
 
-/** The diff of a write: a summary line and the coloured unified diff. */
 /** For a command: where and how it runs (the sandbox, or why there is none). */
 function sandboxNote(preview: unknown): string | null {
   if (typeof preview !== "object" || preview === null) return null;
@@ -35,6 +34,7 @@ function sandboxNote(preview: unknown): string | null {
   return parts.join(" · ");
 }
 
+/** The diff of a write: a summary line and the coloured unified diff. */
 export function renderDiff(preview: WritePreview): HTMLElement {
   const summary = preview.created
     ? `new file · ${preview.lines_added} lines`

@@ -121,6 +121,27 @@ export type AgentEvent =
     };
 
 /** What a write's confirmation shows: the diff of old and new content. */
+/** One of the three versions of a refused undo (`lantern_core::checkpoint::Version`). */
+export interface UndoVersion {
+  exists: boolean;
+  sha256: string | null;
+  bytes: number | null;
+  file: string | null;
+}
+
+/** Why an undo was refused: the file changed after the write (`UndoConflict`). */
+export interface UndoConflict {
+  checkpoint: string;
+  path: string;
+  before: UndoVersion;
+  agent: UndoVersion;
+  now: UndoVersion;
+  /** From before to the assistant's version; null when not text or over 1 MiB. */
+  agent_changes: string | null;
+  /** From the assistant's version to now. */
+  later_changes: string | null;
+}
+
 export interface WritePreview {
   path: string;
   created: boolean;
