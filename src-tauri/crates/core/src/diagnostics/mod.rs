@@ -626,6 +626,32 @@ pub fn check(
     Ok(data)
 }
 
+/// The program with its folder's real path: the sandbox shows only real folders, so a path
+/// through `..` or a linked folder would not resolve inside it. The name itself stays (rustup's
+/// proxies, such as `cargo`, go by the name they are called with).
+fn in_real_folder(program: &Path) -> PathBuf {
+    match (
+        program.parent().map(std::fs::canonicalize),
+        program.file_name(),
+    ) {
+        (Some(Ok(folder)), Some(name)) => folder.join(name),
+        _ => program.to_path_buf(),
+    }
+}
+
+/// What a checker needs to see inside the sandbox, whose private /tmp hides the real one: its
+/// folder, or the whole `node_modules`/`.venv` it belongs to (`.bin` entries link into it).
+fn checker_visible(program: &Path) -> Vec<PathBuf> {
+    let Some(folder) = program.parent() else {
+        return Vec::new();
+    };
+    let package_root = folder.ancestors().find(|a| {
+        a.file_name()
+            .is_some_and(|n| n == "node_modules" || n == ".venv")
+    });
+    vec![package_root.unwrap_or(folder).to_path_buf()]
+}
+
 fn run_job(
     ws: &Workspace,
     cache: &std::sync::Mutex<Cache>,
@@ -637,6 +663,7 @@ fn run_job(
 ) -> Report {
     let root = ws.root();
     let cwd = abs_of(root, &job.dir);
+    let program = &in_real_folder(program);
     let args = command_for(job, program, request.file.as_deref(), files);
     let shown = shown_command(job, &args);
     let narrow = request.file.clone().unwrap_or_default();
@@ -683,11 +710,7 @@ fn run_job(
             bwrap.args_with(
                 &cwd,
                 &checker_writable(root),
-                &program
-                    .parent()
-                    .map(Path::to_path_buf)
-                    .into_iter()
-                    .collect::<Vec<_>>(),
+                &checker_visible(program),
                 true,
                 &args,
             ),
