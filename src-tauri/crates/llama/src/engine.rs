@@ -270,9 +270,8 @@ pub struct LocalModel {
     last: StepStats,
     /// Measured prompt-processing speed, for sizing prompt batches.
     prompt_tokens_per_ms: Option<f64>,
-    /// Which tokens begin by closing something in a call (`"`, `}`, `]`, `<`), found on first
-    /// need.
-    closers: Option<Vec<bool>>,
+    /// Which tokens can close something in a call, found on first need.
+    closers: Option<Closers>,
 }
 
 /// The last tokens of a reply's budget are kept for closing a call that is still open.
@@ -769,16 +768,49 @@ fn closed_call_end(text: &str, from: usize) -> Option<usize> {
     None
 }
 
-/// Marks the tokens whose text, after leading spaces, begins with a character that closes a
-/// string, an object, an array or the call.
-fn closer_tokens(model: &LlamaModel) -> Vec<bool> {
-    (0..model.n_vocab())
-        .map(|i| {
-            let piece = model.vocab().token_to_piece(LlamaToken(i), false, None);
-            let text = String::from_utf8_lossy(&piece);
-            text.trim_start().starts_with(['"', '}', ']', '<'])
-        })
-        .collect()
+/// The tokens that close what is open in a call: inside a string only a quote does (a brace
+/// there is content); outside one, a closing brace or bracket. Once the JSON is complete the
+/// grammar allows nothing but the closing tag, so that needs no preference.
+struct Closers {
+    quote: Vec<bool>,
+    bracket: Vec<bool>,
+}
+
+impl Closers {
+    fn for_position(&self, in_string: bool) -> &[bool] {
+        if in_string {
+            &self.quote
+        } else {
+            &self.bracket
+        }
+    }
+}
+
+/// Marks the tokens whose text, after leading spaces, begins with a quote, or with `}` or `]`.
+fn closer_tokens(model: &LlamaModel) -> Closers {
+    let (mut quote, mut bracket) = (Vec::new(), Vec::new());
+    for i in 0..model.n_vocab() {
+        let piece = model.vocab().token_to_piece(LlamaToken(i), false, None);
+        let text = String::from_utf8_lossy(&piece);
+        let text = text.trim_start();
+        quote.push(text.starts_with('"'));
+        bracket.push(text.starts_with(['}', ']']));
+    }
+    Closers { quote, bracket }
+}
+
+/// Does this JSON text end inside a string?
+fn inside_json_string(json: &str) -> bool {
+    let (mut in_string, mut escaped) = (false, false);
+    for c in json.chars() {
+        match (in_string, escaped, c) {
+            (true, true, _) => escaped = false,
+            (true, false, '\\') => escaped = true,
+            (_, false, '"') => in_string = !in_string,
+            _ => {}
+        }
+    }
+    in_string
 }
 
 /// The grammar-allowed token to close an open call with: the likeliest closer, else the
@@ -1001,7 +1033,8 @@ impl Model for LocalModel {
                 }
             }
             if let (true, Some(g), Some(closers)) = (closing, grammar.as_mut(), &self.closers) {
-                let Some(token) = pick_closing(&logits, g, closers) else {
+                let in_string = inside_json_string(&text[OPEN_TAG.len()..]);
+                let Some(token) = pick_closing(&logits, g, closers.for_position(in_string)) else {
                     break FinishReason::EndOfText;
                 };
                 generated += 1;
@@ -1199,6 +1232,17 @@ mod tests {
 
     fn tokens(ids: &[i32]) -> Vec<LlamaToken> {
         ids.iter().map(|i| LlamaToken(*i)).collect()
+    }
+
+    #[test]
+    fn the_json_position_knows_strings_and_escapes() {
+        assert!(!inside_json_string(r#"{"tool": "x", "args": {"#));
+        assert!(inside_json_string(
+            r#"{"tool": "x", "args": {"content": "a }"#
+        ));
+        assert!(inside_json_string(r#"{"content": "say \"hi"#));
+        assert!(!inside_json_string(r#"{"content": "say \"hi\"""#));
+        assert!(inside_json_string(r#"{"content": "back\\slash\"#));
     }
 
     #[test]

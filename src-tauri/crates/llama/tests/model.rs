@@ -170,6 +170,11 @@ fn a_call_closes_even_when_the_model_loops_or_its_budget_runs_out() {
     for (question, budget) in [
         ("Explain what a Rust trait is in one sentence.", 400),
         ("Write a long poem about the sea into poem.txt.", 60),
+        // Writes the closing tag inside the content, then loops on `<`.
+        (
+            "Use write_file to write notes.py with the content: def count_words(text): return len(text.split())",
+            400,
+        ),
     ] {
         let (g, _) = generate(
             &mut model,
