@@ -431,18 +431,7 @@ export class App {
       const grant = await backend.revokeGrant(id);
       this.toasts.show(`Revoked: ${grant.tool} grant ${grant.id}`);
     } catch (error) {
-      const appError = AppError.from(error);
-      const conflict = undoConflictOf(appError);
-      if (conflict) {
-        openModal(this.modalHost, {
-          title: "Undo refused: the file changed since",
-          body: renderUndoConflict(conflict),
-          actions: [{ label: "Close", kind: "primary", run: () => undefined }],
-          className: "undo-conflict-dialog",
-        });
-      } else {
-        this.toasts.show(appError.message, "error");
-      }
+      this.toasts.show(AppError.from(error).message, "error");
     }
     await this.refreshSettingsLists();
   }
