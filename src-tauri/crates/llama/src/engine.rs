@@ -1020,7 +1020,7 @@ impl Model for LocalModel {
             }
             // Greedy decoding of a tiny model can fall into a loop; outside a call (the
             // grammar bounds those) a reply that only repeats itself is ended.
-            let looping = is_looping(&reply_tokens);
+            let looping = !closing && is_looping(&reply_tokens);
             if grammar.is_none() && looping {
                 stats.stopped_looping = true;
                 break FinishReason::Length;
@@ -1032,60 +1032,38 @@ impl Model for LocalModel {
                     self.closers = Some(closer_tokens(&self.model));
                 }
             }
-            if let (true, Some(g), Some(closers)) = (closing, grammar.as_mut(), &self.closers) {
-                let in_string = inside_json_string(&text[OPEN_TAG.len()..]);
-                let Some(token) = pick_closing(&logits, g, closers.for_position(in_string)) else {
-                    break FinishReason::EndOfText;
-                };
-                generated += 1;
-                g.accept(token);
-                if eog(&self.model, token) {
-                    break FinishReason::EndOfText;
+            let chosen = match (closing, grammar.as_mut(), &self.closers) {
+                (true, Some(g), Some(closers)) => {
+                    let in_string = inside_json_string(&text[OPEN_TAG.len()..]);
+                    pick_closing(&logits, g, closers.for_position(in_string))
                 }
-                let piece = utf8.push(&self.model.vocab().token_to_piece(token, false, None));
-                let before = text.len();
-                text.push_str(&piece);
-                let search_from = before.saturating_sub(CLOSE_TAG.len());
-                if let Some(end) = closed_call_end(&text, search_from) {
-                    text.truncate(end);
-                    if end > before {
-                        on_text(&text[before..]);
-                    }
-                    break FinishReason::Stop;
+                (_, grammar, _) => {
+                    let model = &*self.model;
+                    let so_far = &text;
+                    let mut banned = |t: LlamaToken| {
+                        if eog(model, t) || !ban_openers {
+                            return false;
+                        }
+                        let piece =
+                            String::from_utf8_lossy(&model.vocab().token_to_piece(t, false, None))
+                                .into_owned();
+                        let tail: String = so_far
+                            .chars()
+                            .rev()
+                            .take(16)
+                            .collect::<Vec<_>>()
+                            .into_iter()
+                            .rev()
+                            .collect();
+                        let joined = format!("{tail}{piece}").to_lowercase();
+                        NOT_IN_ANSWERS
+                            .iter()
+                            .any(|o| joined.contains(&o.to_lowercase()))
+                    };
+                    choose(&logits, grammar, &mut chain, &mut banned)
                 }
-                if !piece.is_empty() && on_text(&piece) == Flow::Stop {
-                    break FinishReason::Stop;
-                }
-                logits = self.append(&[token])?;
-                reply_tokens.push(token);
-                continue;
-            }
-            let model = &*self.model;
-            let so_far = &text;
-            let mut banned = |t: LlamaToken| {
-                if eog(model, t) {
-                    return false;
-                }
-                if !ban_openers {
-                    return false;
-                }
-                let piece = String::from_utf8_lossy(&model.vocab().token_to_piece(t, false, None))
-                    .into_owned();
-                let tail: String = so_far
-                    .chars()
-                    .rev()
-                    .take(16)
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .collect();
-                let joined = format!("{tail}{piece}");
-                let joined = joined.to_lowercase();
-                NOT_IN_ANSWERS
-                    .iter()
-                    .any(|o| joined.contains(&o.to_lowercase()))
             };
-            let Some(token) = choose(&logits, grammar.as_mut(), &mut chain, &mut banned) else {
+            let Some(token) = chosen else {
                 break FinishReason::EndOfText;
             };
             if generated == 0 {
