@@ -682,8 +682,9 @@ impl LocalModel {
 
 /// Picks the next token: sample without the grammar, check only that token against it, and
 /// run the full grammar pass over the vocabulary only when the token is rejected (a full pass
-/// every token costs a large vocabulary much of its speed). Tokens `banned` rejects are never
-/// picked.
+/// every token costs a large vocabulary much of its speed). Greedy decoding goes further and
+/// checks the next-best tokens one by one first (see [`greedy_allowed`]). Tokens `banned`
+/// rejects are never picked.
 fn choose(
     logits: &[f32],
     mut grammar: Option<&mut LlamaSampler>,
@@ -692,12 +693,18 @@ fn choose(
 ) -> Option<LlamaToken> {
     let mut excluded: Vec<LlamaToken> = Vec::new();
     for _ in 0..16 {
-        let mut token = pick(logits, &excluded, None, chain)?;
-        if let Some(g) = grammar.as_deref_mut() {
-            if !grammar_allows(g, token, logits[token.0 as usize]) {
-                token = pick(logits, &excluded, Some(g), chain)?;
+        let token = match (grammar.as_deref_mut(), chain.is_none()) {
+            (Some(g), true) => greedy_allowed(logits, &excluded, g)?,
+            (Some(g), false) => {
+                let sampled = pick(logits, &excluded, None, chain)?;
+                if grammar_allows(g, sampled, logits[sampled.0 as usize]) {
+                    sampled
+                } else {
+                    pick(logits, &excluded, Some(g), chain)?
+                }
             }
-        }
+            (None, _) => pick(logits, &excluded, None, chain)?,
+        };
         if banned(token) {
             excluded.push(token);
             continue;
@@ -705,6 +712,47 @@ fn choose(
         return Some(token);
     }
     None
+}
+
+/// How many of the best tokens [`greedy_allowed`] checks one by one before it falls back to a
+/// full grammar pass.
+const GRAMMAR_CANDIDATES: usize = 16;
+
+/// The greedy pick under the grammar: the best token by logit that the grammar allows, the
+/// token a full grammar pass and then a greedy pick would give. The best few candidates are
+/// checked one at a time, best first, and the full pass (costly for a large vocabulary) runs
+/// only when none of them is allowed.
+fn greedy_allowed(
+    logits: &[f32],
+    excluded: &[LlamaToken],
+    grammar: &mut LlamaSampler,
+) -> Option<LlamaToken> {
+    best_by_logit(logits, excluded, GRAMMAR_CANDIDATES)
+        .into_iter()
+        .find(|t| grammar_allows(grammar, *t, logits[t.0 as usize]))
+        .or_else(|| pick(logits, excluded, Some(grammar), &mut None))
+}
+
+/// The `k` tokens with the highest finite logits, best first, leaving out `excluded`. Of equal
+/// logits the later token comes first, as with the last maximum the greedy pick takes.
+fn best_by_logit(logits: &[f32], excluded: &[LlamaToken], k: usize) -> Vec<LlamaToken> {
+    // Later tokens win ties, so (logit, index) pairs compare as a whole.
+    let beats = |a: (f32, usize), b: (f32, usize)| a.0 > b.0 || (a.0 == b.0 && a.1 > b.1);
+    let mut best: Vec<(f32, usize)> = Vec::with_capacity(k + 1);
+    for (i, &logit) in logits.iter().enumerate() {
+        if !logit.is_finite() || (best.len() == k && !beats((logit, i), best[k - 1])) {
+            continue;
+        }
+        if excluded.contains(&LlamaToken(i as i32)) {
+            continue;
+        }
+        let at = best.partition_point(|&b| beats(b, (logit, i)));
+        best.insert(at, (logit, i));
+        best.truncate(k);
+    }
+    best.into_iter()
+        .map(|(_, i)| LlamaToken(i as i32))
+        .collect()
 }
 
 /// Picks a token from `logits`, never one in `excluded`: greedy when `chain` is `None`.
@@ -826,7 +874,7 @@ fn pick_closing(
         .zip(closers)
         .map(|(l, c)| if *c { l + PREFERENCE } else { *l })
         .collect();
-    pick(&preferred, &[], Some(grammar), &mut None)
+    greedy_allowed(&preferred, &[], grammar)
 }
 
 /// Does the reply end in the same run of one to 32 tokens repeated over and over (at least
@@ -1231,6 +1279,21 @@ mod tests {
         assert_eq!(closed_call_end(&closed, 0), Some(closed.len()));
         // Only tags at or after `from` count.
         assert_eq!(closed_call_end(&closed, closed.len()), None);
+    }
+
+    #[test]
+    fn the_best_tokens_come_best_first_and_ties_go_to_the_later_token() {
+        let logits = [1.0, 5.0, f32::NEG_INFINITY, 3.0, 5.0, 2.0, f32::NAN];
+        let ids = |tokens: Vec<LlamaToken>| tokens.iter().map(|t| t.0).collect::<Vec<_>>();
+        assert_eq!(ids(best_by_logit(&logits, &[], 3)), [4, 1, 3]);
+        assert_eq!(ids(best_by_logit(&logits, &[LlamaToken(4)], 3)), [1, 3, 5]);
+        assert_eq!(ids(best_by_logit(&logits, &[], 10)), [4, 1, 3, 5, 0]);
+        // The first is the greedy pick's token.
+        assert_eq!(
+            pick(&logits, &[], None, &mut None),
+            Some(best_by_logit(&logits, &[], 1)[0])
+        );
+        assert!(best_by_logit(&[f32::NEG_INFINITY], &[], 4).is_empty());
     }
 
     #[test]
