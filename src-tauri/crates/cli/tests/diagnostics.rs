@@ -57,6 +57,11 @@ fn need(program: &str, install: &str) -> PathBuf {
 
 /// Runs `lantern tool get_diagnostics` with `args` and the checker search path `path`.
 fn diagnostics(ws: &Path, args: &str, path: &str) -> Value {
+    diagnostics_with_env(ws, args, path, &[])
+}
+
+/// [`diagnostics`] with more environment variables.
+fn diagnostics_with_env(ws: &Path, args: &str, path: &str, env: &[(&str, &Path)]) -> Value {
     let home = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_lantern"))
         .args(["tool", "get_diagnostics", "--workspace"])
@@ -64,6 +69,7 @@ fn diagnostics(ws: &Path, args: &str, path: &str) -> Value {
         .args(["--args", args])
         .env("LANTERN_HOME", home.path())
         .env("LANTERN_CHECKER_PATH", path)
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     let result: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
@@ -198,7 +204,11 @@ fn python_syntax_error_and_undefined_name() {
 fn go_vet_finding() {
     need("go", "apt-get install golang-go");
     let ws = fixture("go");
-    let data = diagnostics(ws.path(), "{}", &search_path());
+    // A build cache that does not exist yet, as on a machine where Go never ran: the checker
+    // must be able to create it, sandboxed or not.
+    let go_home = tempfile::tempdir().unwrap();
+    let cache = go_home.path().join("go-build");
+    let data = diagnostics_with_env(ws.path(), "{}", &search_path(), &[("GOCACHE", &cache)]);
     assert_eq!(
         found(&data),
         vec![row("main.go", 7, "warning", "printf", "go_vet")],

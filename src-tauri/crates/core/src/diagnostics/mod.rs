@@ -709,7 +709,7 @@ fn run_job(
             bwrap.program.clone(),
             bwrap.args_with(
                 &cwd,
-                &checker_writable(root),
+                &checker_writable(root, job.checker),
                 &checker_visible(program),
                 true,
                 &args,
@@ -813,7 +813,10 @@ fn checker_sandbox() -> Option<exec::Bubblewrap> {
 /// What a checker may write: the workspace (build output) and the toolchains' download and
 /// build caches (Cargo's registry and git checkouts, Go's build cache and module folder) —
 /// not `~/.cargo/bin`, not the rest of `~/.cache`.
-fn checker_writable(root: &Path) -> Vec<PathBuf> {
+///
+/// Only folders that exist can be made writable, so Go's build cache, which `go vet` cannot
+/// work without, is created first, as Go itself would on its first run.
+fn checker_writable(root: &Path, checker: Checker) -> Vec<PathBuf> {
     let mut dirs = vec![root.to_path_buf()];
     let home = dirs::home_dir();
     let from_env = |name: &str| std::env::var_os(name).map(PathBuf::from);
@@ -822,7 +825,12 @@ fn checker_writable(root: &Path) -> Vec<PathBuf> {
         dirs.push(cargo.join("registry"));
         dirs.push(cargo.join("git"));
     }
-    dirs.extend(from_env("GOCACHE").or_else(|| home.as_ref().map(|h| h.join(".cache/go-build"))));
+    let go_cache = from_env("GOCACHE").or_else(|| home.as_ref().map(|h| h.join(".cache/go-build")));
+    if let (Checker::GoVet, Some(cache)) = (checker, &go_cache) {
+        // Best effort: without it Go reports that it cannot make the cache.
+        let _ = std::fs::create_dir_all(cache);
+    }
+    dirs.extend(go_cache);
     dirs.extend(
         from_env("GOMODCACHE")
             .or_else(|| from_env("GOPATH").map(|p| p.join("pkg/mod")))
