@@ -240,8 +240,8 @@ impl Workspace {
                 .len();
             Ok((file, size))
         };
-        let inside = match abs.strip_prefix(&self.root) {
-            Ok(inside) if !inside.as_os_str().is_empty() => inside,
+        let inside = match path_below(abs, &self.root) {
+            Some(inside) if !inside.as_os_str().is_empty() => inside,
             _ => return long_way(),
         };
         let Ok(handle) = rustix::fs::openat2(
@@ -699,6 +699,21 @@ fn folder_error(parent: &OwnedFd, name: &OsStr, errno: Errno, rel: &str) -> Tool
     io_error(errno, rel)
 }
 
+/// `path` relative to `root` when it starts with `root`'s bytes followed by a separator (or is
+/// `root`). A byte comparison, for paths built by joining names onto `root` — such as a walk's
+/// — where it runs once per file; unlike `Path::strip_prefix` it does not parse components, so
+/// a spelling such as `a//b` or `a/./b` is not recognised as being below `a`.
+pub(crate) fn path_below<'p>(path: &'p Path, root: &Path) -> Option<&'p Path> {
+    let (path, root) = (path.as_os_str().as_bytes(), root.as_os_str().as_bytes());
+    let rest = path.strip_prefix(root)?;
+    let rest = match rest.strip_prefix(b"/") {
+        Some(below) => below,
+        None if rest.is_empty() || root.ends_with(b"/") => rest,
+        None => return None,
+    };
+    Some(Path::new(OsStr::from_bytes(rest)))
+}
+
 fn io_error(errno: Errno, rel: &str) -> ToolError {
     ToolError::from_io(&std::io::Error::from(errno), rel)
 }
@@ -853,6 +868,20 @@ mod tests {
     use tempfile::TempDir;
 
     const SECRET: &str = "TOP-SECRET-OUTSIDE-CONTENT";
+
+    #[test]
+    fn path_below_is_the_rest_after_the_root_and_a_separator() {
+        let below = |path: &str, root: &str| {
+            path_below(Path::new(path), Path::new(root)).map(|p| p.to_str().unwrap().to_string())
+        };
+        assert_eq!(below("/ws/a/b.txt", "/ws").as_deref(), Some("a/b.txt"));
+        assert_eq!(below("/ws/a/b.txt", "/ws/").as_deref(), Some("a/b.txt"));
+        assert_eq!(below("/ws", "/ws").as_deref(), Some(""));
+        // A sibling whose name merely starts with the root's is not below it.
+        assert_eq!(below("/wsx/a.txt", "/ws"), None);
+        assert_eq!(below("/other/a.txt", "/ws"), None);
+        assert_eq!(below("relative", "/ws"), None);
+    }
 
     /// A workspace `ws` next to a folder `outside` holding `secret.txt` and `sub/f.txt`.
     struct Fixture {
