@@ -716,8 +716,13 @@ fn probe(args: &ModelArgs, json: bool) -> Result<u8, Failure> {
         ),
     ] {
         println!(
-            "call decision, {name}: threshold {:.2} nats, probe AUC {:.2}, probe accuracy {:.0}%{} ({:.1} s)",
+            "call decision, {name}: threshold {:.2} nats{}, probe AUC {:.2}, probe accuracy {:.0}%{} ({:.1} s)",
             c.threshold,
+            if c.prior_weight > 0.0 {
+                format!(" (score + {:.1} when the word-based rule marks the message)", c.prior_weight)
+            } else {
+                String::new()
+            },
             c.auc,
             c.probe_accuracy * 100.0,
             if c.trusted { String::new() } else { format!(" — not trusted, {fallback}") },

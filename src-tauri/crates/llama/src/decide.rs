@@ -4,8 +4,15 @@
 //! log-probability is compared with a threshold calibrated for this model and this system
 //! prompt, from a small built-in set of labelled probe questions.
 //!
-//! When the probes show no separation (a base model, say), the decision falls back to a
-//! lexical prior: call a tool when the message names a file or asks about the project.
+//! A lexical prior — does the message name a file or ask about the project? — is a second,
+//! independent clue. At the first step it adds a weight (in nats) to the score of a message it
+//! marks; the calibration picks that weight, from none up, as the one that ranks the probes
+//! best, and the threshold for the sum. When the probes show no separation at all (a base
+//! model, say), the lexical prior decides alone.
+//!
+//! The probes are a coding assistant's everyday mix: questions about the project, with and
+//! without a file name, and general questions — programming ones included, which score
+//! highest among them — that need no tool.
 
 use serde::{Deserialize, Serialize};
 
@@ -19,6 +26,14 @@ pub const TOOL_PROBES: &[&str] = &[
     "Show me the contents of config.toml.",
     "What version does Cargo.toml declare?",
     "Find where the database connection is opened.",
+    "What license is this project released under?",
+    "How many tests does this crate have?",
+    "Which database driver does the app depend on?",
+    "Where is the user session created?",
+    "Rename the helper format_price to price_label everywhere.",
+    "What does the start script of this project run?",
+    "Is there a Dockerfile here?",
+    "Which functions call parse_args?",
 ];
 
 /// Questions to answer directly.
@@ -31,6 +46,14 @@ pub const ANSWER_PROBES: &[&str] = &[
     "Who wrote Romeo and Juliet?",
     "Thanks, that was helpful!",
     "What is a good name for a cat?",
+    "What is the difference between a process and a thread?",
+    "How do I exit vim?",
+    "What is a closure in JavaScript?",
+    "Which SQL keyword removes duplicate rows from a result?",
+    "What is the big-O cost of a lookup in a hash map?",
+    "Write a regular expression that matches a US zip code.",
+    "How do you declare a constant in Python?",
+    "What is 2 to the power of 10?",
 ];
 
 /// Conversations one step on: a question, the call made, its result, and whether the right
@@ -118,9 +141,10 @@ pub const FOLLOW_UP_PROBES: &[FollowUpProbe] = &[
     },
 ];
 
-/// A fingerprint of every probe, so a calibration measured on another probe set is not reused.
+/// A fingerprint of every probe and of how they are used, so a calibration measured on another
+/// probe set, or fitted another way, is not reused.
 pub fn probe_set_fingerprint() -> String {
-    let mut text = String::new();
+    let mut text = String::from("first step: score plus a weighted lexical prior\n");
     for probe in TOOL_PROBES.iter().chain(ANSWER_PROBES) {
         text.push_str(probe);
         text.push('\n');
@@ -154,20 +178,69 @@ pub struct DecisionRules {
 /// How the first token of a reply is decided in `auto` mode.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Calibration {
-    /// Call when the score (log-probability, nats) is at least this.
+    /// Call when the evidence (the score, a log-probability in nats, plus `prior_weight` when
+    /// the lexical prior marks the message) is at least this.
     pub threshold: f64,
-    /// How well the score ranks tool questions above answer questions (1 = perfectly).
+    /// Nats added to the score of a message the lexical prior marks (0: the score alone).
+    #[serde(default)]
+    pub prior_weight: f64,
+    /// How well the evidence ranks tool questions above answer questions (1 = perfectly).
     pub auc: f64,
     /// Fraction of probes the threshold classifies right.
     pub probe_accuracy: f64,
     /// False when the probes showed no useful separation: the lexical prior decides instead.
     pub trusted: bool,
+    /// The probes' scores, without the prior's weight.
     pub tool_scores: Vec<f64>,
     pub answer_scores: Vec<f64>,
     pub seconds: f64,
 }
 
+/// The weights [`Calibration::with_prior`] tries for the lexical prior, in nats.
+const PRIOR_WEIGHTS: [f64; 17] = [
+    0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 5.5, 6.0, 6.5, 7.0, 7.5, 8.0,
+];
+
 impl Calibration {
+    /// Calibrates the score together with the lexical prior: `tool` and `answer` hold each
+    /// probe's score and whether the prior marks its question. The weight is the smallest of
+    /// [`PRIOR_WEIGHTS`] whose evidence ranks the probes best (highest AUC), so a prior that
+    /// adds nothing gets no weight; the threshold is then placed as in [`from_scores`].
+    ///
+    /// [`from_scores`]: Calibration::from_scores
+    pub fn with_prior(tool: &[(f64, bool)], answer: &[(f64, bool)], seconds: f64) -> Self {
+        let evidence = |probes: &[(f64, bool)], weight: f64| -> Vec<f64> {
+            probes
+                .iter()
+                .map(|(score, marked)| score + if *marked { weight } else { 0.0 })
+                .collect()
+        };
+        let mut best = (0.0, f64::NEG_INFINITY);
+        for weight in PRIOR_WEIGHTS {
+            let ranking = auc(&evidence(tool, weight), &evidence(answer, weight));
+            // Only a clear gain buys weight: floating-point noise does not.
+            if ranking > best.1 + 1e-9 {
+                best = (weight, ranking);
+            }
+        }
+        let weight = best.0;
+        let mut calibration =
+            Self::from_scores(&evidence(tool, weight), &evidence(answer, weight), seconds);
+        calibration.prior_weight = weight;
+        calibration.tool_scores = tool.iter().map(|(score, _)| *score).collect();
+        calibration.answer_scores = answer.iter().map(|(score, _)| *score).collect();
+        calibration
+    }
+
+    /// The evidence for a call: the score, plus the prior's weight when it marks the message.
+    pub fn evidence(&self, score: f64, marked: bool) -> f64 {
+        if marked {
+            score + self.prior_weight
+        } else {
+            score
+        }
+    }
+
     /// Places the threshold between the classes: the cut with the best balanced accuracy,
     /// halfway between the two scores it separates.
     pub fn from_scores(tool: &[f64], answer: &[f64], seconds: f64) -> Self {
@@ -191,6 +264,7 @@ impl Calibration {
             + answer.iter().filter(|s| **s < threshold).count();
         Calibration {
             threshold,
+            prior_weight: 0.0,
             auc,
             probe_accuracy: correct as f64 / (tool.len() + answer.len()).max(1) as f64,
             trusted: auc >= MIN_AUC,
@@ -315,6 +389,43 @@ mod tests {
         assert_eq!(c.auc, 1.0);
         assert_eq!(c.probe_accuracy, 1.0);
         assert!(c.trusted);
+    }
+
+    #[test]
+    fn the_prior_gets_the_weight_that_ranks_the_probes_best() {
+        // The scores overlap; the prior marks the tool probes the score ranks low.
+        let tool = [(-3.0, false), (-2.0, false), (-6.5, true), (-7.0, true)];
+        let answer = [(-9.0, false), (-8.0, false), (-6.0, false), (-5.0, false)];
+        let c = Calibration::with_prior(&tool, &answer, 0.1);
+        assert!(c.prior_weight > 0.0, "{c:?}");
+        assert_eq!(c.auc, 1.0);
+        assert_eq!(c.probe_accuracy, 1.0);
+        // The scores are kept as measured; the threshold applies to score plus weight.
+        assert_eq!(c.tool_scores, [-3.0, -2.0, -6.5, -7.0]);
+        assert!(c.evidence(-7.0, true) >= c.threshold);
+        assert!(c.evidence(-5.0, false) < c.threshold);
+        // The smallest weight that does it: half a nat less would not separate them.
+        let less = c.prior_weight - 0.5;
+        let unseparated = |(score, marked): &(f64, bool)| score + if *marked { less } else { 0.0 };
+        assert!(
+            auc(
+                &tool.iter().map(unseparated).collect::<Vec<_>>(),
+                &answer.iter().map(unseparated).collect::<Vec<_>>()
+            ) < 1.0
+        );
+    }
+
+    #[test]
+    fn a_prior_that_adds_nothing_gets_no_weight() {
+        let tool = [(-3.0, true), (-2.0, true), (-1.0, true)];
+        let answer = [(-9.0, true), (-8.0, true), (-6.0, true)];
+        let c = Calibration::with_prior(&tool, &answer, 0.1);
+        assert_eq!(c.prior_weight, 0.0);
+        assert_eq!(
+            c,
+            Calibration::from_scores(&[-3.0, -2.0, -1.0], &[-9.0, -8.0, -6.0], 0.1)
+        );
+        assert_eq!(c.evidence(-4.0, true), -4.0);
     }
 
     #[test]

@@ -625,11 +625,12 @@ impl LocalModel {
         for (class, probes) in [TOOL_PROBES, ANSWER_PROBES].iter().enumerate() {
             for probe in *probes {
                 let messages = [system.clone(), Message::new(Role::User, *probe)];
-                first[class].push(self.confidence_for(&messages, cancel)?);
+                let score = self.confidence_for(&messages, cancel)?;
+                first[class].push((score, lexical_prior(probe)));
             }
         }
         let first_step =
-            Calibration::from_scores(&first[0], &first[1], started.elapsed().as_secs_f64());
+            Calibration::with_prior(&first[0], &first[1], started.elapsed().as_secs_f64());
         let started = Instant::now();
         let mut follow = [Vec::new(), Vec::new()];
         for probe in FOLLOW_UP_PROBES {
@@ -1001,10 +1002,21 @@ impl Model for LocalModel {
                     .last()
                     .is_some_and(|m| m.role == Role::User && m.content.starts_with("TOOL_RESULT:"));
                 let (call, why) = match (&rules, after_result) {
-                    (Some(r), false) if r.first_step.trusted => (
-                        confidence >= r.first_step.threshold,
-                        format!("threshold {:.2}", r.first_step.threshold),
-                    ),
+                    (Some(r), false) if r.first_step.trusted => {
+                        let first = &r.first_step;
+                        let marked = first.prior_weight > 0.0
+                            && lexical_prior(user_question(request.messages));
+                        let evidence = first.evidence(confidence, marked);
+                        let why = if marked {
+                            format!(
+                                "score {confidence:.2} + {:.1} for the lexical prior, threshold {:.2}",
+                                first.prior_weight, first.threshold
+                            )
+                        } else {
+                            format!("threshold {:.2}", first.threshold)
+                        };
+                        (evidence >= first.threshold, why)
+                    }
                     (Some(r), true) if r.follow_up.trusted => (
                         confidence >= r.follow_up.threshold,
                         format!("follow-up threshold {:.2}", r.follow_up.threshold),

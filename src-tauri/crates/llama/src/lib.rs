@@ -10,8 +10,10 @@
 //!   the tool schemas keeps it a valid call of a known tool. It is applied the fast way: the
 //!   sampled token is checked alone, and the full grammar pass runs only when it is rejected.
 //! - **A calibrated call-or-answer decision** ([`decide`]): in `auto` mode the model's own
-//!   log-probability of starting its reply with `<TOOL_CALL>` is compared with a threshold
-//!   calibrated per model and system prompt; with no signal, a lexical prior decides.
+//!   log-probability of starting its reply with `<TOOL_CALL>`, plus a weight when a lexical
+//!   prior marks the message as being about the project, is compared with a threshold; weight
+//!   and threshold are calibrated per model and system prompt. With no signal, the lexical
+//!   prior decides alone.
 //! - **KV-cache reuse**: each step decodes only the tokens after the longest prefix the cache
 //!   already holds; a conversation too long for the context drops its oldest turns.
 //!
