@@ -260,6 +260,8 @@ export interface ModelList {
 
 export interface Calibration {
   threshold: number;
+  /** Nats added to the score of a message the word-based rule marks; 0 when it adds nothing. */
+  prior_weight: number;
   auc: number;
   probe_accuracy: number;
   trusted: boolean;

@@ -161,7 +161,7 @@ export class ModelPanel {
     if (p.kind !== "done") return;
     const r = p.report;
     const calibration = (name: string, c: ProbeReport["calibration"]["first_step"]) =>
-      h("li", { text: `${name}: threshold ${c.threshold.toFixed(2)} nats, AUC ${c.auc.toFixed(2)}, accuracy ${Math.round(c.probe_accuracy * 100)}%${c.trusted ? "" : " — not trusted, a fallback rule decides"}` });
+      h("li", { text: `${name}: threshold ${c.threshold.toFixed(2)} nats${c.prior_weight > 0 ? ` (score + ${c.prior_weight.toFixed(1)} when the word-based rule marks the message)` : ""}, AUC ${c.auc.toFixed(2)}, accuracy ${Math.round(c.probe_accuracy * 100)}%${c.trusted ? "" : " — not trusted, a fallback rule decides"}` });
     this.probeBox.append(
       h("p", { class: "probe-verdict", text: r.verdict }),
       h("ul", { class: "small" },
