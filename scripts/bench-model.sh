@@ -7,7 +7,8 @@
 #   scripts/bench-model.sh A.gguf B.gguf   these models
 #
 # Writes bench/results/<date>-<host>-model.md (table and raw JSON). THREADS overrides the thread
-# count (default: physical cores); LANTERN_BIN uses an already built lantern.
+# count (default: physical cores; one thread is measured too); LANTERN_BIN uses an already built
+# lantern.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -35,44 +36,65 @@ report="$out_dir/$(date +%Y-%m-%d)-$(hostname -s)-model.md"
 raw=$(mktemp -d)
 trap 'rm -rf "$raw"' EXIT
 
+# The thread count asked for, and one thread: what differs between the two locates a gap in the
+# threading rather than in the arithmetic.
+thread_counts=("$threads")
+[ "$threads" -gt 1 ] && thread_counts+=(1)
 for model in "${models[@]}"; do
   name=$(basename "$model" .gguf)
-  echo "bench-model: $name: llama-bench" >&2
-  "$LLAMA_BENCH" -m "$model" -t "$threads" -p 256 -n 128 -r 3 -o json > "$raw/$name.llama-bench.json" 2>/dev/null
-  echo "bench-model: $name: lantern" >&2
-  "$LANTERN_BIN" bench-model --model "$model" --threads "$threads" --prompt-tokens 256 --gen-tokens 128 --repetitions 3 > "$raw/$name.lantern.json"
-  echo "bench-model: $name: llama-bench again (to see drift)" >&2
-  "$LLAMA_BENCH" -m "$model" -t "$threads" -p 256 -n 128 -r 3 -o json > "$raw/$name.llama-bench-2.json" 2>/dev/null
+  for t in "${thread_counts[@]}"; do
+    echo "bench-model: $name, $t thread(s): llama-bench" >&2
+    "$LLAMA_BENCH" -m "$model" -t "$t" -p 256 -n 128 -r 3 -o json > "$raw/$name.t$t.llama-bench.json" 2>/dev/null
+    echo "bench-model: $name, $t thread(s): lantern" >&2
+    "$LANTERN_BIN" bench-model --model "$model" --threads "$t" --prompt-tokens 256 --gen-tokens 128 --repetitions 3 > "$raw/$name.t$t.lantern.json"
+    echo "bench-model: $name, $t thread(s): llama-bench again (to see drift)" >&2
+    "$LLAMA_BENCH" -m "$model" -t "$t" -p 256 -n 128 -r 3 -o json > "$raw/$name.t$t.llama-bench-2.json" 2>/dev/null
+  done
 done
 
-python3 - "$raw" "$report" "$threads" "${models[@]}" <<'PY'
-import json, os, sys, datetime, platform
-raw, report, threads, models = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-def llama_bench(path):
-    rows = json.load(open(path))
-    pp = next(r["avg_ts"] for r in rows if r["n_prompt"] > 0 and r["n_gen"] == 0)
-    tg = next(r["avg_ts"] for r in rows if r["n_gen"] > 0 and r["n_prompt"] == 0)
-    return pp, tg
+python3 - "$raw" "$report" "${thread_counts[*]}" "${models[@]}" <<'PY'
+import json, os, sys, datetime, platform, statistics
+raw, report, thread_counts, models = sys.argv[1], sys.argv[2], sys.argv[3].split(), sys.argv[4:]
+threads = thread_counts[0]
+def llama_bench(paths):
+    """Median of every repetition of both llama-bench runs: (prompt processing, generation)."""
+    pp, tg = [], []
+    for path in paths:
+        for r in json.load(open(path)):
+            if r["n_prompt"] > 0 and r["n_gen"] == 0:
+                pp += r["samples_ts"]
+            elif r["n_gen"] > 0 and r["n_prompt"] == 0:
+                tg += r["samples_ts"]
+    return statistics.median(pp), statistics.median(tg)
 lines = [f"# Model throughput: Lantern vs llama-bench — {datetime.date.today()} on {platform.node()}", "",
-         f"{threads} threads, CPU only, same GGUF, back to back (llama-bench before and after Lantern; its mean is the reference). "
-         "Prompt processing: 256 tokens in one batch; generation: 128 tokens one at a time; 3 repetitions.", "",
+         f"{threads} threads unless a row says otherwise, CPU only, same GGUF, back to back: llama-bench, Lantern, llama-bench again. "
+         "Prompt processing: 256 tokens in one batch; generation: 128 tokens one at a time; 3 repetitions after an untimed one on both sides. "
+         "Each side's figure is the median of its repetitions (llama-bench: of both runs).", "",
          "| model | what | Lantern | reference | ratio | target |", "|---|---|---|---|---|---|"]
 raws = {}
 for model in models:
     name = os.path.basename(model)[:-5]
-    l = json.load(open(f"{raw}/{name}.lantern.json"))
-    a, b = llama_bench(f"{raw}/{name}.llama-bench.json"), llama_bench(f"{raw}/{name}.llama-bench-2.json")
-    ref_pp, ref_tg = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
-    g, f = l["grammar"], l["follow_up"]
-    lines += [
-        f"| {name} | prompt processing tok/s (batch 512) | {l['pp_tok_s']:.1f} | llama-bench {ref_pp:.1f} | {l['pp_tok_s']/ref_pp:.2f}× | ≥ 0.95× |",
-        f"| {name} | prompt processing tok/s (batch {l['pp_default_batch']}, ≈ the app's 80 ms chunks) | {l['pp_default_batch_tok_s']:.1f} | llama-bench {ref_pp:.1f} | {l['pp_default_batch_tok_s']/ref_pp:.2f}× | — |",
-        f"| {name} | generation tok/s | {l['tg_tok_s']:.1f} | llama-bench {ref_tg:.1f} | {l['tg_tok_s']/ref_tg:.2f}× | ≥ 0.95× |",
-        f"| {name} | constrained call generation tok/s | {g['with_grammar_tok_s']:.1f} (grammar on) | {g['without_grammar_tok_s']:.1f} (grammar off) | {g['ratio']:.2f}× | ≥ 0.90× |",
-        f"| {name} | follow-up step: prompt tokens evaluated | {f['reuse_tokens_evaluated']} of {f['prompt_tokens']} (KV reuse; {f['new_tokens']} new) | {f['full_tokens_evaluated']} (full) | — | only new tokens |",
-        f"| {name} | follow-up step: time to first token | {f['reuse_first_token_ms']:.0f} ms | {f['full_first_token_ms']:.0f} ms | {f['full_first_token_ms']/max(f['reuse_first_token_ms'],1):.1f}× faster | — |",
-    ]
-    raws[name] = {"lantern": l, "llama_bench": [json.load(open(f"{raw}/{name}.llama-bench.json")), json.load(open(f"{raw}/{name}.llama-bench-2.json"))]}
+    raws[name] = {}
+    for t in thread_counts:
+        l = json.load(open(f"{raw}/{name}.t{t}.lantern.json"))
+        runs = [f"{raw}/{name}.t{t}.llama-bench.json", f"{raw}/{name}.t{t}.llama-bench-2.json"]
+        ref_pp, ref_tg = llama_bench(runs)
+        raws[name][f"{t} threads"] = {"lantern": l, "llama_bench": [json.load(open(p)) for p in runs]}
+        if t != threads:
+            lines += [
+                f"| {name} | prompt processing tok/s, {t} thread | {l['pp_tok_s']:.1f} | llama-bench {ref_pp:.1f} | {l['pp_tok_s']/ref_pp:.2f}× | — (locates a gap) |",
+                f"| {name} | generation tok/s, {t} thread | {l['tg_tok_s']:.1f} | llama-bench {ref_tg:.1f} | {l['tg_tok_s']/ref_tg:.2f}× | — (locates a gap) |",
+            ]
+            continue
+        g, f = l["grammar"], l["follow_up"]
+        lines += [
+            f"| {name} | prompt processing tok/s (batch 512) | {l['pp_tok_s']:.1f} | llama-bench {ref_pp:.1f} | {l['pp_tok_s']/ref_pp:.2f}× | ≥ 0.95× |",
+            f"| {name} | prompt processing tok/s (batch {l['pp_default_batch']}, ≈ the app's 80 ms chunks) | {l['pp_default_batch_tok_s']:.1f} | llama-bench {ref_pp:.1f} | {l['pp_default_batch_tok_s']/ref_pp:.2f}× | — |",
+            f"| {name} | generation tok/s | {l['tg_tok_s']:.1f} | llama-bench {ref_tg:.1f} | {l['tg_tok_s']/ref_tg:.2f}× | ≥ 0.95× |",
+            f"| {name} | constrained call generation tok/s | {g['with_grammar_tok_s']:.1f} (grammar on) | {g['without_grammar_tok_s']:.1f} (grammar off) | {g['ratio']:.2f}× | ≥ 0.90× |",
+            f"| {name} | follow-up step: prompt tokens evaluated | {f['reuse_tokens_evaluated']} of {f['prompt_tokens']} (KV reuse; {f['new_tokens']} new) | {f['full_tokens_evaluated']} (full) | — | only new tokens |",
+            f"| {name} | follow-up step: time to first token | {f['reuse_first_token_ms']:.0f} ms | {f['full_first_token_ms']:.0f} ms | {f['full_first_token_ms']/max(f['reuse_first_token_ms'],1):.1f}× faster | — |",
+        ]
 lines += ["", "## Raw", "", "```json", json.dumps(raws, indent=1), "```", ""]
 open(report, "w").write("\n".join(lines))
 print("\n".join(lines[:len(lines) - 5]))

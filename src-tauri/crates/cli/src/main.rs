@@ -761,6 +761,9 @@ fn bench_model(
     use lantern_llama::bench;
     let mut model = args.load_local()?;
     let reps = repetitions.max(1);
+    // One untimed run of each first, as llama-bench does: the first touches every weight page.
+    bench::prompt_speed(&mut model, prompt_tokens, 512);
+    bench::generation_speed(&mut model, gen_tokens.min(16));
     let pp: Vec<f64> = (0..reps)
         .map(|_| bench::prompt_speed(&mut model, prompt_tokens, 512))
         .collect();
