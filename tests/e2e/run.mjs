@@ -282,6 +282,23 @@ const tests = [
     },
   ],
   [
+    "the model probe shows the prompt's fit, the calibrated call decision and three quick tasks",
+    async () => {
+      const session = await launch(freshWorkspace());
+      await session.click('.side-tab[data-page="model"]');
+      await session.click(".probe-button");
+      const verdict = await session.waitFor("the probe's verdict", () => session.text(".probe-verdict"), MODEL_MS);
+      assert(/quick tasks decided right/.test(verdict), `the verdict counts the quick tasks: ${verdict}`);
+      const lines = await session.execute("return [...document.querySelectorAll('.model-panel li')].map(e => e.textContent);");
+      const first = lines.find((l) => l.startsWith("Call decision, first step"));
+      assert(/threshold -?\d+\.\d\d nats/.test(first ?? ""), `the first-step calibration is shown: ${lines.join(" | ")}`);
+      assert(lines.some((l) => /^System prompt: \d+ of \d+ tokens/.test(l)), `the prompt's size is shown: ${lines.join(" | ")}`);
+      const tasks = await session.execute("return document.querySelectorAll('.probe-tasks tbody tr').length;");
+      assert(tasks === 3, `three quick tasks are listed: ${tasks}`);
+      await shot(session, "09-probe");
+    },
+  ],
+  [
     "the light theme",
     async () => {
       const session = await launch(freshWorkspace());
