@@ -746,57 +746,19 @@ fn probe(args: &ModelArgs, json: bool) -> Result<u8, Failure> {
 }
 
 #[cfg(feature = "llama")]
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(|a, b| a.total_cmp(b));
-    values.get(values.len() / 2).copied().unwrap_or(0.0)
-}
-
-#[cfg(feature = "llama")]
 fn bench_model(
     args: &ModelArgs,
     prompt_tokens: usize,
     gen_tokens: usize,
     repetitions: usize,
 ) -> Result<u8, Failure> {
-    use lantern_llama::bench;
     let mut model = args.load_local()?;
-    let reps = repetitions.max(1);
-    // One untimed run of each first, as llama-bench does: the first touches every weight page.
-    bench::prompt_speed(&mut model, prompt_tokens, 512);
-    bench::generation_speed(&mut model, gen_tokens.min(16));
-    let pp: Vec<f64> = (0..reps)
-        .map(|_| bench::prompt_speed(&mut model, prompt_tokens, 512))
-        .collect();
-    // The batch the app's timed chunks settle on (about 80 ms of work each).
-    let chunk_batch = 16;
-    let pp_small: Vec<f64> = (0..reps)
-        .map(|_| bench::prompt_speed(&mut model, prompt_tokens, chunk_batch))
-        .collect();
-    let tg: Vec<f64> = (0..reps)
-        .map(|_| bench::generation_speed(&mut model, gen_tokens))
-        .collect();
-    let system = system_prompt();
-    let questions = [
-        "What version is in package.json?",
-        "Find the function parse_config.",
-        "List the TypeScript files in src.",
-        "Read the README.",
-    ];
-    let grammar = bench::grammar_speed(&mut model, &system, &questions);
-    let follow_up = bench::follow_up(&mut model, &system);
-    print_json(&json!({
-        "model": model.facts(),
-        "threads": model.facts().threads,
-        "prompt_tokens": prompt_tokens,
-        "gen_tokens": gen_tokens,
-        "pp_tok_s": median(pp.clone()),
-        "pp_runs": pp,
-        "pp_default_batch": chunk_batch,
-        "pp_default_batch_tok_s": median(pp_small),
-        "tg_tok_s": median(tg.clone()),
-        "tg_runs": tg,
-        "grammar": grammar,
-        "follow_up": follow_up,
-    }));
+    print_json(&lantern_llama::bench::bench_model(
+        &mut model,
+        &system_prompt(),
+        prompt_tokens,
+        gen_tokens,
+        repetitions,
+    ));
     Ok(0)
 }

@@ -2,7 +2,7 @@
 //! (prompt processing of N tokens in one batch, generation of N tokens one at a time), plus
 //! what only Lantern has: grammar-constrained calls and follow-up steps with KV reuse.
 
-use crate::engine::LocalModel;
+use crate::engine::{LocalModel, ModelFacts};
 use lantern_core::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role, ToolChoice};
 use lantern_core::protocol::STOP_SEQUENCES;
 use serde::Serialize;
@@ -130,4 +130,82 @@ pub fn follow_up(model: &mut LocalModel, system: &str) -> FollowUp {
         full_tokens_evaluated: full.tokens_evaluated,
         full_first_token_ms: full.first_token_ms,
     }
+}
+
+/// The batch the app's timed prompt chunks settle on (about 80 ms of work each).
+const APP_CHUNK_BATCH: usize = 16;
+
+/// Call questions for [`grammar_speed`] in a whole run.
+const GRAMMAR_QUESTIONS: [&str; 4] = [
+    "What version is in package.json?",
+    "Find the function parse_config.",
+    "List the TypeScript files in src.",
+    "Read the README.",
+];
+
+/// A whole run of `lantern bench-model`; the field names are what scripts/bench-model.sh reads.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelBench {
+    pub model: ModelFacts,
+    pub threads: i32,
+    pub prompt_tokens: usize,
+    pub gen_tokens: usize,
+    /// Median of `pp_runs`: prompt processing in one batch of up to 512 tokens.
+    pub pp_tok_s: f64,
+    pub pp_runs: Vec<f64>,
+    pub pp_default_batch: usize,
+    /// Median prompt processing in the app's chunk size.
+    pub pp_default_batch_tok_s: f64,
+    /// Median of `tg_runs`: generation.
+    pub tg_tok_s: f64,
+    pub tg_runs: Vec<f64>,
+    pub grammar: GrammarSpeed,
+    pub follow_up: FollowUp,
+}
+
+/// Prompt processing and generation, `repetitions` times each after one untimed run (as
+/// llama-bench does: the first run touches every weight page), then grammar on against off and
+/// a follow-up step, with `system` as the system prompt.
+pub fn bench_model(
+    model: &mut LocalModel,
+    system: &str,
+    prompt_tokens: usize,
+    gen_tokens: usize,
+    repetitions: usize,
+) -> ModelBench {
+    let reps = repetitions.max(1);
+    prompt_speed(model, prompt_tokens, 512);
+    generation_speed(model, gen_tokens.min(16));
+    let pp_runs: Vec<f64> = (0..reps)
+        .map(|_| prompt_speed(model, prompt_tokens, 512))
+        .collect();
+    let pp_small: Vec<f64> = (0..reps)
+        .map(|_| prompt_speed(model, prompt_tokens, APP_CHUNK_BATCH))
+        .collect();
+    let tg_runs: Vec<f64> = (0..reps)
+        .map(|_| generation_speed(model, gen_tokens))
+        .collect();
+    let grammar = grammar_speed(model, system, &GRAMMAR_QUESTIONS);
+    let follow_up = follow_up(model, system);
+    ModelBench {
+        model: model.facts().clone(),
+        threads: model.facts().threads,
+        prompt_tokens,
+        gen_tokens,
+        pp_tok_s: median(&pp_runs),
+        pp_runs,
+        pp_default_batch: APP_CHUNK_BATCH,
+        pp_default_batch_tok_s: median(&pp_small),
+        tg_tok_s: median(&tg_runs),
+        tg_runs,
+        grammar,
+        follow_up,
+    }
+}
+
+/// The middle value (the upper of the two middle ones for an even count; 0 for none).
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(|a, b| a.total_cmp(b));
+    sorted.get(sorted.len() / 2).copied().unwrap_or(0.0)
 }
