@@ -212,7 +212,7 @@ impl Calibration {
         let evidence = |probes: &[(f64, bool)], weight: f64| -> Vec<f64> {
             probes
                 .iter()
-                .map(|(score, marked)| score + if *marked { weight } else { 0.0 })
+                .map(|&(score, marked)| weighted(score, marked, weight))
                 .collect()
         };
         let mut best = (0.0, f64::NEG_INFINITY);
@@ -234,11 +234,22 @@ impl Calibration {
 
     /// The evidence for a call: the score, plus the prior's weight when it marks the message.
     pub fn evidence(&self, score: f64, marked: bool) -> f64 {
-        if marked {
-            score + self.prior_weight
+        weighted(score, marked, self.prior_weight)
+    }
+
+    /// Call or answer at the first step of a reply to `message`, whose score is `score`, and
+    /// why. The lexical prior is asked only when it carries weight.
+    pub fn decide_first_step(&self, score: f64, message: &str) -> (bool, String) {
+        let marked = self.prior_weight > 0.0 && lexical_prior(message);
+        let why = if marked {
+            format!(
+                "score {score:.2} + {:.1} for the lexical prior, threshold {:.2}",
+                self.prior_weight, self.threshold
+            )
         } else {
-            score
-        }
+            format!("threshold {:.2}", self.threshold)
+        };
+        (self.evidence(score, marked) >= self.threshold, why)
     }
 
     /// Places the threshold between the classes: the cut with the best balanced accuracy,
@@ -272,6 +283,15 @@ impl Calibration {
             answer_scores: answer.to_vec(),
             seconds,
         }
+    }
+}
+
+/// `score`, plus `weight` when the lexical prior marks the message.
+fn weighted(score: f64, marked: bool, weight: f64) -> f64 {
+    if marked {
+        score + weight
+    } else {
+        score
     }
 }
 
@@ -413,6 +433,19 @@ mod tests {
                 &answer.iter().map(unseparated).collect::<Vec<_>>()
             ) < 1.0
         );
+    }
+
+    #[test]
+    fn the_first_step_adds_the_weight_only_for_a_message_the_prior_marks() {
+        let tool = [(-3.0, false), (-2.0, false), (-6.5, true), (-7.0, true)];
+        let answer = [(-9.0, false), (-8.0, false), (-6.0, false), (-5.0, false)];
+        let c = Calibration::with_prior(&tool, &answer, 0.1);
+        let (call, why) = c.decide_first_step(-7.0, "What's in package.json?");
+        assert!(call, "{why}");
+        assert!(why.contains("lexical prior"), "{why}");
+        let (call, why) = c.decide_first_step(-7.0, "Say hello.");
+        assert!(!call, "{why}");
+        assert!(why.starts_with("threshold"), "{why}");
     }
 
     #[test]

@@ -1002,21 +1002,9 @@ impl Model for LocalModel {
                     .last()
                     .is_some_and(|m| m.role == Role::User && m.content.starts_with("TOOL_RESULT:"));
                 let (call, why) = match (&rules, after_result) {
-                    (Some(r), false) if r.first_step.trusted => {
-                        let first = &r.first_step;
-                        let marked = first.prior_weight > 0.0
-                            && lexical_prior(user_question(request.messages));
-                        let evidence = first.evidence(confidence, marked);
-                        let why = if marked {
-                            format!(
-                                "score {confidence:.2} + {:.1} for the lexical prior, threshold {:.2}",
-                                first.prior_weight, first.threshold
-                            )
-                        } else {
-                            format!("threshold {:.2}", first.threshold)
-                        };
-                        (evidence >= first.threshold, why)
-                    }
+                    (Some(r), false) if r.first_step.trusted => r
+                        .first_step
+                        .decide_first_step(confidence, user_question(request.messages)),
                     (Some(r), true) if r.follow_up.trusted => (
                         confidence >= r.follow_up.threshold,
                         format!("follow-up threshold {:.2}", r.follow_up.threshold),
