@@ -1095,15 +1095,9 @@ impl Model for LocalModel {
                         let piece =
                             String::from_utf8_lossy(&model.vocab().token_to_piece(t, false, None))
                                 .into_owned();
-                        let tail: String = so_far
-                            .chars()
-                            .rev()
-                            .take(16)
-                            .collect::<Vec<_>>()
-                            .into_iter()
-                            .rev()
-                            .collect();
-                        let joined = format!("{tail}{piece}").to_lowercase();
+                        // The last 16 characters, where an opener may have begun.
+                        let tail_start = so_far.char_indices().rev().nth(15).map_or(0, |(i, _)| i);
+                        let joined = format!("{}{piece}", &so_far[tail_start..]).to_lowercase();
                         NOT_IN_ANSWERS
                             .iter()
                             .any(|o| joined.contains(&o.to_lowercase()))
