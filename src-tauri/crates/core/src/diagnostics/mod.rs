@@ -705,17 +705,27 @@ fn run_job(
     // Go must not fetch a newer toolchain to check a module.
     env.push(("GOTOOLCHAIN".into(), "local".into()));
     let (sandbox_program, sandbox_args, sandboxed) = match checker_sandbox() {
-        Some(bwrap) => (
-            bwrap.program.clone(),
-            bwrap.args_with(
-                &cwd,
-                &checker_writable(root, job.checker),
-                &checker_visible(program),
+        Some(bwrap) => {
+            if job.checker == Checker::GoVet {
+                // Only folders that exist can be made writable, and go vet cannot work
+                // without its build cache: made here, as Go itself would on its first run.
+                // Best effort: without it Go says that it cannot make the cache.
+                if let Some(cache) = go_build_cache() {
+                    let _ = std::fs::create_dir_all(cache);
+                }
+            }
+            (
+                bwrap.program.clone(),
+                bwrap.args_with(
+                    &cwd,
+                    &checker_writable(root),
+                    &checker_visible(program),
+                    true,
+                    &args,
+                ),
                 true,
-                &args,
-            ),
-            true,
-        ),
+            )
+        }
         None => (program.to_path_buf(), args[1..].to_vec(), false),
     };
     json["sandboxed"] = json!(sandboxed);
@@ -813,10 +823,7 @@ fn checker_sandbox() -> Option<exec::Bubblewrap> {
 /// What a checker may write: the workspace (build output) and the toolchains' download and
 /// build caches (Cargo's registry and git checkouts, Go's build cache and module folder) —
 /// not `~/.cargo/bin`, not the rest of `~/.cache`.
-///
-/// Only folders that exist can be made writable, so Go's build cache, which `go vet` cannot
-/// work without, is created first, as Go itself would on its first run.
-fn checker_writable(root: &Path, checker: Checker) -> Vec<PathBuf> {
+fn checker_writable(root: &Path) -> Vec<PathBuf> {
     let mut dirs = vec![root.to_path_buf()];
     let home = dirs::home_dir();
     let from_env = |name: &str| std::env::var_os(name).map(PathBuf::from);
@@ -825,18 +832,20 @@ fn checker_writable(root: &Path, checker: Checker) -> Vec<PathBuf> {
         dirs.push(cargo.join("registry"));
         dirs.push(cargo.join("git"));
     }
-    let go_cache = from_env("GOCACHE").or_else(|| home.as_ref().map(|h| h.join(".cache/go-build")));
-    if let (Checker::GoVet, Some(cache)) = (checker, &go_cache) {
-        // Best effort: without it Go reports that it cannot make the cache.
-        let _ = std::fs::create_dir_all(cache);
-    }
-    dirs.extend(go_cache);
+    dirs.extend(go_build_cache());
     dirs.extend(
         from_env("GOMODCACHE")
             .or_else(|| from_env("GOPATH").map(|p| p.join("pkg/mod")))
             .or_else(|| home.as_ref().map(|h| h.join("go/pkg/mod"))),
     );
     dirs
+}
+
+/// Go's build cache: `GOCACHE`, else `~/.cache/go-build`.
+fn go_build_cache() -> Option<PathBuf> {
+    std::env::var_os("GOCACHE")
+        .map(PathBuf::from)
+        .or_else(|| dirs::home_dir().map(|h| h.join(".cache/go-build")))
 }
 
 /// Exit codes that mean "checked" (with or without findings) rather than "could not check".
