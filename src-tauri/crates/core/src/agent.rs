@@ -440,11 +440,7 @@ impl Session {
                 message,
             })
         };
-        let risk = self
-            .registry
-            .spec(tool)
-            .map(|s| s.risk)
-            .unwrap_or(Risk::Exec);
+        let risk = self.registry.risk(tool, &args, &self.ctx);
         let target = match self.registry.target(tool, &args) {
             Ok(t) => t,
             Err(e) => {

@@ -18,7 +18,7 @@ pub fn config_dir() -> PathBuf {
     match home_override() {
         Some(home) => home.join("config"),
         None => dirs::config_dir()
-            .unwrap_or_else(std::env::temp_dir)
+            .unwrap_or_else(private_fallback)
             .join("lantern"),
     }
 }
@@ -28,8 +28,39 @@ pub fn data_dir() -> PathBuf {
     match home_override() {
         Some(home) => home.join("data"),
         None => dirs::data_dir()
-            .unwrap_or_else(std::env::temp_dir)
+            .unwrap_or_else(private_fallback)
             .join("lantern"),
+    }
+}
+
+/// Where Lantern keeps what it can make again: the sandboxed programs' private homes and
+/// build caches.
+pub fn cache_dir() -> PathBuf {
+    match home_override() {
+        Some(home) => home.join("cache"),
+        None => dirs::cache_dir()
+            .unwrap_or_else(private_fallback)
+            .join("lantern"),
+    }
+}
+
+/// Every folder of Lantern's own state. A workspace that contains one (a folder opened at
+/// `$HOME`) gets it as a protected path: no tool reads or writes it, no program sees it.
+pub fn state_dirs() -> Vec<PathBuf> {
+    vec![config_dir(), data_dir(), cache_dir()]
+}
+
+/// Without a home folder, state goes to `/tmp/lantern-<uid>`, made private (mode 0700) and
+/// used only while it is a real folder of this user's that nobody else can enter.
+fn private_fallback() -> PathBuf {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    let uid = rustix::process::getuid().as_raw();
+    let dir = PathBuf::from(format!("/tmp/lantern-{uid}"));
+    let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
+    match std::fs::symlink_metadata(&dir) {
+        Ok(m) if m.is_dir() && m.uid() == uid && m.permissions().mode() & 0o077 == 0 => dir,
+        // Someone else made it, or made it open: refuse to keep anything there.
+        _ => PathBuf::from("/nonexistent/lantern-state-unavailable"),
     }
 }
 
@@ -94,4 +125,44 @@ pub fn write_state_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// The most bytes a state file of Lantern's may have (grants, indexes, settings).
+pub const MAX_STATE_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Reads one of Lantern's own state files without following a symbolic link and only if it is
+/// a regular file: a link, a FIFO (which would block the read for ever) or a device is
+/// refused with an error that says so, and so is a file over `MAX_STATE_FILE_BYTES`.
+pub fn read_state_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    use rustix::fs::{fstat, open, FileType, Mode, OFlags};
+    use std::io::{Error, ErrorKind, Read};
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let fd = open(path, flags, Mode::empty()).map_err(|e| {
+        if e == rustix::io::Errno::LOOP {
+            Error::new(
+                ErrorKind::InvalidData,
+                "it is a symbolic link; Lantern's state files must be regular files",
+            )
+        } else {
+            Error::from(e)
+        }
+    })?;
+    let stat = fstat(&fd)?;
+    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+        return Err(Error::new(
+            ErrorKind::InvalidData,
+            "it is not a regular file (a FIFO, device or folder); Lantern's state files must be regular files",
+        ));
+    }
+    if stat.st_size as u64 > MAX_STATE_FILE_BYTES {
+        return Err(Error::new(
+            ErrorKind::InvalidData,
+            format!("it is larger than {MAX_STATE_FILE_BYTES} bytes"),
+        ));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::from(fd)
+        .take(MAX_STATE_FILE_BYTES)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
 }

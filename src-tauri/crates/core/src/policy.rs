@@ -9,9 +9,10 @@
 //! 3. **Allow grants** — "for this session" or "always", for this tool and scope. A grant
 //!    covers a call only if it covers *every* path the call touches; a command grant covers
 //!    only that exact command line, compared as a string: `git status` does not cover
-//!    `git status && rm -rf ~`, pipes, `;` or `$( )`. For exec tools only command grants
-//!    allow: a grant for the whole tool or for paths never lets a command run unasked (a
-//!    deny grant of any scope still denies).
+//!    `git status && rm -rf ~`, pipes, `;` or `$( )`. For exec tools that run a command line
+//!    only command grants allow: a grant for the whole tool or for paths never lets a
+//!    command run unasked (a deny grant of any scope still denies). An exec call with no
+//!    command line (checkers that would run unsandboxed) may be allowed for the whole tool.
 //! 4. **The tool's risk** — safe and read tools run; write and exec tools ask.
 //!
 //! Calls that would leave the workspace never get here: the sandbox refuses them first.
@@ -121,9 +122,9 @@ impl Grant {
         match &self.scope {
             Scope::Tool => true,
             Scope::Path(p) => !call.paths.is_empty() && call.paths.iter().all(|c| c == p),
-            Scope::Glob(g) => match grant_glob(g) {
-                Ok(m) => !call.paths.is_empty() && call.paths.iter().all(|c| m.is_match(c)),
-                Err(_) => false,
+            Scope::Glob(g) => match compiled_glob(g) {
+                Some(m) => !call.paths.is_empty() && call.paths.iter().all(|c| m.is_match(c)),
+                None => false,
             },
             Scope::Command(c) => call.command == Some(c.as_str()),
         }
@@ -150,6 +151,29 @@ impl Grant {
             self.tool, self.id
         )
     }
+}
+
+/// Compiled grant globs by pattern: a glob is compiled once, not at every decision.
+static COMPILED: std::sync::LazyLock<
+    std::sync::Mutex<std::collections::HashMap<String, Option<globset::GlobMatcher>>>,
+> = std::sync::LazyLock::new(Default::default);
+
+/// The most patterns kept compiled; past it the cache starts again.
+const MAX_COMPILED: usize = 100_000;
+
+fn compiled_glob(pattern: &str) -> Option<globset::GlobMatcher> {
+    let Ok(mut cache) = COMPILED.lock() else {
+        return grant_glob(pattern).ok();
+    };
+    if let Some(m) = cache.get(pattern) {
+        return m.clone();
+    }
+    if cache.len() >= MAX_COMPILED {
+        cache.clear();
+    }
+    let m = grant_glob(pattern).ok();
+    cache.insert(pattern.to_string(), m.clone());
+    m
 }
 
 fn grant_glob(pattern: &str) -> Result<globset::GlobMatcher, ToolError> {
@@ -205,7 +229,9 @@ pub fn decide(call: &Subject<'_>, grants: &[Grant]) -> Decision {
     if let Some(g) = grants.iter().find(|g| {
         g.effect == Effect::Allow
             && g.covers(call)
-            && (call.risk != Risk::Exec || matches!(g.scope, Scope::Command(_)))
+            && (call.risk != Risk::Exec
+                || call.command.is_none()
+                || matches!(g.scope, Scope::Command(_)))
     }) {
         return Decision::Allow { rule: g.describe() };
     }
@@ -262,8 +288,8 @@ impl PolicyStore {
     /// Reads the grants. A corrupt file is moved aside (never deleted), reported, and counts as
     /// no grants, so a damaged file can only make Lantern ask more, never less.
     pub fn load(&self) -> Loaded {
-        let text = match std::fs::read_to_string(&self.path) {
-            Ok(t) => t,
+        let text = match crate::paths::read_state_file(&self.path) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Loaded {
                     grants: Vec::new(),

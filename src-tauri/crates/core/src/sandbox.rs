@@ -96,6 +96,9 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 #[derive(Debug, Clone)]
 pub struct Workspace {
     root: PathBuf,
+    /// Lantern's own state folders inside the workspace (one opened at `$HOME` holds them):
+    /// no path inside them resolves.
+    hidden: Vec<PathBuf>,
 }
 
 /// What [`Workspace::open_read_beneath`] opens files with: the workspace root and this
@@ -147,7 +150,17 @@ impl Workspace {
                 "The workspace must be a folder, but {shown_root} is not a folder"
             )));
         }
-        Ok(Workspace { root })
+        let hidden = crate::paths::state_dirs()
+            .iter()
+            .map(|d| real_path_of(d))
+            .filter(|d| d.starts_with(&root) && *d != root)
+            .collect();
+        Ok(Workspace { root, hidden })
+    }
+
+    /// Lantern's own state folders inside this workspace, hidden from every tool.
+    pub fn hidden(&self) -> &[PathBuf] {
+        &self.hidden
     }
 
     /// The canonical root folder.
@@ -166,6 +179,13 @@ impl Workspace {
         let parts = self.lexical_parts(raw)?;
         let (abs, exists) = self.follow(raw, parts)?;
         let rel = self.relative(&abs).ok_or_else(|| leads_outside(raw))?;
+        if self.hidden.iter().any(|h| abs.starts_with(h)) {
+            return Err(ToolError::denied(format!(
+                "{} is Lantern's own state (grants, checkpoints, transcripts); no tool may read or change it",
+                shown(&rel)
+            ))
+            .with_hint("Work with the project's files; Lantern's state folders are not part of the project."));
+        }
         Ok(ResolvedPath { abs, rel, exists })
     }
 
@@ -583,6 +603,25 @@ pub fn protected_reason(rel: &str) -> Option<&'static str> {
         return Some(LANTERN_RULE);
     }
     None
+}
+
+/// `path` with its existing part made canonical (links followed) and the rest appended, so a
+/// state folder that does not exist yet is compared by where it will be.
+fn real_path_of(path: &Path) -> PathBuf {
+    let mut missing = Vec::new();
+    let mut existing = path;
+    loop {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            return missing.iter().rev().fold(real, |p, part| p.join(part));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                missing.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
 }
 
 fn refuse_protected(rel: &str) -> Result<(), ToolError> {

@@ -30,14 +30,16 @@
 //! difference, and `only_new` reports just the new findings.
 //!
 //! **Trust.** Checkers run the project's own code (Cargo build scripts and proc macros, an
-//! ESLint configuration), as opening the project in an IDE would, and `get_diagnostics` runs
-//! without asking. So that a file the model wrote cannot do through a checker what
-//! `run_command` would have asked about, checkers run inside bubblewrap where it works: the
-//! file system read-only except the workspace and the toolchains' download and build caches
-//! (`~/.cargo/registry`, `~/.cargo/git`, Go's build cache and module folder), a private
-//! `/tmp`, their own process ids. The network stays on, so
-//! that Cargo and Go can fetch the dependencies they need. Each checker's report says whether
-//! it was `sandboxed`; `LANTERN_CHECKERS_UNSANDBOXED=1` turns this off.
+//! ESLint configuration, a project-local `node_modules/.bin` or `.venv/bin` checker). They run
+//! in the sandbox profile every program Lantern starts runs in ([`crate::exec::profile`]): no
+//! capabilities, no network, none of the user's home or Lantern's state visible, and for
+//! checkers the workspace itself **read-only**: build output goes to Lantern's own folder for
+//! the workspace (`CARGO_TARGET_DIR`, Go's build cache), the user's Cargo registry and Go
+//! modules are shown read-only, so dependencies must already be fetched (`cargo fetch`, which
+//! runs no project code, through `run_command`). Only a missing `Cargo.lock` is written first,
+//! by `cargo generate-lockfile --offline`, which runs no project code either. Where bubblewrap
+//! is unavailable nothing of this holds, so `get_diagnostics` then counts as running a program
+//! and asks first (see the tool). Each checker's report says whether it was `sandboxed`.
 
 pub mod checkers;
 pub mod syntax;
@@ -435,6 +437,9 @@ fn command_for(job: &Job, program: &Path, file: Option<&str>, files: &[String]) 
             args.push(file.map(local).unwrap_or_else(|| ".".to_string()));
         }
         Checker::PyCompile => {
+            // Isolated: the project's folder is not on the import path, so a `json.py` in the
+            // workspace is never imported by the compiler script.
+            args.push("-I".to_string());
             args.push("-c".to_string());
             args.push(checkers::PY_COMPILE_SCRIPT.to_string());
             match file {
@@ -469,7 +474,7 @@ fn shown_command(job: &Job, args: &[String]) -> String {
     let mut shown: Vec<String> = args.to_vec();
     shown[0] = job.checker.program().to_string();
     if job.checker == Checker::PyCompile {
-        shown[2] = "<compile each file>".to_string();
+        shown[3] = "<compile each file>".to_string();
     }
     shown.join(" ")
 }
@@ -700,42 +705,19 @@ fn run_job(
         json["note"] = json!("the time box ran out before this checker could start");
         return stale_report(json, previous);
     }
-    let mut env = exec::scrubbed_env();
-    env.push(("CARGO_TERM_COLOR".into(), "never".into()));
-    // Go must not fetch a newer toolchain to check a module.
-    env.push(("GOTOOLCHAIN".into(), "local".into()));
-    let (sandbox_program, sandbox_args, sandboxed) = match checker_sandbox() {
-        Some(bwrap) => {
-            if job.checker == Checker::GoVet {
-                // Only folders that exist can be made writable, and go vet cannot work
-                // without its build cache: made here, as Go itself would on its first run.
-                // Best effort: without it Go says that it cannot make the cache.
-                if let Some(cache) = go_build_cache() {
-                    let _ = std::fs::create_dir_all(cache);
-                }
-            }
-            (
-                bwrap.program.clone(),
-                bwrap.args_with(
-                    &cwd,
-                    &checker_writable(root),
-                    &checker_visible(program),
-                    true,
-                    &args,
-                ),
-                true,
-            )
-        }
-        None => (program.to_path_buf(), args[1..].to_vec(), false),
-    };
-    json["sandboxed"] = json!(sandboxed);
+    let prepared = prepare(root, &cwd, job, program, &args, remaining);
+    json["sandboxed"] = json!(prepared.launch.sandbox.is_ok());
+    if let Some(note) = &prepared.note {
+        json["lockfile"] = json!(note);
+    }
     let spec = exec::Spec {
-        program: sandbox_program,
-        args: sandbox_args,
+        program: prepared.launch.program,
+        args: prepared.launch.args,
         cwd: cwd.clone(),
-        env,
-        timeout: remaining,
+        env: prepared.launch.env,
+        timeout: deadline.saturating_duration_since(Instant::now()),
         output_cap: CHECKER_OUTPUT_CAP,
+        limits: Some(exec::Limits::default()),
     };
     let finished = match exec::run(&spec) {
         Ok(f) => f,
@@ -812,40 +794,79 @@ fn run_job(
     }
 }
 
-/// Bubblewrap for the checkers, when it works and `LANTERN_CHECKERS_UNSANDBOXED` is not set.
-fn checker_sandbox() -> Option<exec::Bubblewrap> {
-    if std::env::var_os("LANTERN_CHECKERS_UNSANDBOXED").is_some() {
-        return None;
-    }
-    exec::bubblewrap().ok()
+/// A checker's launch, and what was done first to make it possible.
+struct Prepared {
+    launch: exec::Launch,
+    /// Set when Cargo had to write a missing `Cargo.lock` first.
+    note: Option<String>,
 }
 
-/// What a checker may write: the workspace (build output) and the toolchains' download and
-/// build caches (Cargo's registry and git checkouts, Go's build cache and module folder) —
-/// not `~/.cargo/bin`, not the rest of `~/.cache`.
-fn checker_writable(root: &Path) -> Vec<PathBuf> {
-    let mut dirs = vec![root.to_path_buf()];
-    let home = dirs::home_dir();
-    let from_env = |name: &str| std::env::var_os(name).map(PathBuf::from);
-    if let Some(cargo) = from_env("CARGO_HOME").or_else(|| home.as_ref().map(|h| h.join(".cargo")))
-    {
-        dirs.push(cargo.join("registry"));
-        dirs.push(cargo.join("git"));
+/// The checker in the sandbox profile: the workspace read-only (checkers report, they never
+/// change the project), build output and caches in Lantern's own folders for this workspace,
+/// the checker's own folder visible.
+fn prepare(
+    root: &Path,
+    cwd: &Path,
+    job: &Job,
+    program: &Path,
+    args: &[String],
+    remaining: Duration,
+) -> Prepared {
+    let (mut profile, mut env) = exec::profile::for_workspace(root, cwd);
+    profile.readable.extend(checker_visible(program));
+    let target = exec::profile::PrivateDirs::for_workspace(root).cargo_target();
+    env.push((
+        "CARGO_TARGET_DIR".into(),
+        target.to_string_lossy().into_owned(),
+    ));
+    env.push(("CARGO_TERM_COLOR".into(), "never".into()));
+    env.push(("PYTHONDONTWRITEBYTECODE".into(), "1".into()));
+    let mut note = None;
+    if job.checker == Checker::Cargo && !has_cargo_lock(root, cwd) {
+        // Cargo cannot check a project without a lock file and writes one first. Resolving
+        // runs no project code, so that one step may write the workspace.
+        let mut lock = exec::launch(
+            &profile,
+            env.clone(),
+            &[
+                args[0].clone(),
+                "generate-lockfile".to_string(),
+                "--offline".to_string(),
+            ],
+        );
+        lock.env.push(("CARGO_NET_OFFLINE".into(), "true".into()));
+        let made = exec::run(&exec::Spec {
+            program: lock.program,
+            args: lock.args,
+            cwd: cwd.to_path_buf(),
+            env: lock.env,
+            timeout: remaining.min(Duration::from_secs(30)),
+            output_cap: 64 * 1024,
+            limits: Some(exec::Limits::default()),
+        });
+        note = Some(match made {
+            Ok(f) if f.exit_code == Some(0) => {
+                "Cargo.lock was missing; cargo generate-lockfile --offline wrote it".to_string()
+            }
+            Ok(f) => format!(
+                "Cargo.lock is missing and could not be written offline: {}",
+                tail(&f.stderr.text(), 400)
+            ),
+            Err(e) => format!("Cargo.lock is missing and cargo could not be started: {e}"),
+        });
     }
-    dirs.extend(go_build_cache());
-    dirs.extend(
-        from_env("GOMODCACHE")
-            .or_else(|| from_env("GOPATH").map(|p| p.join("pkg/mod")))
-            .or_else(|| home.as_ref().map(|h| h.join("go/pkg/mod"))),
-    );
-    dirs
+    profile.workspace_writable = false;
+    Prepared {
+        launch: exec::launch(&profile, env, args),
+        note,
+    }
 }
 
-/// Go's build cache: `GOCACHE`, else `~/.cache/go-build`.
-fn go_build_cache() -> Option<PathBuf> {
-    std::env::var_os("GOCACHE")
-        .map(PathBuf::from)
-        .or_else(|| dirs::home_dir().map(|h| h.join(".cache/go-build")))
+/// Whether a `Cargo.lock` exists in `cwd` or a folder above it inside the workspace.
+fn has_cargo_lock(root: &Path, cwd: &Path) -> bool {
+    cwd.ancestors()
+        .take_while(|d| d.starts_with(root))
+        .any(|d| d.join("Cargo.lock").is_file())
 }
 
 /// Exit codes that mean "checked" (with or without findings) rather than "could not check".

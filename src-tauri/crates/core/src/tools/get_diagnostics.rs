@@ -35,11 +35,30 @@ impl Tool for GetDiagnostics {
         json!({"file": "src/main.rs"})
     }
 
+    /// The checkers run project code. Inside the sandbox profile that is allowed like reading;
+    /// where bubblewrap is unavailable it counts as running a program and asks first.
+    fn risk(_input: &Input, _ctx: &ToolContext) -> Risk {
+        match crate::exec::bubblewrap() {
+            Ok(_) => Risk::Read,
+            Err(_) => Risk::Exec,
+        }
+    }
+
     fn target(input: &Input) -> Target {
         Target {
             paths: input.file.iter().cloned().collect(),
             command: None,
         }
+    }
+
+    fn preview(_input: &Input, _ctx: &ToolContext) -> Option<Value> {
+        crate::exec::bubblewrap().err().map(|reason| {
+            json!({
+                "sandboxed": false,
+                "sandbox": format!("not sandboxed: {reason}"),
+                "notice": "The project's checkers run its own code (build scripts, plugins) with your rights and the network on.",
+            })
+        })
     }
 
     fn run(input: Input, ctx: &ToolContext) -> Result<Value, ToolError> {

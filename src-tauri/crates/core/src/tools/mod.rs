@@ -97,6 +97,12 @@ pub trait Tool: Send + Sync + 'static {
     /// Arguments of a typical correct call.
     fn example() -> Value;
 
+    /// How much harm this call can do here: [`Self::RISK`] unless the input or the context
+    /// changes it (e.g. a checker that would run unsandboxed counts as running a program).
+    fn risk(_input: &Self::Input, _ctx: &ToolContext) -> Risk {
+        Self::RISK
+    }
+
     /// What the call touches; read tools and path-free tools can keep the default.
     fn target(_input: &Self::Input) -> Target {
         Target::default()
@@ -112,6 +118,7 @@ pub trait Tool: Send + Sync + 'static {
 
 /// The type-erased face of a tool.
 trait ErasedTool: Send + Sync {
+    fn risk(&self, args: &Value, ctx: &ToolContext) -> Option<Risk>;
     fn target(&self, args: &Value) -> Result<Target, ToolError>;
     fn preview(&self, args: &Value, ctx: &ToolContext) -> Option<Value>;
     fn run(&self, args: Value, ctx: &ToolContext) -> Result<Value, ToolError>;
@@ -125,6 +132,9 @@ fn decode<I: DeserializeOwned>(args: Value) -> Result<I, ToolError> {
 }
 
 impl<T: Tool> ErasedTool for Erased<T> {
+    fn risk(&self, args: &Value, ctx: &ToolContext) -> Option<Risk> {
+        Some(T::risk(&decode::<T::Input>(args.clone()).ok()?, ctx))
+    }
     fn target(&self, args: &Value) -> Result<Target, ToolError> {
         Ok(T::target(&decode::<T::Input>(args.clone())?))
     }
@@ -260,6 +270,15 @@ impl ToolRegistry {
     }
 
     /// What a validated call touches.
+    /// The risk of this call in this context; an unknown tool or undecodable arguments count
+    /// as the highest.
+    pub fn risk(&self, name: &str, args: &Value, ctx: &ToolContext) -> Risk {
+        self.entries
+            .get(name)
+            .and_then(|e| e.tool.risk(args, ctx))
+            .unwrap_or(Risk::Exec)
+    }
+
     pub fn target(&self, name: &str, args: &Value) -> Result<Target, ToolError> {
         self.entry(name)?.tool.target(args)
     }
@@ -384,8 +403,8 @@ fn describe_issue(error: &jsonschema::ValidationError<'_>, schema: &Value) -> St
             let names: Vec<String> = unexpected
                 .iter()
                 .map(|u| match closest(u, known.iter().map(String::as_str)) {
-                    Some(c) => format!("\"{u}\" (did you mean \"{c}\"?)"),
-                    None => format!("\"{u}\""),
+                    Some(c) => format!("\"{}\" (did you mean \"{c}\"?)", bounded(u, 60)),
+                    None => format!("\"{}\"", bounded(u, 60)),
                 })
                 .collect();
             format!(
@@ -394,7 +413,24 @@ fn describe_issue(error: &jsonschema::ValidationError<'_>, schema: &Value) -> St
                 known.join(", ")
             )
         }
-        _ => format!("{at}: {error}"),
+        Kind::MaxLength { limit } => format!(
+            "{at} is {} characters long; it may have at most {limit}",
+            error.instance().as_str().map_or(0, |t| t.chars().count())
+        ),
+        // The validator's own words quote the value, which may be huge: bounded.
+        _ => bounded(&format!("{at}: {error}"), 300),
+    }
+}
+
+/// `text` cut to `max` characters, saying how much was left out.
+pub(crate) fn bounded(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((cut, _)) => format!(
+            "{}… ({} more characters)",
+            &text[..cut],
+            text[cut..].chars().count()
+        ),
     }
 }
 
@@ -436,6 +472,11 @@ pub(crate) fn closest<'a>(
     word: &str,
     candidates: impl Iterator<Item = &'a str>,
 ) -> Option<&'a str> {
+    // Edit distance costs length × length: a name far longer than any tool's or argument's
+    // has no close match anyway.
+    if word.len() > 64 {
+        return None;
+    }
     let lower = word.to_lowercase();
     candidates
         .map(|c| (strsim::damerau_levenshtein(&lower, &c.to_lowercase()), c))

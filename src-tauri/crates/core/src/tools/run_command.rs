@@ -4,7 +4,6 @@ use crate::exec::{self, Captured};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use std::path::PathBuf;
 use std::time::Duration;
 
 /// How long a command may run unless the call says otherwise.
@@ -14,12 +13,13 @@ pub const OUTPUT_CAP: usize = 8 * 1024;
 
 /// Run a shell command in the workspace folder, e.g. "cargo test" or "npm run build". The user
 /// approves every command. Returns the exit code and the output (long output keeps its start
-/// and its end). The network is off and only the workspace can be written when the sandbox is
-/// available.
+/// and its end). It runs sandboxed where possible: no network, only the workspace and the
+/// toolchains visible, only the workspace writable.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// The command line, run by /bin/sh in the workspace folder, e.g. "cargo test".
+    #[schemars(length(max = 16384))]
     pub command: String,
     /// Stop the command (and everything it started) after this many seconds. Defaults to 30.
     #[schemars(range(min = 1, max = 3600))]
@@ -27,6 +27,9 @@ pub struct Input {
 }
 
 pub struct RunCommand;
+
+/// What the sandbox means for a command, as the confirmation shows it.
+const SANDBOX_SUMMARY: &str = "bubblewrap: no network, no capabilities; only the workspace (writable), the toolchains and a private home and /tmp are visible; .git and .lantern read-only";
 
 fn stream(data: &mut Value, name: &str, captured: &Captured) {
     data[name] = json!(captured.text());
@@ -59,9 +62,10 @@ impl Tool for RunCommand {
             "timeout_s": input.timeout_s.unwrap_or(DEFAULT_TIMEOUT_S),
             "sandboxed": sandbox.is_ok(),
             "sandbox": match &sandbox {
-                Ok(_) => "bubblewrap: network off, only the workspace writable".to_string(),
+                Ok(_) => SANDBOX_SUMMARY.to_string(),
                 Err(reason) => format!("not sandboxed: {reason}"),
             },
+            "limits": exec::Limits::default().describe(),
         }))
     }
 
@@ -77,18 +81,17 @@ impl Tool for RunCommand {
             input.command.clone(),
         ];
         let timeout_s = input.timeout_s.unwrap_or(DEFAULT_TIMEOUT_S);
-        let sandbox = exec::bubblewrap();
-        let (program, args) = match &sandbox {
-            Ok(bwrap) => (bwrap.program.clone(), bwrap.args(&root, &shell)),
-            Err(_) => (PathBuf::from(&shell[0]), shell[1..].to_vec()),
-        };
+        let (profile, env) = exec::profile::for_workspace(&root, &root);
+        let launch = exec::launch(&profile, env, &shell);
+        let sandbox = launch.sandbox;
         let spec = exec::Spec {
-            program,
-            args,
+            program: launch.program,
+            args: launch.args,
             cwd: root,
-            env: exec::scrubbed_env(),
+            env: launch.env,
             timeout: Duration::from_secs(timeout_s),
             output_cap: OUTPUT_CAP,
+            limits: Some(exec::Limits::default()),
         };
         let finished = exec::run(&spec)
             .map_err(|e| ToolError::io(format!("Could not start the command: {e}")))?;
@@ -101,6 +104,10 @@ impl Tool for RunCommand {
         });
         if let Some(signal) = finished.signal {
             data["signal"] = json!(signal);
+        }
+        if let Some(limit) = &finished.limit_hit {
+            data["limit_hit"] = json!(limit);
+            data["notice"] = json!(format!("The command ran into its {limit} limit."));
         }
         if let Err(reason) = &sandbox {
             data["sandbox_note"] = json!(reason);

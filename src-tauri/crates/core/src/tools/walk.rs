@@ -301,12 +301,14 @@ pub fn walk_checked_within(
     if dir.abs == workspace.root() {
         // The sandbox opens the root by this very path (and trusts it); below it the walker
         // follows no link. Walking it by path spares every folder a lookup through /proc.
-        let builder = WalkBuilder::new(&dir.abs);
+        let mut builder = WalkBuilder::new(&dir.abs);
+        skip_hidden(&mut builder, workspace, &dir.abs, &dir.abs);
         return Ok(walk(builder, &dir.abs, &dir.abs, ".", glob, limits));
     }
     let handle = workspace.open_folder_handle(dir)?;
     let walk_root = PathBuf::from(format!("/proc/self/fd/{}", handle.as_raw_fd()));
     let mut builder = WalkBuilder::new(&walk_root);
+    skip_hidden(&mut builder, workspace, &walk_root, &dir.abs);
     // The walk root's parents are /proc folders, not the folder's: the ignore files of the
     // folders above `dir` are added by hand instead, as the walker would read them for a
     // path. (Their patterns then apply as if written next to `dir`; unanchored ones, the
@@ -324,6 +326,23 @@ pub fn walk_checked_within(
     let walked = walk(builder, &walk_root, &dir.abs, &dir.rel, glob, limits);
     drop(handle);
     Ok(walked)
+}
+
+/// Lantern's own state folders inside the workspace are never entered.
+fn skip_hidden(builder: &mut WalkBuilder, workspace: &Workspace, walk_root: &Path, dir_abs: &Path) {
+    if workspace.hidden().is_empty() {
+        return;
+    }
+    let hidden = workspace.hidden().to_vec();
+    let walk_root = walk_root.to_path_buf();
+    let dir_abs = dir_abs.to_path_buf();
+    builder.filter_entry(move |entry| match entry.path().strip_prefix(&walk_root) {
+        Ok(suffix) => {
+            let abs = dir_abs.join(suffix);
+            !hidden.contains(&abs)
+        }
+        Err(_) => true,
+    });
 }
 
 fn walk(

@@ -9,14 +9,20 @@
 //!   needs (`PATH`, `HOME`, locale, toolchain homes), never tokens or keys of the parent;
 //! * with standard input closed and its output **bounded** ([`Captured`]): the first and the
 //!   last bytes are kept, what lies between is counted;
-//! * optionally inside **bubblewrap** ([`Bubblewrap`]) with the network off and only the
-//!   workspace writable.
+//! * with **resource limits** ([`Limits`]): memory, processes, file size, CPU time, and the
+//!   limit that was hit named in the result;
+//! * inside the one **sandbox profile** ([`profile`]) where bubblewrap works ([`launch`]).
+
+mod limits;
+pub mod profile;
+
+pub use limits::{Cage, Limits};
+pub use profile::{bubblewrap, Bubblewrap, Profile};
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// Variables passed on to programs; everything else in Lantern's environment is dropped.
@@ -124,6 +130,8 @@ pub struct Spec {
     pub timeout: Duration,
     /// Bytes kept of each of stdout and stderr.
     pub output_cap: usize,
+    /// Resource limits, or None to run with Lantern's own.
+    pub limits: Option<Limits>,
 }
 
 /// How a program ended.
@@ -138,6 +146,8 @@ pub struct Finished {
     pub stdout: Captured,
     pub stderr: Captured,
     pub duration: Duration,
+    /// The resource limit the program ran into, e.g. "CPU time (600 s)".
+    pub limit_hit: Option<String>,
 }
 
 /// Runs `spec` to its end or its timeout. Err only when it could not be started.
@@ -154,6 +164,20 @@ pub fn run(spec: &Spec) -> std::io::Result<Finished> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    let cage = spec.limits.and_then(|l| Cage::new(l.processes));
+    if let Some(limits) = spec.limits {
+        let procs = cage.as_ref().map(Cage::procs_fd);
+        // SAFETY: the hook only makes system calls (setrlimit, write) on memory that was
+        // prepared before the fork; it allocates nothing and takes no lock.
+        unsafe {
+            command.pre_exec(move || {
+                if let Some(procs) = procs {
+                    limits::enter_cgroup(procs)?;
+                }
+                limits.apply_to_self()
+            });
+        }
+    }
     let mut child = command.spawn()?;
     let pgid = child.id() as i32;
     let cap = spec.output_cap;
@@ -183,10 +207,23 @@ pub fn run(spec: &Spec) -> std::io::Result<Finished> {
     // Whatever the program left running in its group goes with it: a background child
     // holding the output pipes open would otherwise keep the call waiting.
     kill_group(pgid);
-    // A process that left the group (setsid) and still holds a pipe is not waited for long.
+    // And so does one that left the group (setsid), where the run has a cgroup of its own.
+    if let Some(cage) = &cage {
+        cage.kill_all();
+    }
+    // Without a cgroup, a process that left the group and still holds a pipe is not waited
+    // for long.
     let grace = Duration::from_millis(500);
     let stdout = out_rx.recv_timeout(grace).unwrap_or_default();
-    let stderr = err_rx.recv_timeout(grace).unwrap_or_default();
+    let stderr: Captured = err_rx.recv_timeout(grace).unwrap_or_default();
+    let limit_hit = spec.limits.and_then(|l| {
+        l.hit(
+            status.signal(),
+            status.code(),
+            &stderr.text(),
+            cage.as_ref(),
+        )
+    });
     Ok(Finished {
         exit_code: status.code(),
         signal: status.signal(),
@@ -194,12 +231,45 @@ pub fn run(spec: &Spec) -> std::io::Result<Finished> {
         stdout,
         stderr,
         duration: started.elapsed(),
+        limit_hit,
     })
 }
 
 fn kill_group(pgid: i32) {
     if let Some(pid) = rustix::process::Pid::from_raw(pgid) {
         let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+}
+
+/// How a program is started: inside the sandbox profile where bubblewrap works, else plainly,
+/// with the reason it is not sandboxed.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    /// The sandbox's environment (private home and caches), or the scrubbed one of Lantern's
+    /// when the program runs plainly.
+    pub env: Vec<(String, String)>,
+    /// Ok when sandboxed; the reason it is not, otherwise.
+    pub sandbox: Result<(), String>,
+}
+
+/// Wraps `command` (program first) in the sandbox `profile` with its environment `env`, or
+/// runs it plainly, with the scrubbed environment, when bubblewrap is not available.
+pub fn launch(profile: &Profile, env: Vec<(String, String)>, command: &[String]) -> Launch {
+    match bubblewrap() {
+        Ok(bwrap) => Launch {
+            program: bwrap.program.clone(),
+            args: bwrap.args(profile, command),
+            env,
+            sandbox: Ok(()),
+        },
+        Err(reason) => Launch {
+            program: PathBuf::from(&command[0]),
+            args: command[1..].to_vec(),
+            env: scrubbed_env(),
+            sandbox: Err(reason),
+        },
     }
 }
 
@@ -219,111 +289,6 @@ pub fn is_executable(path: &Path) -> bool {
         .unwrap_or(false)
 }
 
-/// Debian's bubblewrap, when it is installed and can create namespaces here.
-#[derive(Debug, Clone)]
-pub struct Bubblewrap {
-    pub program: PathBuf,
-}
-
-/// Whether commands can be sandboxed: the bwrap found, or why not. Tried once per process
-/// (containers often forbid the namespaces bwrap needs) and remembered.
-pub fn bubblewrap() -> Result<Bubblewrap, String> {
-    static CHECKED: OnceLock<Result<Bubblewrap, String>> = OnceLock::new();
-    CHECKED.get_or_init(probe_bubblewrap).clone()
-}
-
-fn probe_bubblewrap() -> Result<Bubblewrap, String> {
-    if std::env::var_os("LANTERN_NO_BWRAP").is_some() {
-        return Err("sandboxing is turned off (LANTERN_NO_BWRAP is set)".to_string());
-    }
-    let path = std::env::var("PATH").unwrap_or_default();
-    let Some(program) = find_in(&path, "bwrap") else {
-        return Err(
-            "bubblewrap is not installed (apt-get install bubblewrap to sandbox commands)"
-                .to_string(),
-        );
-    };
-    let bwrap = Bubblewrap { program };
-    let probe = Spec {
-        program: bwrap.program.clone(),
-        args: bwrap.args(Path::new("/"), &["/bin/true".to_string()]),
-        cwd: PathBuf::from("/"),
-        env: scrubbed_env(),
-        timeout: Duration::from_secs(10),
-        output_cap: 4096,
-    };
-    match run(&probe) {
-        Ok(f) if f.exit_code == Some(0) => Ok(bwrap),
-        Ok(f) => Err(format!(
-            "bubblewrap cannot create its namespaces here ({})",
-            f.stderr.text().trim()
-        )),
-        Err(e) => Err(format!("bubblewrap could not be started: {e}")),
-    }
-}
-
-impl Bubblewrap {
-    /// bwrap's arguments to run `command` with the whole file system read-only except
-    /// `writable` (and a private /tmp), no network, its own process ids, ending with Lantern,
-    /// in the folder `writable`.
-    pub fn args(&self, writable: &Path, command: &[String]) -> Vec<String> {
-        self.args_with(writable, &[writable.to_path_buf()], &[], false, command)
-    }
-
-    /// Like [`args`](Self::args), with several writable folders (those that exist), folders
-    /// under /tmp to keep visible read-only (the private /tmp hides the real one), and the
-    /// network optionally left on.
-    pub fn args_with(
-        &self,
-        cwd: &Path,
-        writable: &[PathBuf],
-        visible: &[PathBuf],
-        network: bool,
-        command: &[String],
-    ) -> Vec<String> {
-        let mut args: Vec<String> = [
-            "--ro-bind",
-            "/",
-            "/",
-            "--dev",
-            "/dev",
-            "--proc",
-            "/proc",
-            "--tmpfs",
-            "/tmp",
-            "--unshare-pid",
-            "--unshare-ipc",
-            "--unshare-uts",
-            "--die-with-parent",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        if !network {
-            args.push("--unshare-net".to_string());
-        }
-        for dir in visible {
-            if dir.is_dir() {
-                let dir = dir.to_string_lossy().into_owned();
-                args.extend(["--ro-bind".to_string(), dir.clone(), dir]);
-            }
-        }
-        for dir in writable {
-            if dir != Path::new("/") && dir.is_dir() {
-                let dir = dir.to_string_lossy().into_owned();
-                args.extend(["--bind".to_string(), dir.clone(), dir]);
-            }
-        }
-        args.extend([
-            "--chdir".to_string(),
-            cwd.to_string_lossy().into_owned(),
-            "--".to_string(),
-        ]);
-        args.extend(command.iter().cloned());
-        args
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,6 +301,7 @@ mod tests {
             env: scrubbed_env(),
             timeout,
             output_cap: cap,
+            limits: None,
         })
         .unwrap()
     }
