@@ -85,9 +85,9 @@ impl AppConfig {
     /// The saved configuration; a missing or unreadable file gives the defaults, since nothing
     /// in it is worth refusing to start over.
     pub fn load(path: &Path) -> AppConfig {
-        std::fs::read_to_string(path)
+        lantern_core::paths::read_state_file(path)
             .ok()
-            .and_then(|text| serde_json::from_str(&text).ok())
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
             .unwrap_or_default()
     }
 

@@ -118,7 +118,8 @@ export type AgentEvent =
       text: string;
       steps: number;
       explanation: string;
-    };
+    }
+  | { event: "transcript_capped"; limit_bytes: number };
 
 /** What a write's confirmation shows: the diff of old and new content. */
 /** One of the three versions of a refused undo (`lantern_core::checkpoint::Version`). */

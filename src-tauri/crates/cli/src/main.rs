@@ -204,7 +204,7 @@ fn main() -> ExitCode {
     match run(cli.command) {
         Ok(code) => ExitCode::from(code),
         Err(failure) => {
-            eprintln!("lantern: {}", failure.message);
+            eprintln!("lantern: {}", render::visible(&failure.message, true));
             ExitCode::from(failure.code)
         }
     }

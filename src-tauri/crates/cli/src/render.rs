@@ -1,7 +1,28 @@
 //! Events as text for a person reading the terminal: the answer on stdout, the steps on stderr.
 
 use lantern_core::event::Event;
+use std::fmt::Write as _;
 use std::io::Write;
+
+/// Model-controlled text made safe to print on a terminal: control characters (escape
+/// sequences, carriage returns, backspaces, C1 codes) and the Unicode controls that reorder or
+/// hide text are shown as visible escapes such as `\x1b` or `\u{202e}`, so what the terminal
+/// shows is what the text holds. Line feeds and tabs are kept only where `multi_line`.
+pub fn visible(text: &str, multi_line: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let kept = multi_line && (c == '\n' || c == '\t');
+        let hidden = matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}');
+        if kept || !(c.is_control() || hidden) {
+            out.push(c);
+        } else if (c as u32) < 0x100 {
+            let _ = write!(out, "\\x{:02x}", c as u32);
+        } else {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+    }
+    out
+}
 
 pub struct Human {
     /// Whether the current line of stdout has text the next event must not run into.
@@ -23,7 +44,7 @@ impl Human {
     pub fn event(&mut self, event: &Event) {
         match event {
             Event::TextDelta { text, .. } => {
-                print!("{text}");
+                print!("{}", visible(text, true));
                 let _ = std::io::stdout().flush();
                 self.mid_line = !text.ends_with('\n');
             }
@@ -34,11 +55,15 @@ impl Human {
                 ..
             } => {
                 self.end_line();
-                eprintln!("→ {tool} {args} ({})", dialect.as_str());
+                eprintln!(
+                    "→ {tool} {} ({})",
+                    visible(&args.to_string(), false),
+                    dialect.as_str()
+                );
             }
             Event::CallRejected { message, .. } => {
                 self.end_line();
-                eprintln!("✗ invalid call: {message}");
+                eprintln!("✗ invalid call: {}", visible(message, true));
             }
             Event::PermissionAnswered {
                 decision,
@@ -50,7 +75,7 @@ impl Human {
                     "  denied ({rule}){}",
                     message
                         .as_deref()
-                        .map(|m| format!(": {m}"))
+                        .map(|m| format!(": {}", visible(m, false)))
                         .unwrap_or_default()
                 );
             }
@@ -69,7 +94,7 @@ impl Human {
                     eprintln!(
                         "  ✗ {}: {}",
                         result.error_type,
-                        result.error_message.as_deref().unwrap_or_default()
+                        visible(result.error_message.as_deref().unwrap_or_default(), true)
                     );
                 }
             }
@@ -89,7 +114,7 @@ impl Human {
                     lantern_core::event::FinishedReason::Answer => {}
                     // The text of a failed turn is the model's error: what went wrong and why.
                     lantern_core::event::FinishedReason::Error => {
-                        eprintln!("{explanation} {text}")
+                        eprintln!("{explanation} {}", visible(text, true))
                     }
                     _ => eprintln!("{explanation}"),
                 }

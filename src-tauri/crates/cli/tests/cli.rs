@@ -570,12 +570,30 @@ fn run_streams_ndjson_events_through_a_scripted_model() {
         .unwrap();
     assert_eq!(tool["success"], true);
     assert!(tool["execution_time_ms"].is_u64());
-    // The transcript holds the same events and replays.
+    // The transcript holds the same events, the streamed text as one event a step, and
+    // replays.
     let replay = f.lantern(&["replay", transcript.to_str().unwrap(), "--json"], None);
-    assert_eq!(
-        String::from_utf8(replay.stdout).unwrap().lines().count(),
-        events.len()
-    );
+    let replayed: Vec<Value> = String::from_utf8(replay.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let without_text = |events: &[Value]| -> Vec<Value> {
+        events
+            .iter()
+            .filter(|e| e["event"] != "text_delta")
+            .cloned()
+            .collect()
+    };
+    assert_eq!(without_text(&replayed).len(), without_text(&events).len());
+    let text = |events: &[Value]| -> String {
+        events
+            .iter()
+            .filter(|e| e["event"] == "text_delta")
+            .map(|e| e["text"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(text(&replayed), text(&events));
 }
 
 #[test]

@@ -372,7 +372,7 @@ impl CheckpointStore {
 
     /// Every write, oldest first, with its undone and evicted flags.
     pub fn list(&self) -> Result<Vec<Checkpoint>, ToolError> {
-        let text = match std::fs::read(self.dir.join(INDEX)) {
+        let text = match crate::paths::read_state_file(&self.dir.join(INDEX)) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => {

@@ -148,6 +148,11 @@ pub enum Event {
         /// The reason in plain words.
         explanation: String,
     },
+    /// Written into a transcript, last, when it reached its size limit: what followed was
+    /// not recorded.
+    TranscriptCapped {
+        limit_bytes: u64,
+    },
 }
 
 impl Event {
@@ -161,26 +166,89 @@ impl Event {
     }
 }
 
-/// Writes events as JSON lines.
+/// The largest a transcript grows; past it one `transcript_capped` event ends it.
+pub const MAX_TRANSCRIPT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Writes events as JSON lines. Consecutive text deltas of one step are written as one
+/// event (a reply streamed a character at a time is one line, not one per character), and the
+/// file stops growing at its size limit with a notice.
 pub struct TranscriptWriter {
     out: std::io::BufWriter<std::fs::File>,
+    /// Text deltas not written yet: their step and text.
+    pending: Option<(usize, String)>,
+    written: u64,
+    limit: u64,
+    capped: bool,
 }
 
 impl TranscriptWriter {
     pub fn create(path: &Path) -> std::io::Result<Self> {
+        Self::with_limit(path, MAX_TRANSCRIPT_BYTES)
+    }
+
+    /// A writer whose file stops at `limit` bytes.
+    pub fn with_limit(path: &Path, limit: u64) -> std::io::Result<Self> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
         Ok(TranscriptWriter {
             out: std::io::BufWriter::new(std::fs::File::create(path)?),
+            pending: None,
+            written: 0,
+            limit,
+            capped: false,
         })
     }
 
-    /// Appends one event and flushes, so a crash loses at most the event being written.
+    /// Appends one event. Every event but a text delta is written and flushed at once (with
+    /// the text before it), so a crash loses at most the reply being streamed.
     pub fn write(&mut self, event: &Event) -> std::io::Result<()> {
-        serde_json::to_writer(&mut self.out, event)?;
-        self.out.write_all(b"\n")?;
+        if let Event::TextDelta { step, text } = event {
+            match &mut self.pending {
+                Some((s, pending)) if s == step && (pending.len() as u64) < self.limit => {
+                    pending.push_str(text)
+                }
+                _ => {
+                    self.flush_text()?;
+                    self.pending = Some((*step, text.clone()));
+                }
+            }
+            return Ok(());
+        }
+        self.flush_text()?;
+        self.append(event)
+    }
+
+    /// Writes the text deltas held back, as one event.
+    pub fn flush_text(&mut self) -> std::io::Result<()> {
+        match self.pending.take() {
+            Some((step, text)) => self.append(&Event::TextDelta { step, text }),
+            None => Ok(()),
+        }
+    }
+
+    fn append(&mut self, event: &Event) -> std::io::Result<()> {
+        if self.capped {
+            return Ok(());
+        }
+        let mut line = serde_json::to_vec(event)?;
+        line.push(b'\n');
+        if self.written + line.len() as u64 > self.limit {
+            self.capped = true;
+            line = serde_json::to_vec(&Event::TranscriptCapped {
+                limit_bytes: self.limit,
+            })?;
+            line.push(b'\n');
+        }
+        self.out.write_all(&line)?;
+        self.written += line.len() as u64;
         self.out.flush()
+    }
+}
+
+impl Drop for TranscriptWriter {
+    fn drop(&mut self) {
+        let _ = self.flush_text();
     }
 }
 

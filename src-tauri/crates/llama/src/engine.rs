@@ -391,8 +391,8 @@ impl LocalModel {
 
     /// Keeps calibrations in this JSON file (per model), so a new process need not redo them.
     pub fn with_calibration_file(mut self, path: PathBuf) -> Self {
-        if let Ok(text) = std::fs::read_to_string(&path) {
-            if let Ok(saved) = serde_json::from_str::<HashMap<String, DecisionRules>>(&text) {
+        if let Ok(bytes) = lantern_core::paths::read_state_file(&path) {
+            if let Ok(saved) = serde_json::from_slice::<HashMap<String, DecisionRules>>(&bytes) {
                 self.calibrations = saved;
             }
         }

@@ -31,6 +31,7 @@ const SEARCH_TIME_BUDGET: Duration = Duration::from_secs(20);
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// The text to find, e.g. "fn main" (or a regular expression when options.regex is true).
+    #[schemars(length(max = 4096))]
     pub query: String,
     /// How to search.
     pub options: Option<SearchOptions>,
@@ -46,6 +47,7 @@ pub struct SearchOptions {
     /// uppercase letter.
     pub case_sensitive: Option<bool>,
     /// Only search files whose path matches this glob, e.g. "*.rs" or "src/**/*.ts".
+    #[schemars(length(max = 1024))]
     pub glob: Option<String>,
     /// At most this many matching lines are returned (default 50, at most 500).
     #[schemars(range(min = 1))]
@@ -174,16 +176,24 @@ fn build_matcher(query: &str, options: &SearchOptions) -> Result<RegexMatcher, T
     };
     if regex {
         builder.build(query).map_err(|e| {
-            ToolError::invalid(format!("Invalid regular expression {query:?}: {e}")).with_hint(
+            ToolError::invalid(format!(
+                "Invalid regular expression {}: {}",
+                super::bounded(&format!("{query:?}"), 200),
+                super::bounded(&e.to_string(), 400)
+            ))
+            .with_hint(
                 "Fix the pattern, or set options.regex to false to search for the literal text.",
             )
         })
     } else {
         // Every character literally, `(`, `[`, `.` and `\\` included.
-        builder
-            .fixed_strings(true)
-            .build(query)
-            .map_err(|e| ToolError::invalid(format!("Cannot search for {query:?}: {e}")))
+        builder.fixed_strings(true).build(query).map_err(|e| {
+            ToolError::invalid(format!(
+                "Cannot search for {}: {}",
+                super::bounded(&format!("{query:?}"), 200),
+                super::bounded(&e.to_string(), 400)
+            ))
+        })
     }
 }
 
