@@ -150,12 +150,19 @@ impl Workspace {
                 "The workspace must be a folder, but {shown_root} is not a folder"
             )));
         }
-        let hidden = crate::paths::state_dirs()
+        let mut ws = Workspace {
+            root,
+            hidden: Vec::new(),
+        };
+        // A state folder is inside the workspace if the resolver places it there, links
+        // followed as for any path (it need not exist yet).
+        ws.hidden = crate::paths::state_dirs()
             .iter()
-            .map(|d| real_path_of(d))
-            .filter(|d| d.starts_with(&root) && *d != root)
+            .filter_map(|d| ws.resolve(&d.to_string_lossy()).ok())
+            .filter(|p| p.rel != ".")
+            .map(|p| p.abs)
             .collect();
-        Ok(Workspace { root, hidden })
+        Ok(ws)
     }
 
     /// Lantern's own state folders inside this workspace, hidden from every tool.
@@ -603,25 +610,6 @@ pub fn protected_reason(rel: &str) -> Option<&'static str> {
         return Some(LANTERN_RULE);
     }
     None
-}
-
-/// `path` with its existing part made canonical (links followed) and the rest appended, so a
-/// state folder that does not exist yet is compared by where it will be.
-fn real_path_of(path: &Path) -> PathBuf {
-    let mut missing = Vec::new();
-    let mut existing = path;
-    loop {
-        if let Ok(real) = std::fs::canonicalize(existing) {
-            return missing.iter().rev().fold(real, |p, part| p.join(part));
-        }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                missing.push(name.to_os_string());
-                existing = parent;
-            }
-            _ => return path.to_path_buf(),
-        }
-    }
 }
 
 fn refuse_protected(rel: &str) -> Result<(), ToolError> {

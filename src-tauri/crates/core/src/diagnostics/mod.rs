@@ -705,20 +705,16 @@ fn run_job(
         json["note"] = json!("the time box ran out before this checker could start");
         return stale_report(json, previous);
     }
-    let prepared = prepare(root, &cwd, job, program, &args, remaining);
+    let prepared = prepare(ws, &cwd, job, program, &args, remaining);
     json["sandboxed"] = json!(prepared.launch.sandbox.is_ok());
     if let Some(note) = &prepared.note {
         json["lockfile"] = json!(note);
     }
-    let spec = exec::Spec {
-        program: prepared.launch.program,
-        args: prepared.launch.args,
-        cwd: cwd.clone(),
-        env: prepared.launch.env,
-        timeout: deadline.saturating_duration_since(Instant::now()),
-        output_cap: CHECKER_OUTPUT_CAP,
-        limits: Some(exec::Limits::default()),
-    };
+    let spec = prepared.launch.spec(
+        &cwd,
+        deadline.saturating_duration_since(Instant::now()),
+        CHECKER_OUTPUT_CAP,
+    );
     let finished = match exec::run(&spec) {
         Ok(f) => f,
         Err(e) => {
@@ -805,46 +801,41 @@ struct Prepared {
 /// change the project), build output and caches in Lantern's own folders for this workspace,
 /// the checker's own folder visible.
 fn prepare(
-    root: &Path,
+    ws: &Workspace,
     cwd: &Path,
     job: &Job,
     program: &Path,
     args: &[String],
     remaining: Duration,
 ) -> Prepared {
-    let (mut profile, mut env) = exec::profile::for_workspace(root, cwd);
+    let root = ws.root();
+    let mut profile = exec::profile::for_workspace(ws, cwd);
     profile.readable.extend(checker_visible(program));
     let target = exec::profile::PrivateDirs::for_workspace(root).cargo_target();
-    env.push((
-        "CARGO_TARGET_DIR".into(),
-        target.to_string_lossy().into_owned(),
-    ));
-    env.push(("CARGO_TERM_COLOR".into(), "never".into()));
-    env.push(("PYTHONDONTWRITEBYTECODE".into(), "1".into()));
+    // Set whether sandboxed or not: build output never goes into the workspace, Go never
+    // fetches a newer toolchain, output is plain text.
+    let env = [
+        ("CARGO_TARGET_DIR", target.to_string_lossy().into_owned()),
+        ("CARGO_TERM_COLOR", "never".to_string()),
+        ("CARGO_NET_OFFLINE", "true".to_string()),
+        ("GOTOOLCHAIN", "local".to_string()),
+        ("PYTHONDONTWRITEBYTECODE", "1".to_string()),
+    ];
     let mut note = None;
     if job.checker == Checker::Cargo && !has_cargo_lock(root, cwd) {
         // Cargo cannot check a project without a lock file and writes one first. Resolving
         // runs no project code, so that one step may write the workspace.
-        let mut lock = exec::launch(
-            &profile,
-            env.clone(),
-            &[
-                args[0].clone(),
-                "generate-lockfile".to_string(),
-                "--offline".to_string(),
-            ],
+        let lock = [
+            args[0].clone(),
+            "generate-lockfile".to_string(),
+            "--offline".to_string(),
+        ];
+        let spec = exec::launch(&profile, &env, &lock).spec(
+            cwd,
+            remaining.min(Duration::from_secs(30)),
+            64 * 1024,
         );
-        lock.env.push(("CARGO_NET_OFFLINE".into(), "true".into()));
-        let made = exec::run(&exec::Spec {
-            program: lock.program,
-            args: lock.args,
-            cwd: cwd.to_path_buf(),
-            env: lock.env,
-            timeout: remaining.min(Duration::from_secs(30)),
-            output_cap: 64 * 1024,
-            limits: Some(exec::Limits::default()),
-        });
-        note = Some(match made {
+        note = Some(match exec::run(&spec) {
             Ok(f) if f.exit_code == Some(0) => {
                 "Cargo.lock was missing; cargo generate-lockfile --offline wrote it".to_string()
             }
@@ -857,7 +848,7 @@ fn prepare(
     }
     profile.workspace_writable = false;
     Prepared {
-        launch: exec::launch(&profile, env, args),
+        launch: exec::launch(&profile, &env, args),
         note,
     }
 }

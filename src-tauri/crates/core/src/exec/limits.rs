@@ -41,30 +41,19 @@ impl Limits {
     /// `exec`: no allocation, system calls only.
     pub(crate) fn apply_to_self(&self) -> std::io::Result<()> {
         use rustix::process::{setrlimit, Resource, Rlimit};
-        let set = |resource, value: u64| {
-            setrlimit(
-                resource,
-                Rlimit {
-                    current: Some(value),
-                    maximum: Some(value),
-                },
-            )
-            .map_err(std::io::Error::from)
+        let set = |resource, soft: u64, hard: u64| {
+            let limit = Rlimit {
+                current: Some(soft),
+                maximum: Some(hard),
+            };
+            setrlimit(resource, limit).map_err(std::io::Error::from)
         };
-        set(Resource::Data, self.memory_bytes)?;
-        set(Resource::Nproc, self.processes)?;
-        set(Resource::Fsize, self.file_size_bytes)?;
+        set(Resource::Data, self.memory_bytes, self.memory_bytes)?;
+        set(Resource::Nproc, self.processes, self.processes)?;
+        set(Resource::Fsize, self.file_size_bytes, self.file_size_bytes)?;
         // The soft limit sends SIGXCPU, which says why the program ended; the hard limit a
         // little later kills one that ignores it.
-        setrlimit(
-            Resource::Cpu,
-            Rlimit {
-                current: Some(self.cpu_seconds),
-                maximum: Some(self.cpu_seconds + 5),
-            },
-        )
-        .map_err(std::io::Error::from)?;
-        Ok(())
+        set(Resource::Cpu, self.cpu_seconds, self.cpu_seconds + 5)
     }
 
     /// Which limit a run ran into, from how it ended and what it wrote, if any.
@@ -142,7 +131,9 @@ impl Cage {
     /// A new cgroup under the `pids` hierarchy this process is in, or None where there is no
     /// such hierarchy or it cannot be written.
     pub fn new(max_processes: u64) -> Option<Cage> {
-        let parent = pids_cgroup_of_self()?;
+        // Where this process's own cgroup is does not change: looked up once.
+        static PARENT: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+        let parent = PARENT.get_or_init(pids_cgroup_of_self).as_ref()?;
         let n = CAGES.fetch_add(1, Ordering::Relaxed);
         let dir = parent.join(format!("lantern-{}-{n}", std::process::id()));
         std::fs::create_dir(&dir).ok()?;
@@ -171,13 +162,10 @@ impl Cage {
     /// Whether a fork was refused because the run reached its process limit.
     fn limit_was_hit(&self) -> bool {
         std::fs::read_to_string(self.dir.join("pids.events"))
-            .ok()
-            .and_then(|events| {
-                events
-                    .lines()
-                    .find_map(|l| l.strip_prefix("max ").map(|n| n.trim().parse::<u64>()))
-            })
-            .is_some_and(|n| n.is_ok_and(|n| n > 0))
+            .unwrap_or_default()
+            .lines()
+            .find_map(|l| l.strip_prefix("max ")?.trim().parse::<u64>().ok())
+            .is_some_and(|refused| refused > 0)
     }
 
     /// Kills every process still in the cgroup, whatever group or session it is in.

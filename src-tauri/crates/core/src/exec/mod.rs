@@ -247,17 +247,42 @@ fn kill_group(pgid: i32) {
 pub struct Launch {
     pub program: PathBuf,
     pub args: Vec<String>,
-    /// The sandbox's environment (private home and caches), or the scrubbed one of Lantern's
-    /// when the program runs plainly.
     pub env: Vec<(String, String)>,
     /// Ok when sandboxed; the reason it is not, otherwise.
     pub sandbox: Result<(), String>,
 }
 
-/// Wraps `command` (program first) in the sandbox `profile` with its environment `env`, or
-/// runs it plainly, with the scrubbed environment, when bubblewrap is not available.
-pub fn launch(profile: &Profile, env: Vec<(String, String)>, command: &[String]) -> Launch {
-    match bubblewrap() {
+impl Launch {
+    /// The run of this launch in `cwd`, bounded by `timeout` and `output_cap`, with the
+    /// default resource limits.
+    pub fn spec(self, cwd: &Path, timeout: Duration, output_cap: usize) -> Spec {
+        Spec {
+            program: self.program,
+            args: self.args,
+            cwd: cwd.to_path_buf(),
+            env: self.env,
+            timeout,
+            output_cap,
+            limits: Some(Limits::default()),
+        }
+    }
+}
+
+/// Wraps `command` (program first) in the sandbox `profile`, or runs it plainly when
+/// bubblewrap is not available. The environment is the scrubbed one, with the profile's
+/// variables when sandboxed, and `extra` (what the program itself needs) either way.
+pub fn launch(profile: &Profile, extra: &[(&str, String)], command: &[String]) -> Launch {
+    let sandbox = bubblewrap();
+    let mut env = scrubbed_env();
+    if sandbox.is_ok() {
+        set_vars(&mut env, &profile.env);
+    }
+    let extra: Vec<(String, String)> = extra
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
+    set_vars(&mut env, &extra);
+    match sandbox {
         Ok(bwrap) => Launch {
             program: bwrap.program.clone(),
             args: bwrap.args(profile, command),
@@ -267,9 +292,17 @@ pub fn launch(profile: &Profile, env: Vec<(String, String)>, command: &[String])
         Err(reason) => Launch {
             program: PathBuf::from(&command[0]),
             args: command[1..].to_vec(),
-            env: scrubbed_env(),
+            env,
             sandbox: Err(reason),
         },
+    }
+}
+
+/// Sets each variable of `vars` in `env`, replacing one of the same name.
+fn set_vars(env: &mut Vec<(String, String)>, vars: &[(String, String)]) {
+    for (key, value) in vars {
+        env.retain(|(k, _)| k != key);
+        env.push((key.clone(), value.clone()));
     }
 }
 

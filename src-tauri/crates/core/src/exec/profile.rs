@@ -119,6 +119,9 @@ pub struct Profile {
     pub mapped: Vec<(PathBuf, PathBuf)>,
     /// Folders of Lantern's own that the program may write (a private home, build caches).
     pub writable: Vec<PathBuf>,
+    /// Variables the sandbox sets over the scrubbed environment (the private home and
+    /// caches); they only make sense inside it.
+    pub env: Vec<(String, String)>,
 }
 
 impl Profile {
@@ -133,6 +136,7 @@ impl Profile {
             readable: Vec::new(),
             mapped: Vec::new(),
             writable: Vec::new(),
+            env: Vec::new(),
         }
     }
 }
@@ -152,12 +156,6 @@ fn too_wide(dir: &Path) -> bool {
 /// The toolchains the environment names, shown read-only: rustup's, pyenv's and nvm's homes
 /// and every folder on the search path that is not a system folder.
 pub fn toolchain_dirs() -> Vec<PathBuf> {
-    let home = dirs::home_dir();
-    let env_or_home = |var: &str, default: &str| {
-        std::env::var_os(var)
-            .map(PathBuf::from)
-            .or_else(|| home.as_ref().map(|h| h.join(default)))
-    };
     let mut dirs: Vec<PathBuf> = [
         env_or_home("RUSTUP_HOME", ".rustup"),
         env_or_home("PYENV_ROOT", ".pyenv"),
@@ -247,69 +245,57 @@ impl PrivateDirs {
     }
 }
 
-/// The profile and environment of a program of the workspace at `workspace`, started in
-/// `cwd`: the workspace writable, Lantern's state folders inside it hidden, a private home and
-/// caches; the user's Cargo registry and Go modules shown read-only.
-pub fn for_workspace(workspace: &Path, cwd: &Path) -> (Profile, Vec<(String, String)>) {
-    let private = PrivateDirs::for_workspace(workspace);
+/// The profile of a program of `workspace`, started in `cwd`: the workspace writable,
+/// Lantern's state folders inside it hidden, a private home and caches as its environment;
+/// the user's Cargo registry and Go modules shown read-only.
+pub fn for_workspace(workspace: &crate::sandbox::Workspace, cwd: &Path) -> Profile {
+    let private = PrivateDirs::for_workspace(workspace.root());
     for dir in private.all() {
         let _ = std::fs::create_dir_all(dir);
     }
-    let mut profile = Profile::new(workspace, cwd);
+    let mut profile = Profile::new(workspace.root(), cwd);
     profile.writable = private.all();
-    profile.hidden = crate::paths::state_dirs()
-        .into_iter()
-        .filter(|d| d.starts_with(workspace))
-        .collect();
-    let home = dirs::home_dir();
-    let user_cargo = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| home.as_ref().map(|h| h.join(".cargo")));
-    if let Some(cargo) = &user_cargo {
+    profile.hidden = workspace.hidden().to_vec();
+    if let Some(cargo) = env_or_home("CARGO_HOME", ".cargo") {
         for part in ["registry", "git", "config.toml"] {
             profile
                 .mapped
                 .push((cargo.join(part), private.cargo_home().join(part)));
         }
     }
-    let mut env: Vec<(String, String)> = scrubbed_env()
-        .into_iter()
-        .filter(|(k, _)| {
-            !matches!(
-                k.as_str(),
-                "HOME" | "CARGO_HOME" | "TMPDIR" | "GOPATH" | "GOCACHE" | "GOMODCACHE"
-            )
-        })
-        .collect();
     let text = |p: PathBuf| p.to_string_lossy().into_owned();
-    env.push(("HOME".into(), text(private.home())));
-    env.push(("TMPDIR".into(), "/tmp".into()));
-    env.push(("CARGO_HOME".into(), text(private.cargo_home())));
-    env.push(("CARGO_NET_OFFLINE".into(), "true".into()));
-    env.push(("GOPATH".into(), text(private.go_path())));
-    env.push(("GOCACHE".into(), text(private.go_cache())));
-    env.push(("GOPROXY".into(), "off".into()));
-    env.push(("GOTOOLCHAIN".into(), "local".into()));
+    let mut env = vec![
+        ("HOME".to_string(), text(private.home())),
+        ("TMPDIR".to_string(), "/tmp".to_string()),
+        ("CARGO_HOME".to_string(), text(private.cargo_home())),
+        ("CARGO_NET_OFFLINE".to_string(), "true".to_string()),
+        ("GOPATH".to_string(), text(private.go_path())),
+        ("GOCACHE".to_string(), text(private.go_cache())),
+        ("GOPROXY".to_string(), "off".to_string()),
+    ];
     let user_modules = std::env::var_os("GOMODCACHE")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("GOPATH").map(|p| PathBuf::from(p).join("pkg/mod")))
-        .or_else(|| home.as_ref().map(|h| h.join("go/pkg/mod")));
+        .or_else(|| dirs::home_dir().map(|h| h.join("go/pkg/mod")));
     if let Some(modules) = user_modules.filter(|m| m.is_dir()) {
         env.push(("GOMODCACHE".into(), text(modules.clone())));
         profile.readable.push(modules);
     }
+    // Their defaults are under the home folder, which is private inside the sandbox.
     for (var, default) in [("RUSTUP_HOME", ".rustup"), ("PYENV_ROOT", ".pyenv")] {
-        if std::env::var_os(var).is_none() {
-            if let Some(dir) = home
-                .as_ref()
-                .map(|h| h.join(default))
-                .filter(|d| d.is_dir())
-            {
-                env.push((var.to_string(), text(dir)));
-            }
+        if let Some(dir) = env_or_home(var, default).filter(|d| d.is_dir()) {
+            env.push((var.to_string(), text(dir)));
         }
     }
-    (profile, env)
+    profile.env = env;
+    profile
+}
+
+/// A toolchain's folder: the variable `var` when set, else `default` under the home folder.
+fn env_or_home(var: &str, default: &str) -> Option<PathBuf> {
+    std::env::var_os(var)
+        .map(PathBuf::from)
+        .or_else(|| dirs::home_dir().map(|h| h.join(default)))
 }
 
 impl Bubblewrap {

@@ -81,18 +81,10 @@ impl Tool for RunCommand {
             input.command.clone(),
         ];
         let timeout_s = input.timeout_s.unwrap_or(DEFAULT_TIMEOUT_S);
-        let (profile, env) = exec::profile::for_workspace(&root, &root);
-        let launch = exec::launch(&profile, env, &shell);
-        let sandbox = launch.sandbox;
-        let spec = exec::Spec {
-            program: launch.program,
-            args: launch.args,
-            cwd: root,
-            env: launch.env,
-            timeout: Duration::from_secs(timeout_s),
-            output_cap: OUTPUT_CAP,
-            limits: Some(exec::Limits::default()),
-        };
+        let profile = exec::profile::for_workspace(&ctx.workspace, &root);
+        let launch = exec::launch(&profile, &[], &shell);
+        let sandbox = launch.sandbox.clone();
+        let spec = launch.spec(&root, Duration::from_secs(timeout_s), OUTPUT_CAP);
         let finished = exec::run(&spec)
             .map_err(|e| ToolError::io(format!("Could not start the command: {e}")))?;
         let mut data = json!({
