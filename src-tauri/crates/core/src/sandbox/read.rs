@@ -26,7 +26,7 @@ pub(super) fn require_regular_file(file_type: FileType, rel: &str) -> Result<(),
 }
 
 /// An error from opening a file for `open_read`.
-pub(super) fn open_error(errno: Errno, rel: &str) -> ToolError {
+fn open_error(errno: Errno, rel: &str) -> ToolError {
     if errno == Errno::LOOP {
         // The final component is opened without following, so only a folder on the way can
         // loop: it was replaced by a symbolic link (loop) after `resolve`.

@@ -4,7 +4,7 @@
 use super::*;
 
 /// NUL bytes and the kernel's length limits, checked before anything is looked up.
-pub(super) fn check_raw_limits(raw: &str) -> Result<(), ToolError> {
+fn check_raw_limits(raw: &str) -> Result<(), ToolError> {
     if raw.contains('\0') {
         return Err(
             ToolError::denied("Path contains a NUL byte, which no file name can contain")
@@ -27,7 +27,7 @@ pub(super) fn check_raw_limits(raw: &str) -> Result<(), ToolError> {
     Ok(())
 }
 
-pub(super) fn leads_outside(raw: &str) -> ToolError {
+fn leads_outside(raw: &str) -> ToolError {
     ToolError::denied(format!(
         "Path leads outside the workspace through a symbolic link: {}",
         shown(raw)
@@ -60,7 +60,7 @@ impl Workspace {
     }
 
     /// Normalises `..` and `.` lexically and turns the path into components below the root.
-    pub(super) fn lexical_parts(&self, raw: &str) -> Result<Vec<OsString>, ToolError> {
+    fn lexical_parts(&self, raw: &str) -> Result<Vec<OsString>, ToolError> {
         let is_absolute = raw.starts_with('/');
         let mut parts: Vec<&str> = Vec::new();
         for piece in raw.split('/') {
@@ -99,7 +99,7 @@ impl Workspace {
 
     /// Walks `parts` down from the root, following symbolic links like the kernel does, and
     /// returns the real absolute path and whether it exists.
-    pub(super) fn follow(
+    fn follow(
         &self,
         raw: &str,
         parts: Vec<OsString>,
@@ -170,7 +170,7 @@ impl Workspace {
     }
 
     /// The rest of a path whose component `missing` does not exist below `existing`.
-    pub(super) fn missing_tail(
+    fn missing_tail(
         &self,
         raw: &str,
         existing: PathBuf,
@@ -193,7 +193,7 @@ impl Workspace {
     }
 
     /// An error while looking at `at` during `follow`, without naming anything outside.
-    pub(super) fn lookup_error(&self, raw: &str, at: &Path, err: &std::io::Error) -> ToolError {
+    fn lookup_error(&self, raw: &str, at: &Path, err: &std::io::Error) -> ToolError {
         match self.relative(at) {
             Some(rel) => ToolError::from_io(err, &rel),
             None => leads_outside(raw),

@@ -4,7 +4,7 @@
 use super::read::require_regular_file;
 use super::*;
 
-pub(super) fn refuse_protected(rel: &str) -> Result<(), ToolError> {
+fn refuse_protected(rel: &str) -> Result<(), ToolError> {
     match protected_reason(rel) {
         Some(rule) => Err(
             ToolError::denied(format!("Refusing to change {}: {rule}", shown(rel))).with_hint(
@@ -16,7 +16,7 @@ pub(super) fn refuse_protected(rel: &str) -> Result<(), ToolError> {
 }
 
 /// An error from opening the folder `name` inside `parent` during the walk of `open_folder`.
-pub(super) fn folder_error(parent: &OwnedFd, name: &OsStr, errno: Errno, rel: &str) -> ToolError {
+fn folder_error(parent: &OwnedFd, name: &OsStr, errno: Errno, rel: &str) -> ToolError {
     // O_NOFOLLOW | O_DIRECTORY on a symbolic link fails with ELOOP or ENOTDIR depending on the
     // kernel path taken; look at the entry to tell the user which it is.
     if matches!(errno, Errno::LOOP | Errno::NOTDIR) {
@@ -46,7 +46,7 @@ pub(super) fn folder_error(parent: &OwnedFd, name: &OsStr, errno: Errno, rel: &s
 }
 
 /// Creates a new, uniquely named temporary file next to `name` in `dir`.
-pub(super) fn create_temp(
+fn create_temp(
     dir: &OwnedFd,
     name: &OsStr,
     mode: Mode,
@@ -66,7 +66,7 @@ pub(super) fn create_temp(
 
 /// `.<name>.lantern-tmp-<pid>-<counter>`, with `<name>` shortened if the whole would exceed the
 /// file name limit.
-pub(super) fn temp_name_for(name: &OsStr) -> OsString {
+fn temp_name_for(name: &OsStr) -> OsString {
     let suffix = format!(
         ".lantern-tmp-{}-{}",
         std::process::id(),
@@ -84,7 +84,7 @@ pub(super) fn temp_name_for(name: &OsStr) -> OsString {
 /// (a crash cannot clean up after itself). Only files named like ours whose process is gone
 /// are removed; a live process's file, or one whose process id was reused, is left alone.
 /// Best effort: the write has succeeded, and a leftover costs only space.
-pub(super) fn remove_stale_temps(dir: &OwnedFd, name: &OsStr) {
+fn remove_stale_temps(dir: &OwnedFd, name: &OsStr) {
     let Ok(entries) = rustix::fs::Dir::read_from(dir) else {
         return;
     };
@@ -119,7 +119,7 @@ pub(super) fn stale_temp_pid(entry: &[u8], name: &[u8]) -> Option<i32> {
 }
 
 /// Writes the temporary file completely and durably, then renames it over `name`.
-pub(super) fn fill_and_rename(
+fn fill_and_rename(
     dir: &OwnedFd,
     mut temp: File,
     temp_name: &OsStr,
@@ -141,7 +141,7 @@ pub(super) fn fill_and_rename(
 /// Makes a rename or removal in `dir` durable. Best effort: the change has already happened,
 /// and reporting a failure here would make the caller believe it had not (some filesystems do
 /// not support fsync on folders at all).
-pub(super) fn sync_folder(dir: &OwnedFd) {
+fn sync_folder(dir: &OwnedFd) {
     let _ = rustix::fs::fsync(dir);
 }
 
@@ -225,7 +225,7 @@ impl Workspace {
     /// component at a time without following symbolic links, optionally creating missing
     /// folders; then asks the kernel where the handle really is. Returns the handle and its
     /// real workspace-relative path.
-    pub(super) fn open_folder(
+    fn open_folder(
         &self,
         folders: &[&OsStr],
         create: bool,
