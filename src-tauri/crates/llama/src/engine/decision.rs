@@ -1,0 +1,142 @@
+//! The call decision: the model's own score for starting a call, its calibration per prompt,
+//! and the confidence recorded with a call.
+
+use super::sampling::log_softmax_at;
+use super::*;
+
+/// The last user message that is not a tool result: what the user actually asked.
+pub(super) fn user_question(messages: &[Message]) -> &str {
+    messages
+        .iter()
+        .rev()
+        .find(|m| {
+            m.role == Role::User
+                && !m.content.starts_with("TOOL_RESULT:")
+                && !m.content.starts_with("TOOL_ERROR:")
+        })
+        .map(|m| m.content.as_str())
+        .unwrap_or_default()
+}
+
+impl LocalModel {
+    /// Keeps calibrations in this JSON file (per model), so a new process need not redo them.
+    pub fn with_calibration_file(mut self, path: PathBuf) -> Self {
+        if let Ok(bytes) = lantern_core::paths::read_state_file(&path) {
+            if let Ok(saved) = serde_json::from_slice::<HashMap<String, DecisionRules>>(&bytes) {
+                self.calibrations = saved;
+            }
+        }
+        self.calibration_file = Some(path);
+        self
+    }
+
+    /// log P(the reply starts with `tag`), given the logits after the prompt. The tag's tokens
+    /// are decoded in one batch; they stay in the cache (the caller keeps or drops them).
+    fn score(&mut self, first_logits: &[f32], tag: &[LlamaToken]) -> Result<f64, ModelError> {
+        let mut total = log_softmax_at(first_logits, tag[0]);
+        if tag.len() > 1 {
+            let start = self.cached.len();
+            let mut batch = LlamaBatch::new(tag.len(), 1);
+            for (i, token) in tag[..tag.len() - 1].iter().enumerate() {
+                batch
+                    .add(*token, (start + i) as i32, &[0], true)
+                    .map_err(|e| ModelError(format!("batch: {e}")))?;
+            }
+            self.ctx.decode(&mut batch).map_err(|e| {
+                ModelError(format!("llama.cpp could not score the reply start: {e}"))
+            })?;
+            self.cached.extend_from_slice(&tag[..tag.len() - 1]);
+            for (i, next) in tag[1..].iter().enumerate() {
+                total += log_softmax_at(self.ctx.get_logits_ith(i as i32), *next);
+            }
+        }
+        Ok(total)
+    }
+
+    /// The model's confidence that the reply is a call: log P(starts with the tag, with or
+    /// without a newline first). Leaves the plain tag (all but its last token) in the cache.
+    pub(super) fn call_confidence(&mut self, first_logits: &[f32]) -> Result<f64, ModelError> {
+        let base = self.cached.len();
+        let tag_after_newline = self.tag_after_newline.clone();
+        let with_newline = self.score(first_logits, &tag_after_newline)?;
+        self.truncate_cache(base);
+        let tag = self.tag.clone();
+        let plain = self.score(first_logits, &tag)?;
+        Ok(log_add(plain, with_newline))
+    }
+
+    /// The calibration for a system prompt: from memory, from the calibration file, or measured
+    /// now on the probe questions.
+    pub fn calibration(
+        &mut self,
+        system_prompt: &str,
+        cancel: &CancelToken,
+    ) -> Result<DecisionRules, ModelError> {
+        // The probes are part of the key: a new probe set must be measured again.
+        let key = lantern_core::paths::sha256_hex(
+            format!("{system_prompt}\n{}", probe_set_fingerprint()).as_bytes(),
+        );
+        if let Some(c) = self.calibrations.get(&key) {
+            return Ok(c.clone());
+        }
+        let system = Message::new(Role::System, system_prompt);
+        let started = Instant::now();
+        let mut first = [Vec::new(), Vec::new()];
+        for (class, probes) in [TOOL_PROBES, ANSWER_PROBES].iter().enumerate() {
+            for probe in *probes {
+                let messages = [system.clone(), Message::new(Role::User, *probe)];
+                let score = self.confidence_for(&messages, cancel)?;
+                first[class].push((score, lexical_prior(probe)));
+            }
+        }
+        let first_step =
+            Calibration::with_prior(&first[0], &first[1], started.elapsed().as_secs_f64());
+        let started = Instant::now();
+        let mut follow = [Vec::new(), Vec::new()];
+        for probe in FOLLOW_UP_PROBES {
+            let messages = [
+                system.clone(),
+                Message::new(Role::User, probe.question),
+                Message::new(
+                    Role::Assistant,
+                    format!("{OPEN_TAG}\n{}\n{CLOSE_TAG}", probe.call),
+                ),
+                Message::new(
+                    Role::User,
+                    with_follow_up_hint(&format!("TOOL_RESULT: {}", probe.result)),
+                ),
+            ];
+            let class = usize::from(!probe.needs_call);
+            follow[class].push(self.confidence_for(&messages, cancel)?);
+        }
+        let follow_up =
+            Calibration::from_scores(&follow[0], &follow[1], started.elapsed().as_secs_f64());
+        let rules = DecisionRules {
+            first_step,
+            follow_up,
+        };
+        self.calibrations.insert(key, rules.clone());
+        if let Some(path) = &self.calibration_file {
+            if let Ok(text) = serde_json::to_string_pretty(&self.calibrations) {
+                // Best effort: a cache that cannot be written is measured again next time.
+                let _ = lantern_core::paths::write_state_file(path, text.as_bytes());
+            }
+        }
+        Ok(rules)
+    }
+
+    /// The call confidence at the start of the reply to `messages`, leaving the cache as it
+    /// was after the prompt.
+    fn confidence_for(
+        &mut self,
+        messages: &[Message],
+        cancel: &CancelToken,
+    ) -> Result<f64, ModelError> {
+        let tokens = self.tokenize(&self.render(messages)?);
+        let (logits, _) = self.evaluate(&tokens, cancel)?;
+        let base = self.cached.len();
+        let confidence = self.call_confidence(&logits)?;
+        self.truncate_cache(base);
+        Ok(confidence)
+    }
+}

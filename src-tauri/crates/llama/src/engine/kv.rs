@@ -1,0 +1,200 @@
+//! The KV cache kept in step with the tokens it holds: rendering, tokenising, fitting the
+//! prompt to the context, and evaluating only what is new.
+
+use super::*;
+
+impl LocalModel {
+    /// Renders messages with the model's chat template, ready for the assistant's reply.
+    pub fn render(&self, messages: &[Message]) -> Result<String, ModelError> {
+        let chat: Vec<LlamaChatMessage> = messages
+            .iter()
+            .map(|m| {
+                let role = match m.role {
+                    Role::System => "system",
+                    Role::User => "user",
+                    Role::Assistant => "assistant",
+                };
+                LlamaChatMessage::new(role.to_string(), m.content.clone())
+                    .map_err(|e| ModelError(format!("A message cannot be rendered: {e}")))
+            })
+            .collect::<Result<_, _>>()?;
+        self.model
+            .apply_chat_template(&self.template, &chat, true)
+            .map_err(|e| ModelError(format!("The chat template failed: {e}")))
+    }
+
+    /// Tokenizes rendered text the way llama.cpp's own chat front-ends do.
+    pub fn tokenize(&self, text: &str) -> Vec<LlamaToken> {
+        self.model.vocab().tokenize(text.as_bytes(), true, true)
+    }
+
+    /// Renders and tokenizes `messages`, dropping the oldest turns (never the system prompt,
+    /// never the last message) until the prompt leaves room for `reserve` new tokens.
+    pub(super) fn prompt_that_fits(
+        &self,
+        messages: &[Message],
+        reserve: usize,
+    ) -> Result<(Vec<LlamaToken>, usize), ModelError> {
+        let n_ctx = self.facts.context as usize;
+        let reserve = reserve.min(n_ctx / 4);
+        let fixed = usize::from(messages.first().is_some_and(|m| m.role == Role::System));
+        let mut start = fixed;
+        loop {
+            let kept: Vec<Message> = messages[..fixed]
+                .iter()
+                .chain(&messages[start..])
+                .cloned()
+                .collect();
+            let tokens = self.tokenize(&self.render(&kept)?);
+            if tokens.len() + reserve <= n_ctx {
+                return Ok((tokens, start - fixed));
+            }
+            if start + 1 >= messages.len() {
+                return Err(ModelError(format!(
+                    "The conversation does not fit in the model's context: {} tokens with {reserve} kept free for the reply, the context holds {n_ctx}. Start a new conversation, shorten the message, or load the model with a larger context.",
+                    tokens.len()
+                )));
+            }
+            start += 1;
+            // A kept history should start with the user's turn.
+            while start + 1 < messages.len() && messages[start].role != Role::User {
+                start += 1;
+            }
+        }
+    }
+
+    /// Makes the KV cache hold `tokens`, decoding only what differs from what it holds now.
+    /// Returns the logits after the last token and how many tokens were decoded.
+    pub(super) fn evaluate(
+        &mut self,
+        tokens: &[LlamaToken],
+        cancel: &CancelToken,
+    ) -> Result<(Vec<f32>, usize), ModelError> {
+        self.evaluate_batched(tokens, cancel, None)
+    }
+
+    /// [`evaluate`](Self::evaluate) with batches of a fixed size instead of timed ones (for
+    /// measurements comparable with llama-bench).
+    fn evaluate_batched(
+        &mut self,
+        tokens: &[LlamaToken],
+        cancel: &CancelToken,
+        fixed_batch: Option<usize>,
+    ) -> Result<(Vec<f32>, usize), ModelError> {
+        let common = self
+            .cached
+            .iter()
+            .zip(tokens)
+            .take_while(|(a, b)| a == b)
+            .count();
+        // The last token is always decoded again: its logits start the reply.
+        let mut keep = common.min(tokens.len().saturating_sub(1));
+        if !matches!(
+            self.ctx
+                .clear_kv_cache_seq(Some(0), Some(keep as u32), None),
+            Ok(true)
+        ) {
+            // Some caches (sliding-window attention) cannot drop a suffix: start over.
+            self.ctx.clear_kv_cache();
+            keep = 0;
+        }
+        self.cached.truncate(keep);
+        let max_batch = fixed_batch
+            .unwrap_or(self.settings.prompt_batch)
+            .clamp(1, 512);
+        let mut batch = LlamaBatch::new(max_batch, 1);
+        let mut last_index = 0;
+        let mut pos = keep;
+        while pos < tokens.len() {
+            if cancel.is_cancelled() {
+                return Err(ModelError("cancelled".into()));
+            }
+            // Chunks sized to about CHUNK_MS each, so cancel is honoured that fast on any
+            // machine, while fast machines still decode in large batches.
+            let size = match (fixed_batch, self.prompt_tokens_per_ms) {
+                (Some(_), _) => max_batch,
+                (None, Some(rate)) => ((rate * CHUNK_MS) as usize).clamp(8, max_batch),
+                (None, None) => 16.min(max_batch),
+            };
+            let chunk = &tokens[pos..(pos + size).min(tokens.len())];
+            batch.clear();
+            for (i, token) in chunk.iter().enumerate() {
+                let is_last = pos + i + 1 == tokens.len();
+                batch
+                    .add(*token, (pos + i) as i32, &[0], is_last)
+                    .map_err(|e| ModelError(format!("batch: {e}")))?;
+                if is_last {
+                    last_index = i as i32;
+                }
+            }
+            let started = Instant::now();
+            self.ctx
+                .decode(&mut batch)
+                .map_err(|e| ModelError(format!("llama.cpp could not evaluate the prompt: {e}")))?;
+            let rate = chunk.len() as f64 / (started.elapsed().as_secs_f64() * 1000.0).max(0.01);
+            self.prompt_tokens_per_ms = Some(match self.prompt_tokens_per_ms {
+                Some(old) => 0.7 * old + 0.3 * rate,
+                None => rate,
+            });
+            self.cached.extend_from_slice(chunk);
+            pos += chunk.len();
+        }
+        Ok((
+            self.ctx.get_logits_ith(last_index).to_vec(),
+            tokens.len() - keep,
+        ))
+    }
+
+    /// Decodes `tokens` right after what the cache holds; returns the logits after the last.
+    pub(super) fn append(&mut self, tokens: &[LlamaToken]) -> Result<Vec<f32>, ModelError> {
+        let mut batch = LlamaBatch::new(tokens.len().max(1), 1);
+        let start = self.cached.len();
+        for (i, token) in tokens.iter().enumerate() {
+            batch
+                .add(*token, (start + i) as i32, &[0], i + 1 == tokens.len())
+                .map_err(|e| ModelError(format!("batch: {e}")))?;
+        }
+        self.ctx
+            .decode(&mut batch)
+            .map_err(|e| ModelError(format!("llama.cpp could not decode: {e}")))?;
+        self.cached.extend_from_slice(tokens);
+        Ok(self.ctx.get_logits_ith(tokens.len() as i32 - 1).to_vec())
+    }
+
+    /// Forgets cached tokens from position `len` on.
+    pub(super) fn truncate_cache(&mut self, len: usize) {
+        if !matches!(
+            self.ctx.clear_kv_cache_seq(Some(0), Some(len as u32), None),
+            Ok(true)
+        ) {
+            self.ctx.clear_kv_cache();
+            self.cached.clear();
+            return;
+        }
+        self.cached.truncate(len);
+    }
+
+    /// Forgets everything the KV cache holds.
+    pub fn clear_cache(&mut self) {
+        self.ctx.clear_kv_cache();
+        self.cached.clear();
+    }
+
+    /// `n` ordinary tokens (repeated text), for throughput measurements.
+    pub(crate) fn filler_tokens(&self, n: usize) -> Vec<LlamaToken> {
+        let text = "The quick brown fox jumps over the lazy dog. ".repeat(n / 4 + 2);
+        let mut tokens = self.model.vocab().tokenize(text.as_bytes(), false, false);
+        tokens.truncate(n);
+        tokens
+    }
+
+    /// Decodes `tokens` into the cache in batches of `batch`, for throughput measurements.
+    pub(crate) fn evaluate_tokens(
+        &mut self,
+        tokens: &[LlamaToken],
+        batch: usize,
+    ) -> Result<(), ModelError> {
+        self.evaluate_batched(tokens, &CancelToken::new(), Some(batch))
+            .map(|_| ())
+    }
+}

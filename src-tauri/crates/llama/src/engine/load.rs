@@ -1,0 +1,215 @@
+//! Loading a GGUF: the one llama.cpp backend, the file's checks, the facts a user is shown,
+//! the chat template (the file's own, else one by architecture).
+
+use super::*;
+
+fn backend() -> Result<&'static LlamaBackend, LoadError> {
+    static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
+    BACKEND
+        .get_or_init(|| {
+            LlamaBackend::init()
+                .map(|mut b| {
+                    // llama.cpp logs every load and decode to stderr; Lantern reports what matters.
+                    b.void_logs();
+                    b
+                })
+                .map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| LoadError(format!("llama.cpp could not start: {e}")))
+}
+
+/// Physical cores: llama.cpp runs best with one thread per core, not per hyper-thread.
+pub fn physical_cores() -> i32 {
+    let logical = std::thread::available_parallelism().map_or(1, |n| n.get()) as i32;
+    let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
+        return logical;
+    };
+    let mut cores = std::collections::HashSet::new();
+    let mut physical = "";
+    for line in info.lines() {
+        if let Some(v) = line.strip_prefix("physical id") {
+            physical = v.trim_start_matches([' ', '\t', ':']);
+        } else if let Some(v) = line.strip_prefix("core id") {
+            cores.insert((
+                physical.to_string(),
+                v.trim_start_matches([' ', '\t', ':']).to_string(),
+            ));
+        }
+    }
+    if cores.is_empty() {
+        logical
+    } else {
+        (cores.len() as i32).min(logical).max(1)
+    }
+}
+
+/// Checks what can be checked before llama.cpp sees the file, for clear errors.
+fn check_file(path: &Path) -> Result<u64, LoadError> {
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            LoadError(format!("Model file not found: {}", path.display()))
+        }
+        _ => LoadError(format!(
+            "Cannot read the model file {}: {e}",
+            path.display()
+        )),
+    })?;
+    if !meta.is_file() {
+        return Err(LoadError(format!("{} is not a file", path.display())));
+    }
+    let mut magic = [0u8; 4];
+    use std::io::Read;
+    let read = std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok();
+    if !read || &magic != b"GGUF" {
+        return Err(LoadError(format!(
+            "{} is not a GGUF model file (GGUF files start with the bytes \"GGUF\"); convert it with llama.cpp's convert script or download a .gguf",
+            path.display()
+        )));
+    }
+    if let Some(available) = available_memory() {
+        if meta.len() > available {
+            return Err(LoadError(format!(
+                "Not enough memory: the model needs about {} MiB and {} MiB are available",
+                meta.len() >> 20,
+                available >> 20
+            )));
+        }
+    }
+    Ok(meta.len())
+}
+
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// The model's own template, else llama.cpp's built-in one for the architecture, else ChatML.
+fn pick_template(model: &LlamaModel, architecture: &str) -> (LlamaChatTemplate, String) {
+    if let Ok(t) = model.chat_template(None) {
+        return (t, "model".to_string());
+    }
+    let probe = [LlamaChatMessage::new("user".into(), "hi".into()).expect("no NUL")];
+    let family: String = architecture
+        .trim_end_matches(|c: char| c.is_ascii_digit())
+        .to_string();
+    for name in [architecture.to_string(), family] {
+        if let Ok(t) = LlamaChatTemplate::new(&name) {
+            if model.apply_chat_template(&t, &probe, true).is_ok() {
+                return (t, format!("built-in {name}"));
+            }
+        }
+    }
+    (
+        LlamaChatTemplate::new("chatml").expect("no NUL"),
+        "chatml".to_string(),
+    )
+}
+
+impl LocalModel {
+    /// Loads a GGUF model. `progress` gets 0.0 ..= 1.0 as the weights load.
+    pub fn load(
+        options: &LoadOptions,
+        mut progress: impl FnMut(f32) + 'static,
+    ) -> Result<Self, LoadError> {
+        let started = Instant::now();
+        let size_bytes = check_file(&options.path)?;
+        let backend = backend()?;
+        let params = LlamaModelParams::default()
+            .with_n_gpu_layers(options.gpu_layers)
+            .with_progress_callback(move |p| {
+                progress(p);
+                true
+            });
+        let model = LlamaModel::load_from_file(backend, &options.path, &params).map_err(|e| {
+            LoadError(format!(
+                "llama.cpp could not load {}: {e}. The architecture may be unsupported by this build, or the file damaged.",
+                options.path.display()
+            ))
+        })?;
+        let model = Box::new(model);
+        let trained_context = model.n_ctx_train();
+        let context = match options.context {
+            Some(n) if n > trained_context => {
+                return Err(LoadError(format!(
+                    "A context of {n} tokens is larger than the {trained_context} this model was trained for"
+                )))
+            }
+            Some(0) => return Err(LoadError("The context size must be at least 1 token".into())),
+            Some(n) => n,
+            None => DEFAULT_CONTEXT.min(trained_context),
+        };
+        let threads = options.threads.unwrap_or_else(physical_cores).max(1);
+        let ctx_params = LlamaContextParams::default()
+            .with_n_ctx(NonZeroU32::new(context))
+            .with_n_batch(512)
+            .with_n_ubatch(512)
+            .with_n_threads(threads)
+            .with_n_threads_batch(threads);
+        let ctx = model.new_context(backend, ctx_params).map_err(|e| {
+            LoadError(format!(
+                "Could not create a {context}-token context ({e}); try a smaller context"
+            ))
+        })?;
+        // SAFETY: the context borrows the model. The model is boxed, so its address is stable
+        // when the box moves into `Self`; it is never replaced; and it is dropped after the
+        // context (field order). The 'static lifetime never escapes this struct.
+        let ctx: LlamaContext<'static> = unsafe { std::mem::transmute(ctx) };
+
+        let meta = |key: &str| model.meta_val_str(key).ok().filter(|v| !v.is_empty());
+        let architecture = meta("general.architecture").unwrap_or_else(|| "unknown".into());
+        let name = meta("general.name").unwrap_or_else(|| {
+            options
+                .path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        });
+        let (template, chat_template) = pick_template(&model, &architecture);
+
+        let specs = ToolRegistry::standard();
+        let grammar = call_grammar(&specs.specs()).map_err(LoadError)?;
+        let vocab = model.vocab();
+        let tag = vocab.tokenize(OPEN_TAG.as_bytes(), false, false);
+        let tag_after_newline = vocab.tokenize(format!("\n{OPEN_TAG}").as_bytes(), false, false);
+        let facts = ModelFacts {
+            path: options.path.clone(),
+            name,
+            architecture,
+            parameters: model.n_params(),
+            size_bytes,
+            trained_context,
+            context,
+            threads,
+            vocab_size: model.n_vocab(),
+            chat_template,
+            load_seconds: started.elapsed().as_secs_f64(),
+        };
+        let mut loaded = LocalModel {
+            ctx,
+            model,
+            template,
+            facts,
+            settings: Settings::default(),
+            grammar,
+            tag,
+            tag_after_newline,
+            cached: Vec::new(),
+            calibrations: HashMap::new(),
+            calibration_file: None,
+            last: StepStats::default(),
+            prompt_tokens_per_ms: None,
+            closers: None,
+        };
+        loaded.facts.load_seconds = started.elapsed().as_secs_f64();
+        Ok(loaded)
+    }
+
+    pub fn facts(&self) -> &ModelFacts {
+        &self.facts
+    }
+}

@@ -1,0 +1,477 @@
+//! The llama.cpp engine: one loaded model, one context, the KV cache kept between steps.
+
+mod decision;
+mod kv;
+mod load;
+mod sampling;
+#[cfg(test)]
+mod tests;
+
+use crate::decide::{
+    lexical_prior, log_add, probe_set_fingerprint, Calibration, DecisionRules, ANSWER_PROBES,
+    FOLLOW_UP_PROBES, TOOL_PROBES,
+};
+use crate::grammar::call_grammar;
+use crate::utf8::Utf8Stream;
+use decision::user_question;
+use lantern_core::model::{
+    CancelToken, FinishReason, Flow, GenerateRequest, Generation, Message, Model, ModelError, Role,
+    ToolChoice,
+};
+use lantern_core::protocol::{with_follow_up_hint, CLOSE_TAG, OPEN_TAG};
+use lantern_core::tools::ToolRegistry;
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::context::LlamaContext;
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::data::LlamaTokenData;
+use llama_cpp_2::token::data_array::LlamaTokenDataArray;
+use llama_cpp_2::token::LlamaToken;
+pub use load::physical_cores;
+use sampling::{
+    choose, closed_call_end, closer_tokens, inside_json_string, is_looping, pick_closing, Closers,
+    CLOSING_RESERVE,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+/// Default context size, when the model was trained for at least this much.
+pub const DEFAULT_CONTEXT: u32 = 4096;
+
+/// How long one prompt batch should take: cancellation is checked between batches.
+const CHUNK_MS: f64 = 80.0;
+
+/// Text an answer never contains: the openers of calls in every dialect, and the protocol's
+/// own markers, which small models otherwise parrot back (`<TOOL_CALL_RESULT>`). Written
+/// neither when the step's tool choice is `none` nor when it was decided to be an answer.
+const NOT_IN_ANSWERS: &[&str] = &[
+    "<TOOL_",
+    "<tool",
+    "[TOOL_CALLS]",
+    "<function=",
+    "TOOL_RESULT:",
+    "TOOL_ERROR:",
+];
+
+/// How to load a model.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    pub path: PathBuf,
+    /// Context size in tokens; defaults to [`DEFAULT_CONTEXT`] or the model's trained context,
+    /// whichever is smaller.
+    pub context: Option<u32>,
+    /// CPU threads; defaults to the number of physical cores.
+    pub threads: Option<i32>,
+    /// Layers to offload to a GPU back-end, when one is built in.
+    pub gpu_layers: u32,
+}
+
+impl LoadOptions {
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        LoadOptions {
+            path: path.into(),
+            context: None,
+            threads: None,
+            gpu_layers: 0,
+        }
+    }
+}
+
+/// What a user should know about the loaded model.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelFacts {
+    pub path: PathBuf,
+    pub name: String,
+    pub architecture: String,
+    pub parameters: u64,
+    pub size_bytes: u64,
+    pub trained_context: u32,
+    pub context: u32,
+    pub threads: i32,
+    pub vocab_size: i32,
+    /// `model` (the GGUF's own template), `built-in NAME` (llama.cpp's template for the
+    /// architecture) or `chatml` (the last resort).
+    pub chat_template: String,
+    pub load_seconds: f64,
+}
+
+/// Sampling settings. A temperature of 0 is greedy decoding.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sampling {
+    pub temperature: f32,
+    pub top_p: f32,
+    pub min_p: f32,
+    pub seed: u32,
+}
+
+impl Default for Sampling {
+    fn default() -> Self {
+        Sampling {
+            temperature: 0.0,
+            top_p: 0.95,
+            min_p: 0.05,
+            seed: 42,
+        }
+    }
+}
+
+/// Per-model settings the user can change between steps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    pub sampling: Sampling,
+    /// Constrain calls with the grammar built from the tool schemas.
+    pub grammar: bool,
+    /// The most prompt tokens decoded in one batch. Batches are sized to take about 80 ms each
+    /// (cancellation is checked between them), up to this many.
+    pub prompt_batch: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            sampling: Sampling::default(),
+            grammar: true,
+            prompt_batch: 512,
+        }
+    }
+}
+
+/// What the last step cost, for the inspector, the probe and the benchmarks.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct StepStats {
+    pub prompt_tokens: usize,
+    /// Prompt tokens decoded this step; the rest came from the KV cache.
+    pub tokens_evaluated: usize,
+    pub tokens_reused: usize,
+    pub tokens_generated: usize,
+    pub messages_trimmed: usize,
+    pub prompt_ms: f64,
+    pub scoring_ms: f64,
+    /// From the request to the first generated token.
+    pub first_token_ms: f64,
+    pub generation_ms: f64,
+    /// `call` or `answer`, and why (`threshold`, `lexical prior`, `required`, `none`).
+    pub decision: String,
+    pub call_confidence: Option<f64>,
+    pub constrained: bool,
+    /// The reply was ended because it kept repeating itself.
+    pub stopped_looping: bool,
+}
+
+/// Why a model could not be loaded, in words a user understands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError(pub String);
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A GGUF model loaded into llama.cpp, with its context. Implements Lantern's [`Model`].
+pub struct LocalModel {
+    // Field order matters: the context borrows the model, so it must be dropped first.
+    ctx: LlamaContext<'static>,
+    model: Box<LlamaModel>,
+    template: LlamaChatTemplate,
+    facts: ModelFacts,
+    pub settings: Settings,
+    /// GBNF for a call after its opening tag.
+    grammar: String,
+    /// Tokens of `<TOOL_CALL>` and of `\n<TOOL_CALL>` at the start of a reply.
+    tag: Vec<LlamaToken>,
+    tag_after_newline: Vec<LlamaToken>,
+    /// The tokens the KV cache holds for sequence 0, in order.
+    cached: Vec<LlamaToken>,
+    /// Calibrations by system-prompt hash.
+    calibrations: HashMap<String, DecisionRules>,
+    calibration_file: Option<PathBuf>,
+    last: StepStats,
+    /// Measured prompt-processing speed, for sizing prompt batches.
+    prompt_tokens_per_ms: Option<f64>,
+    /// Which tokens can close something in a call, found on first need.
+    closers: Option<Closers>,
+}
+
+// SAFETY: llama.cpp contexts and models may be used from any one thread at a time; the
+// `&mut self` methods give exactly that.
+unsafe impl Send for LocalModel {}
+
+impl LocalModel {
+    /// What the last `generate` cost.
+    pub fn last_step(&self) -> &StepStats {
+        &self.last
+    }
+}
+
+impl Model for LocalModel {
+    fn name(&self) -> String {
+        self.facts.name.clone()
+    }
+
+    fn generate(
+        &mut self,
+        request: &GenerateRequest<'_>,
+        on_text: &mut dyn FnMut(&str) -> Flow,
+    ) -> Result<Generation, ModelError> {
+        let started = Instant::now();
+        let cancel = request.cancel;
+        let mut stats = StepStats::default();
+        let cancelled = |text: String| Generation::text(text, FinishReason::Cancelled);
+
+        // The calibration (first time per system prompt) runs before this step's prompt, so the
+        // prompt's cache stays warm for the step itself.
+        let rules = if request.tool_choice == ToolChoice::Auto {
+            let system = request.messages.first().filter(|m| m.role == Role::System);
+            match system {
+                Some(system) => match self.calibration(&system.content, cancel) {
+                    Ok(c) => Some(c),
+                    Err(_) if cancel.is_cancelled() => return Ok(cancelled(String::new())),
+                    Err(e) => return Err(e),
+                },
+                None => None,
+            }
+        } else {
+            None
+        };
+
+        let (tokens, trimmed) = self.prompt_that_fits(request.messages, request.max_tokens)?;
+        stats.prompt_tokens = tokens.len();
+        stats.messages_trimmed = trimmed;
+        let (mut logits, evaluated) = match self.evaluate(&tokens, cancel) {
+            Ok(r) => r,
+            Err(_) if cancel.is_cancelled() => return Ok(cancelled(String::new())),
+            Err(e) => return Err(e),
+        };
+        stats.tokens_evaluated = evaluated;
+        stats.tokens_reused = tokens.len() - evaluated;
+        stats.prompt_ms = started.elapsed().as_secs_f64() * 1000.0;
+
+        // Call or answer?
+        let prompt_len = self.cached.len();
+        let scoring = Instant::now();
+        let call = match request.tool_choice {
+            ToolChoice::Required => {
+                stats.decision = "call (required)".into();
+                true
+            }
+            ToolChoice::None => {
+                stats.decision = "answer (tools off)".into();
+                false
+            }
+            ToolChoice::Auto => {
+                let confidence = self.call_confidence(&logits)?;
+                stats.call_confidence = Some(confidence);
+                let after_result = request
+                    .messages
+                    .last()
+                    .is_some_and(|m| m.role == Role::User && m.content.starts_with("TOOL_RESULT:"));
+                let (call, why) = match (&rules, after_result) {
+                    (Some(r), false) if r.first_step.trusted => r
+                        .first_step
+                        .decide_first_step(confidence, user_question(request.messages)),
+                    (Some(r), true) if r.follow_up.trusted => (
+                        confidence >= r.follow_up.threshold,
+                        format!("follow-up threshold {:.2}", r.follow_up.threshold),
+                    ),
+                    // Small models repeat their call once they see its result: answer.
+                    (_, true) => (false, "after a tool result".to_string()),
+                    (_, false) => (
+                        lexical_prior(user_question(request.messages)),
+                        "lexical prior".to_string(),
+                    ),
+                };
+                stats.decision = format!("{} ({why})", if call { "call" } else { "answer" });
+                if !call {
+                    self.truncate_cache(prompt_len);
+                }
+                call
+            }
+        };
+        stats.scoring_ms = scoring.elapsed().as_secs_f64() * 1000.0;
+
+        let mut text = String::new();
+        let mut grammar: Option<LlamaSampler> = None;
+        if call {
+            // The opening tag is written for the model; after it the grammar leads.
+            let tag = self.tag.clone();
+            let in_cache = self.cached.len() - prompt_len;
+            if self.cached.len() > prompt_len && self.cached[prompt_len..] != tag[..in_cache] {
+                self.truncate_cache(prompt_len);
+            }
+            let have = self.cached.len() - prompt_len;
+            logits = self.append(&tag[have..])?;
+            text.push_str(OPEN_TAG);
+            if on_text(OPEN_TAG) == Flow::Stop {
+                return Ok(self.finish(text, FinishReason::Stop, stats, started));
+            }
+            if self.settings.grammar {
+                grammar = Some(self.new_grammar()?);
+            }
+        }
+        stats.constrained = grammar.is_some();
+
+        let mut chain = self.sampling_chain();
+        let mut utf8 = Utf8Stream::default();
+        let eog = |model: &LlamaModel, t: LlamaToken| model.vocab().is_eog(t);
+        // An answer is an answer: once the step is decided (or forced) to be one, the model
+        // cannot open a call after all.
+        let ban_openers = !call;
+        let longest_stop = request.stop.iter().map(|s| s.len()).max().unwrap_or(0);
+        let mut generated = 0;
+        let mut reply_tokens: Vec<LlamaToken> = Vec::new();
+        // A call must end well-formed even when the model loops inside it or its budget runs
+        // low: from then on the grammar-allowed token that closes something is preferred.
+        let closing_from = request.max_tokens.saturating_sub(CLOSING_RESERVE);
+        let mut closing = false;
+        let finish = loop {
+            if cancel.is_cancelled() {
+                break FinishReason::Cancelled;
+            }
+            if generated >= request.max_tokens {
+                break FinishReason::Length;
+            }
+            // Greedy decoding of a tiny model can fall into a loop; outside a call (the
+            // grammar bounds those) a reply that only repeats itself is ended.
+            let looping = !closing && is_looping(&reply_tokens);
+            if grammar.is_none() && looping {
+                stats.stopped_looping = true;
+                break FinishReason::Length;
+            }
+            if grammar.is_some() && !closing && (looping || generated >= closing_from) {
+                closing = true;
+                stats.stopped_looping |= looping;
+                if self.closers.is_none() {
+                    self.closers = Some(closer_tokens(&self.model));
+                }
+            }
+            let chosen = match (closing, grammar.as_mut(), &self.closers) {
+                (true, Some(g), Some(closers)) => {
+                    let in_string = inside_json_string(&text[OPEN_TAG.len()..]);
+                    pick_closing(&logits, g, closers.for_position(in_string))
+                }
+                (_, grammar, _) => {
+                    let model = &*self.model;
+                    let so_far = &text;
+                    let mut banned = |t: LlamaToken| {
+                        if eog(model, t) || !ban_openers {
+                            return false;
+                        }
+                        let piece =
+                            String::from_utf8_lossy(&model.vocab().token_to_piece(t, false, None))
+                                .into_owned();
+                        // The last 16 characters, where an opener may have begun.
+                        let tail_start = so_far.char_indices().rev().nth(15).map_or(0, |(i, _)| i);
+                        let joined = format!("{}{piece}", &so_far[tail_start..]).to_lowercase();
+                        NOT_IN_ANSWERS
+                            .iter()
+                            .any(|o| joined.contains(&o.to_lowercase()))
+                    };
+                    choose(&logits, grammar, &mut chain, &mut banned)
+                }
+            };
+            let Some(token) = chosen else {
+                break FinishReason::EndOfText;
+            };
+            if generated == 0 {
+                stats.first_token_ms = started.elapsed().as_secs_f64() * 1000.0;
+            }
+            generated += 1;
+            if let Some(g) = grammar.as_mut() {
+                g.accept(token);
+            }
+            if eog(&self.model, token) {
+                break FinishReason::EndOfText;
+            }
+            let piece = utf8.push(&self.model.vocab().token_to_piece(token, false, None));
+            let before = text.len();
+            text.push_str(&piece);
+            // A stop sequence ends the reply right after itself. A constrained call ends only
+            // where its grammar does: a closing tag inside a string argument is content.
+            let search_from = before.saturating_sub(longest_stop);
+            let stop_end = if grammar.is_some() {
+                closed_call_end(&text, search_from)
+            } else {
+                request
+                    .stop
+                    .iter()
+                    .filter_map(|s| {
+                        let from = (search_from..=before)
+                            .find(|i| text.is_char_boundary(*i))
+                            .unwrap_or(before);
+                        text[from..].find(s).map(|i| from + i + s.len())
+                    })
+                    .min()
+            };
+            if let Some(end) = stop_end {
+                text.truncate(end);
+                if end > before {
+                    on_text(&text[before..]);
+                }
+                break FinishReason::Stop;
+            }
+            if !piece.is_empty() && on_text(&piece) == Flow::Stop {
+                break FinishReason::Stop;
+            }
+            logits = self.append(&[token])?;
+            reply_tokens.push(token);
+        };
+        let rest = utf8.finish();
+        if !rest.is_empty() && finish != FinishReason::Stop {
+            text.push_str(&rest);
+            on_text(&rest);
+        }
+        stats.tokens_generated = generated;
+        Ok(self.finish(text, finish, stats, started))
+    }
+}
+
+impl LocalModel {
+    /// Generates up to `n` tokens greedily after `prompt`, ignoring end-of-text; returns how
+    /// many were generated.
+    pub(crate) fn generate_free(&mut self, prompt: &[LlamaToken], n: usize) -> usize {
+        let Ok((mut logits, _)) = self.evaluate(prompt, &CancelToken::new()) else {
+            return 0;
+        };
+        let mut chain = self.sampling_chain();
+        for generated in 0..n {
+            let Some(token) = choose(&logits, None, &mut chain, &mut |_| false) else {
+                return generated;
+            };
+            match self.append(&[token]) {
+                Ok(l) => logits = l,
+                Err(_) => return generated,
+            }
+        }
+        n
+    }
+
+    fn finish(
+        &mut self,
+        text: String,
+        finish: FinishReason,
+        mut stats: StepStats,
+        started: Instant,
+    ) -> Generation {
+        stats.generation_ms =
+            started.elapsed().as_secs_f64() * 1000.0 - stats.prompt_ms - stats.scoring_ms;
+        let generation = Generation {
+            text,
+            finish,
+            constrained: stats.constrained,
+            call_confidence: stats.call_confidence,
+            tokens_evaluated: Some(stats.tokens_evaluated),
+            tokens_generated: Some(stats.tokens_generated),
+            messages_trimmed: stats.messages_trimmed,
+        };
+        self.last = stats;
+        generation
+    }
+}

@@ -1,0 +1,249 @@
+//! Choosing the next token: greedy or sampled, checked against the call grammar best
+//! candidates first, and closing a call that loops or runs out of budget.
+
+use super::*;
+
+/// The last tokens of a reply's budget are kept for closing a call that is still open.
+pub(super) const CLOSING_RESERVE: usize = 48;
+
+/// Picks the next token: sample without the grammar, check only that token against it, and
+/// run the full grammar pass over the vocabulary only when the token is rejected (a full pass
+/// every token costs a large vocabulary much of its speed). Greedy decoding goes further and
+/// checks the next-best tokens one by one first (see [`greedy_allowed`]). Tokens `banned`
+/// rejects are never picked.
+pub(super) fn choose(
+    logits: &[f32],
+    mut grammar: Option<&mut LlamaSampler>,
+    chain: &mut Option<LlamaSampler>,
+    banned: &mut dyn FnMut(LlamaToken) -> bool,
+) -> Option<LlamaToken> {
+    let mut excluded: Vec<LlamaToken> = Vec::new();
+    for _ in 0..16 {
+        let token = match (grammar.as_deref_mut(), chain.is_none()) {
+            (Some(g), true) => greedy_allowed(logits, &excluded, g)?,
+            (Some(g), false) => {
+                let sampled = pick(logits, &excluded, None, chain)?;
+                if grammar_allows(g, sampled, logits[sampled.0 as usize]) {
+                    sampled
+                } else {
+                    pick(logits, &excluded, Some(g), chain)?
+                }
+            }
+            (None, _) => pick(logits, &excluded, None, chain)?,
+        };
+        if banned(token) {
+            excluded.push(token);
+            continue;
+        }
+        return Some(token);
+    }
+    None
+}
+
+/// How many of the best tokens [`greedy_allowed`] checks one by one before it falls back to a
+/// full grammar pass.
+const GRAMMAR_CANDIDATES: usize = 16;
+
+/// The greedy pick under the grammar: the best token by logit that the grammar allows, the
+/// token a full grammar pass and then a greedy pick would give. The best few candidates are
+/// checked one at a time, best first, and the full pass (costly for a large vocabulary) runs
+/// only when none of them is allowed.
+fn greedy_allowed(
+    logits: &[f32],
+    excluded: &[LlamaToken],
+    grammar: &mut LlamaSampler,
+) -> Option<LlamaToken> {
+    best_by_logit(logits, excluded, GRAMMAR_CANDIDATES)
+        .into_iter()
+        .find(|t| grammar_allows(grammar, *t, logits[t.0 as usize]))
+        .or_else(|| pick(logits, excluded, Some(grammar), &mut None))
+}
+
+/// The `k` tokens with the highest finite logits, best first, leaving out `excluded`. Of equal
+/// logits the later token comes first, as with the last maximum the greedy pick takes.
+pub(super) fn best_by_logit(logits: &[f32], excluded: &[LlamaToken], k: usize) -> Vec<LlamaToken> {
+    // Later tokens win ties, so (logit, index) pairs compare as a whole.
+    let beats = |a: (f32, usize), b: (f32, usize)| a.0 > b.0 || (a.0 == b.0 && a.1 > b.1);
+    let mut best: Vec<(f32, usize)> = Vec::with_capacity(k + 1);
+    for (i, &logit) in logits.iter().enumerate() {
+        if !logit.is_finite() || (best.len() == k && !beats((logit, i), best[k - 1])) {
+            continue;
+        }
+        if excluded.contains(&LlamaToken(i as i32)) {
+            continue;
+        }
+        let at = best.partition_point(|&b| beats(b, (logit, i)));
+        best.insert(at, (logit, i));
+        best.truncate(k);
+    }
+    best.into_iter()
+        .map(|(_, i)| LlamaToken(i as i32))
+        .collect()
+}
+
+/// Picks a token from `logits`, never one in `excluded`: greedy when `chain` is `None`.
+pub(super) fn pick(
+    logits: &[f32],
+    excluded: &[LlamaToken],
+    grammar: Option<&mut LlamaSampler>,
+    chain: &mut Option<LlamaSampler>,
+) -> Option<LlamaToken> {
+    if grammar.is_none() && chain.is_none() {
+        // The hot path: greedy, no allocation.
+        return logits
+            .iter()
+            .enumerate()
+            .filter(|(i, l)| l.is_finite() && !excluded.contains(&LlamaToken(*i as i32)))
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map(|(i, _)| LlamaToken(i as i32));
+    }
+    let mut data = LlamaTokenDataArray::from_iter(
+        logits.iter().enumerate().map(|(i, l)| {
+            let token = LlamaToken(i as i32);
+            let logit = if excluded.contains(&token) {
+                f32::NEG_INFINITY
+            } else {
+                *l
+            };
+            LlamaTokenData::new(token, logit, 0.0)
+        }),
+        false,
+    );
+    if let Some(g) = grammar {
+        data.apply_sampler(g);
+    }
+    match chain {
+        Some(chain) => {
+            data.apply_sampler(chain);
+            data.selected_token()
+        }
+        None => data
+            .data
+            .iter()
+            .filter(|d| d.logit().is_finite())
+            .max_by(|a, b| a.logit().total_cmp(&b.logit()))
+            .map(|d| d.id()),
+    }
+}
+
+/// Where a constrained call (`text` starts with the opening tag) ends: just after a closing tag,
+/// found at or after `from`, that follows a complete JSON object.
+pub(super) fn closed_call_end(text: &str, from: usize) -> Option<usize> {
+    let from = (from..=text.len()).find(|i| text.is_char_boundary(*i))?;
+    let mut at = from;
+    while let Some(i) = text[at..].find(CLOSE_TAG) {
+        let tag = at + i;
+        let body = text.get(OPEN_TAG.len()..tag).unwrap_or("");
+        if serde_json::from_str::<serde_json::Value>(body).is_ok() {
+            return Some(tag + CLOSE_TAG.len());
+        }
+        at = tag + 1;
+    }
+    None
+}
+
+/// The tokens that close what is open in a call: inside a string only a quote does (a brace
+/// there is content); outside one, a closing brace or bracket. Once the JSON is complete the
+/// grammar allows nothing but the closing tag, so that needs no preference.
+pub(super) struct Closers {
+    pub(super) quote: Vec<bool>,
+    pub(super) bracket: Vec<bool>,
+}
+
+impl Closers {
+    pub(super) fn for_position(&self, in_string: bool) -> &[bool] {
+        if in_string {
+            &self.quote
+        } else {
+            &self.bracket
+        }
+    }
+}
+
+/// Marks the tokens whose text, after leading spaces, begins with a quote, or with `}` or `]`.
+pub(super) fn closer_tokens(model: &LlamaModel) -> Closers {
+    let (mut quote, mut bracket) = (Vec::new(), Vec::new());
+    for i in 0..model.n_vocab() {
+        let piece = model.vocab().token_to_piece(LlamaToken(i), false, None);
+        let text = String::from_utf8_lossy(&piece);
+        let text = text.trim_start();
+        quote.push(text.starts_with('"'));
+        bracket.push(text.starts_with(['}', ']']));
+    }
+    Closers { quote, bracket }
+}
+
+/// Does this JSON text end inside a string?
+pub(super) fn inside_json_string(json: &str) -> bool {
+    let (mut in_string, mut escaped) = (false, false);
+    for c in json.chars() {
+        match (in_string, escaped, c) {
+            (true, true, _) => escaped = false,
+            (true, false, '\\') => escaped = true,
+            (_, false, '"') => in_string = !in_string,
+            _ => {}
+        }
+    }
+    in_string
+}
+
+/// The grammar-allowed token to close an open call with: the likeliest closer, else the
+/// likeliest allowed token (when the grammar requires more first, such as a missing field).
+pub(super) fn pick_closing(
+    logits: &[f32],
+    grammar: &mut LlamaSampler,
+    closers: &[bool],
+) -> Option<LlamaToken> {
+    const PREFERENCE: f32 = 1.0e4;
+    let preferred: Vec<f32> = logits
+        .iter()
+        .zip(closers)
+        .map(|(l, c)| if *c { l + PREFERENCE } else { *l })
+        .collect();
+    greedy_allowed(&preferred, &[], grammar)
+}
+
+/// Does the reply end in the same run of one to 32 tokens repeated over and over (at least
+/// four times, and over at least 16 tokens, so "----" or a blank line or two are not loops)?
+pub(super) fn is_looping(tokens: &[LlamaToken]) -> bool {
+    (1..=32).any(|period| {
+        let span = (period * 4).max(16);
+        tokens.len() >= span && {
+            let tail = &tokens[tokens.len() - span..];
+            tail.iter().zip(&tail[period..]).all(|(a, b)| a == b)
+        }
+    })
+}
+
+/// Would the grammar accept `token` next? Checks that one candidate only.
+fn grammar_allows(grammar: &mut LlamaSampler, token: LlamaToken, logit: f32) -> bool {
+    let mut one = LlamaTokenDataArray::new(vec![LlamaTokenData::new(token, logit, 0.0)], false);
+    one.apply_sampler(grammar);
+    one.data[0].logit().is_finite()
+}
+
+pub(super) fn log_softmax_at(logits: &[f32], token: LlamaToken) -> f64 {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
+    let sum: f64 = logits.iter().map(|l| (*l as f64 - max).exp()).sum();
+    logits[token.0 as usize] as f64 - max - sum.ln()
+}
+
+impl LocalModel {
+    pub(super) fn new_grammar(&self) -> Result<LlamaSampler, ModelError> {
+        LlamaSampler::grammar(&self.model, &self.grammar, "root")
+            .map_err(|e| ModelError(format!("The call grammar could not be loaded: {e}")))
+    }
+
+    pub(super) fn sampling_chain(&self) -> Option<LlamaSampler> {
+        let s = &self.settings.sampling;
+        if s.temperature <= 0.0 {
+            return None;
+        }
+        Some(LlamaSampler::chain_simple([
+            LlamaSampler::top_p(s.top_p, 1),
+            LlamaSampler::min_p(s.min_p, 1),
+            LlamaSampler::temp(s.temperature),
+            LlamaSampler::dist(s.seed),
+        ]))
+    }
+}

@@ -1,0 +1,55 @@
+use super::sampling::{best_by_logit, closed_call_end, inside_json_string, is_looping, pick};
+use super::*;
+
+fn tokens(ids: &[i32]) -> Vec<LlamaToken> {
+    ids.iter().map(|i| LlamaToken(*i)).collect()
+}
+
+#[test]
+fn the_json_position_knows_strings_and_escapes() {
+    assert!(!inside_json_string(r#"{"tool": "x", "args": {"#));
+    assert!(inside_json_string(
+        r#"{"tool": "x", "args": {"content": "a }"#
+    ));
+    assert!(inside_json_string(r#"{"content": "say \"hi"#));
+    assert!(!inside_json_string(r#"{"content": "say \"hi\"""#));
+    assert!(inside_json_string(r#"{"content": "back\\slash\"#));
+}
+
+#[test]
+fn a_closing_tag_inside_a_string_does_not_end_a_call() {
+    let open = "<TOOL_CALL>\n{\"tool\": \"write_file\", \"args\": {\"path\": \"a.md\", \"content\": \"x</TOOL_CALL>";
+    assert_eq!(closed_call_end(open, 0), None);
+    let closed = format!("{open} y\"}}}}\n</TOOL_CALL>");
+    assert_eq!(closed_call_end(&closed, 0), Some(closed.len()));
+    // Only tags at or after `from` count.
+    assert_eq!(closed_call_end(&closed, closed.len()), None);
+}
+
+#[test]
+fn the_best_tokens_come_best_first_and_ties_go_to_the_later_token() {
+    let logits = [1.0, 5.0, f32::NEG_INFINITY, 3.0, 5.0, 2.0, f32::NAN];
+    let ids = |tokens: Vec<LlamaToken>| tokens.iter().map(|t| t.0).collect::<Vec<_>>();
+    assert_eq!(ids(best_by_logit(&logits, &[], 3)), [4, 1, 3]);
+    assert_eq!(ids(best_by_logit(&logits, &[LlamaToken(4)], 3)), [1, 3, 5]);
+    assert_eq!(ids(best_by_logit(&logits, &[], 10)), [4, 1, 3, 5, 0]);
+    // The first is the greedy pick's token.
+    assert_eq!(
+        pick(&logits, &[], None, &mut None),
+        Some(best_by_logit(&logits, &[], 1)[0])
+    );
+    assert!(best_by_logit(&[f32::NEG_INFINITY], &[], 4).is_empty());
+}
+
+#[test]
+fn a_reply_repeating_itself_is_a_loop() {
+    assert!(is_looping(&tokens(&[
+        9, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3
+    ])));
+    assert!(is_looping(&tokens(&[5; 16])));
+    assert!(!is_looping(&tokens(&[5; 6])));
+    assert!(!is_looping(&tokens(&[1, 2, 3, 1, 2, 3, 1, 2, 3])));
+    assert!(!is_looping(&tokens(&[
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
+    ])));
+}
