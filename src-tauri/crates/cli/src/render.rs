@@ -1,5 +1,6 @@
 //! Events as text for a person reading the terminal: the answer on stdout, the steps on stderr.
 
+use lantern_core::checkpoint::{UndoConflict, Version};
 use lantern_core::event::Event;
 use std::fmt::Write as _;
 use std::io::Write;
@@ -122,4 +123,40 @@ impl Human {
             _ => {}
         }
     }
+}
+
+/// A refused undo's three versions for a person: where each is, and what changed between
+/// them.
+pub(super) fn three_way_view(conflict: &UndoConflict) -> String {
+    let describe = |version: &Version| match (&version.file, version.bytes) {
+        (Some(file), Some(bytes)) => format!("{bytes} bytes, {}", file.display()),
+        (Some(file), None) => file.display().to_string(),
+        _ => "did not exist".to_string(),
+    };
+    let mut view = format!(
+        "Three versions of {}:\n  before the write:  {}\n  the write's own:   {}\n  now:               {}\n",
+        conflict.path,
+        describe(&conflict.before),
+        describe(&conflict.agent),
+        if conflict.now.exists { describe(&conflict.now) } else { "does not exist".to_string() },
+    );
+    for (title, diff) in [
+        (
+            "What the write changed (before → the write's own)",
+            &conflict.agent_changes,
+        ),
+        (
+            "What changed since (the write's own → now)",
+            &conflict.later_changes,
+        ),
+    ] {
+        match diff {
+            Some(diff) => view.push_str(&format!("\n{title}:\n{diff}")),
+            None => view.push_str(&format!(
+                "\n{title}: not shown (binary or over 1 MiB); compare the files above\n"
+            )),
+        }
+    }
+    view.push_str("\nNothing was changed. Merge by hand if you want parts of both.");
+    view
 }

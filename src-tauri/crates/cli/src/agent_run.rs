@@ -1,0 +1,148 @@
+//! `lantern tool` and `lantern run`: one call, or the whole agent loop, with the approval
+//! asked on the terminal or fixed by a flag.
+
+use crate::models::ModelArgs;
+use crate::{open_workspace, print_json, usage, Approve, Failure};
+use lantern_core::agent::{Answer, Confirmer, FixedAnswer, Session, SessionOptions};
+use lantern_core::event::{Event, FinishedReason, TranscriptWriter};
+use lantern_core::model::CancelToken;
+use lantern_core::paths;
+use serde_json::Value;
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+
+pub(super) fn tool(
+    name: &str,
+    workspace: &Path,
+    args: &str,
+    yes: bool,
+    deny: bool,
+) -> Result<u8, Failure> {
+    let ws = open_workspace(workspace)?;
+    let args_from_stdin = args == "-";
+    let text = if args_from_stdin {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| usage(format!("could not read the arguments from stdin: {e}")))?;
+        text
+    } else {
+        args.to_string()
+    };
+    let args: Value = serde_json::from_str(&text).map_err(|e| {
+        usage(format!(
+            "--args is not valid JSON ({e}); give an object such as '{{\"path\": \"README.md\"}}'"
+        ))
+    })?;
+    if !args.is_object() {
+        return Err(usage(
+            "--args must be a JSON object, e.g. '{\"path\": \"README.md\"}'",
+        ));
+    }
+    let options = SessionOptions::persistent(&ws);
+    let mut session = Session::new(ws, options);
+    if session.registry().spec(name).is_none() {
+        return Err(usage(format!(
+            "unknown tool \"{name}\"; the tools are: {}",
+            session.registry().names().join(", ")
+        )));
+    }
+    if let Some(w) = &session.policy_warning {
+        eprintln!("lantern: {w}");
+    }
+    let mut confirmer = pick_confirmer(
+        yes,
+        deny,
+        !args_from_stdin && std::io::stdin().is_terminal(),
+    );
+    let outcome = session.run_call(name, args, confirmer.as_mut(), &mut |_| {});
+    let result = outcome.into_result();
+    print_json(&result);
+    Ok(if result.success { 0 } else { 1 })
+}
+
+/// Trait objects for the three ways a call can be approved.
+pub(super) fn pick_confirmer(yes: bool, deny: bool, terminal: bool) -> Box<dyn Confirmer> {
+    if yes {
+        Box::new(FixedAnswer(Answer::AllowOnce))
+    } else if deny {
+        Box::new(FixedAnswer(Answer::Unanswerable {
+            reason: "refused with --deny".to_string(),
+        }))
+    } else if terminal {
+        Box::new(crate::confirm::Terminal)
+    } else {
+        Box::new(FixedAnswer(Answer::Unanswerable {
+            reason: "this call needs approval and there is no terminal to ask on; pass --yes (or --approve all) to allow it".to_string(),
+        }))
+    }
+}
+
+pub(super) fn agent_run(
+    workspace: &Path,
+    model_args: &ModelArgs,
+    prompt: &str,
+    approve: Approve,
+    json: bool,
+    max_steps: usize,
+    transcript: Option<PathBuf>,
+) -> Result<u8, Failure> {
+    if max_steps == 0 {
+        return Err(usage("--max-steps must be at least 1"));
+    }
+    let ws = open_workspace(workspace)?;
+    let mut model = model_args.load()?;
+    let transcript_path = transcript.unwrap_or_else(|| paths::new_transcript_path(ws.root()));
+    let mut writer = TranscriptWriter::create(&transcript_path).map_err(|e| {
+        usage(format!(
+            "cannot write the transcript {}: {e}",
+            transcript_path.display()
+        ))
+    })?;
+    let mut options = SessionOptions::persistent(&ws);
+    options.config.max_steps = max_steps;
+    options.config.tool_choice = model_args.tool_choice;
+    let mut session = Session::new(ws, options);
+    if let Some(w) = &session.policy_warning {
+        eprintln!("lantern: {w}");
+    }
+    let mut confirmer: Box<dyn Confirmer> = match approve {
+        Approve::All => pick_confirmer(true, false, false),
+        Approve::None => Box::new(FixedAnswer(Answer::Unanswerable {
+            reason: "calls that need approval are refused in this run (--approve none)".to_string(),
+        })),
+        Approve::Ask => pick_confirmer(false, false, std::io::stdin().is_terminal()),
+    };
+    let mut human = crate::render::Human::new();
+    let mut write_failed = false;
+    let finished = session.send(
+        prompt,
+        model.as_mut(),
+        confirmer.as_mut(),
+        &mut |event: &Event| {
+            if writer.write(event).is_err() && !write_failed {
+                write_failed = true;
+                eprintln!("lantern: could not write the transcript; carrying on without it");
+            }
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string(event).expect("events serialise")
+                );
+            } else {
+                human.event(event);
+            }
+        },
+        &CancelToken::new(),
+    );
+    if !json {
+        eprintln!("transcript: {}", transcript_path.display());
+    }
+    Ok(match finished {
+        Event::TurnFinished {
+            reason: FinishedReason::Answer,
+            ..
+        } => 0,
+        _ => 1,
+    })
+}

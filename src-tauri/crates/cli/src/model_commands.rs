@@ -1,0 +1,127 @@
+//! `lantern models`, `lantern probe` and `lantern bench-model`: what the local models are
+//! and how they do.
+
+use crate::models::ModelArgs;
+use crate::Failure;
+#[cfg(feature = "llama")]
+use crate::{print_json, system_prompt};
+#[cfg(feature = "llama")]
+use serde_json::{json, Value};
+
+#[cfg(feature = "llama")]
+pub(super) fn list_models() -> Result<u8, Failure> {
+    let default = lantern_llama::default_model_path();
+    let models: Vec<Value> = lantern_llama::cached_models()
+        .into_iter()
+        .map(|(path, size)| json!({"path": path, "size_bytes": size, "default": path == default}))
+        .collect();
+    print_json(&json!({"folder": lantern_llama::models_dir(), "models": models}));
+    Ok(0)
+}
+
+#[cfg(not(feature = "llama"))]
+pub(super) fn list_models() -> Result<u8, Failure> {
+    Err(crate::models::no_local_backend())
+}
+
+#[cfg(not(feature = "llama"))]
+pub(super) fn probe(_: &ModelArgs, _: bool) -> Result<u8, Failure> {
+    Err(crate::models::no_local_backend())
+}
+
+#[cfg(not(feature = "llama"))]
+pub(super) fn bench_model(_: &ModelArgs, _: usize, _: usize, _: usize) -> Result<u8, Failure> {
+    Err(crate::models::no_local_backend())
+}
+
+#[cfg(feature = "llama")]
+pub(super) fn probe(args: &ModelArgs, json: bool) -> Result<u8, Failure> {
+    let mut model = args.load_local()?;
+    let report =
+        lantern_llama::probe::probe(&mut model, &system_prompt()).map_err(|e| Failure {
+            code: 1,
+            message: e,
+        })?;
+    if json {
+        print_json(&report);
+        return Ok(0);
+    }
+    let f = &report.facts;
+    println!(
+        "{} — {}, {:.0}M parameters, {:.0} MiB, trained context {}",
+        f.name,
+        f.architecture,
+        f.parameters as f64 / 1e6,
+        f.size_bytes as f64 / 1048576.0,
+        f.trained_context
+    );
+    println!("chat template: {}", f.chat_template);
+    println!(
+        "system prompt: {} tokens of a {}-token context{}",
+        report.system_prompt_tokens,
+        report.context,
+        if report.fits {
+            ""
+        } else {
+            " — too large, load with a larger --context"
+        }
+    );
+    for (name, c, fallback) in [
+        (
+            "first step",
+            &report.calibration.first_step,
+            "a word-based rule decides",
+        ),
+        (
+            "after a result",
+            &report.calibration.follow_up,
+            "the model answers",
+        ),
+    ] {
+        println!(
+            "call decision, {name}: threshold {:.2} nats{}, probe AUC {:.2}, probe accuracy {:.0}%{} ({:.1} s)",
+            c.threshold,
+            if c.prior_weight > 0.0 {
+                format!(" (score + {:.1} when the word-based rule marks the message)", c.prior_weight)
+            } else {
+                String::new()
+            },
+            c.auc,
+            c.probe_accuracy * 100.0,
+            if c.trusted { String::new() } else { format!(" — not trusted, {fallback}") },
+            c.seconds
+        );
+    }
+    for t in &report.tasks {
+        println!(
+            "  {:<50} → {:<18} {}",
+            t.question,
+            t.outcome,
+            if t.decision_right { "right" } else { "WRONG" }
+        );
+    }
+    println!(
+        "speed: prompt {:.0} tok/s, generation {:.0} tok/s",
+        report.prompt_tokens_per_second, report.generation_tokens_per_second
+    );
+    println!("{}", report.verdict);
+    Ok(0)
+}
+
+#[cfg(feature = "llama")]
+pub(super) fn bench_model(
+    args: &ModelArgs,
+    prompt_tokens: usize,
+    gen_tokens: usize,
+    repetitions: usize,
+) -> Result<u8, Failure> {
+    let mut model = args.load_local()?;
+    print_json(&lantern_llama::bench::bench_model(
+        &mut model,
+        &system_prompt(),
+        prompt_tokens,
+        gen_tokens,
+        repetitions,
+    ));
+    Ok(0)
+}
