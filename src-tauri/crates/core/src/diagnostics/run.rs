@@ -40,12 +40,7 @@ pub(super) fn fingerprint(
 }
 
 /// The command line for a job, narrowed to `file` where the checker allows.
-fn command_for(
-    job: &Job,
-    program: &Path,
-    file: Option<&str>,
-    files: &[String],
-) -> Vec<String> {
+fn command_for(job: &Job, program: &Path, file: Option<&str>, files: &[String]) -> Vec<String> {
     let local = |rel: &str| -> String {
         if job.dir == "." {
             rel.to_string()

@@ -99,11 +99,7 @@ impl Workspace {
 
     /// Walks `parts` down from the root, following symbolic links like the kernel does, and
     /// returns the real absolute path and whether it exists.
-    fn follow(
-        &self,
-        raw: &str,
-        parts: Vec<OsString>,
-    ) -> Result<(PathBuf, bool), ToolError> {
+    fn follow(&self, raw: &str, parts: Vec<OsString>) -> Result<(PathBuf, bool), ToolError> {
         let mut current = self.root.clone();
         let mut pending: VecDeque<OsString> = parts.into();
         let mut hops = 0;

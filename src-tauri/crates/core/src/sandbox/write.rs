@@ -46,11 +46,7 @@ fn folder_error(parent: &OwnedFd, name: &OsStr, errno: Errno, rel: &str) -> Tool
 }
 
 /// Creates a new, uniquely named temporary file next to `name` in `dir`.
-fn create_temp(
-    dir: &OwnedFd,
-    name: &OsStr,
-    mode: Mode,
-) -> std::io::Result<(OsString, File)> {
+fn create_temp(dir: &OwnedFd, name: &OsStr, mode: Mode) -> std::io::Result<(OsString, File)> {
     for _ in 0..TEMP_NAME_ATTEMPTS {
         let temp_name = temp_name_for(name);
         let flags =

@@ -6,6 +6,7 @@ use super::openers::{
 };
 use super::scan::{BodyEnd, BodyScan};
 use super::*;
+use crate::tools::json_type_name;
 
 pub(super) struct CallRead {
     /// Just past the call: its closing tag, the end of its JSON value, or where it was cut off.
@@ -218,7 +219,7 @@ fn decode_mistral_value(value: Value, span: Span) -> (Result<Decoded, Failure>, 
         other => {
             let message = format!(
                 "{MISTRAL_OPEN} must be followed by a tool name and {MISTRAL_ARGS}, or by a JSON object or list of calls, got {}.",
-                type_name(&other)
+                json_type_name(&other)
             );
             (Err((ProblemKind::BadCallShape, message)), Vec::new())
         }
@@ -230,7 +231,7 @@ fn decode_call_object(value: Value) -> Result<Decoded, Failure> {
     let Value::Object(mut fields) = value else {
         let message = format!(
             "The tool call must be a JSON object with \"tool\" and \"args\" fields, got {}.",
-            type_name(&value)
+            json_type_name(&value)
         );
         return Err((ProblemKind::BadCallShape, message));
     };
@@ -242,7 +243,7 @@ fn decode_call_object(value: Value) -> Result<Decoded, Failure> {
         Some((key, other)) => {
             let message = format!(
                 "The \"{key}\" field must be a string naming the tool, got {}.",
-                type_name(&other)
+                json_type_name(&other)
             );
             return Err((ProblemKind::BadCallShape, message));
         }
@@ -286,7 +287,10 @@ fn args_object(value: Value, what: &str) -> Result<Value, Failure> {
             }
         },
         other => {
-            let message = format!("{what} must be a JSON object, got {}.", type_name(&other));
+            let message = format!(
+                "{what} must be a JSON object, got {}.",
+                json_type_name(&other)
+            );
             Err((ProblemKind::BadCallShape, message))
         }
     }
@@ -352,17 +356,6 @@ fn one_line(s: &str) -> String {
     s.replace('\r', "\\r")
         .replace('\n', "\\n")
         .replace('\t', "\\t")
-}
-
-fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Places a decoded call (or its failure) in the text.
