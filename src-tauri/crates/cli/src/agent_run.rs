@@ -125,7 +125,7 @@ pub(super) fn agent_run(
                 eprintln!("lantern: could not write the transcript; carrying on without it");
             }
             if json {
-                println!(
+                outln!(
                     "{}",
                     serde_json::to_string(event).expect("events serialise")
                 );

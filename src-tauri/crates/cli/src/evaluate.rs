@@ -54,7 +54,7 @@ pub(super) fn evaluate(
     if json {
         print_json(&json!({"label": label, "summary": summary, "outcomes": outcomes}));
     } else {
-        print!("{markdown}");
+        out!("{markdown}");
     }
     if let Some(path) = out {
         append_report(path, &markdown).map_err(|e| Failure {

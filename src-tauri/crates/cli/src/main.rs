@@ -2,6 +2,18 @@
 //! Every command prints JSON on stdout (or readable text where a person is the reader) and
 //! exits 0 on success, 1 when a tool reports an error, 2 on a usage error.
 
+/// `print!` that ends the program quietly when the reader has gone (`lantern … | head`), as
+/// other command-line tools do, instead of panicking on the closed pipe.
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::write_stdout(format_args!($($arg)*)) };
+}
+
+/// `println!` with [`out!`]'s handling of a closed pipe.
+macro_rules! outln {
+    () => { $crate::write_stdout(format_args!("\n")) };
+    ($($arg:tt)*) => { $crate::write_stdout(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
 mod agent_run;
 mod confirm;
 mod evaluate;
@@ -225,8 +237,22 @@ fn open_workspace(dir: &Path) -> Result<Workspace, Failure> {
     })
 }
 
+/// Writes and flushes standard output. A reader that stopped early is not a failure: the
+/// program ends with success; any other write error ends it with a message.
+fn write_stdout(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_fmt(args).and_then(|()| stdout.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("lantern: cannot write the output: {e}");
+        std::process::exit(1);
+    }
+}
+
 fn print_json(value: &impl serde::Serialize) {
-    println!(
+    outln!(
         "{}",
         serde_json::to_string_pretty(value).expect("output serialises")
     );
@@ -245,7 +271,7 @@ fn run(command: Command) -> Result<u8, Failure> {
             if let Some(dir) = workspace {
                 open_workspace(&dir)?;
             }
-            print!("{}", system_prompt());
+            out!("{}", system_prompt());
             Ok(0)
         }
         Command::Parse => {
@@ -280,7 +306,7 @@ fn run(command: Command) -> Result<u8, Failure> {
             let mut renderer = render::Human::new();
             for event in &events {
                 if json {
-                    println!(
+                    outln!(
                         "{}",
                         serde_json::to_string(event).expect("events serialise")
                     );

@@ -47,7 +47,7 @@ pub(super) fn probe(args: &ModelArgs, json: bool) -> Result<u8, Failure> {
         return Ok(0);
     }
     let f = &report.facts;
-    println!(
+    outln!(
         "{} — {}, {:.0}M parameters, {:.0} MiB, trained context {}",
         f.name,
         f.architecture,
@@ -55,8 +55,8 @@ pub(super) fn probe(args: &ModelArgs, json: bool) -> Result<u8, Failure> {
         f.size_bytes as f64 / 1048576.0,
         f.trained_context
     );
-    println!("chat template: {}", f.chat_template);
-    println!(
+    outln!("chat template: {}", f.chat_template);
+    outln!(
         "system prompt: {} tokens of a {}-token context{}",
         report.system_prompt_tokens,
         report.context,
@@ -78,7 +78,7 @@ pub(super) fn probe(args: &ModelArgs, json: bool) -> Result<u8, Failure> {
             "the model answers",
         ),
     ] {
-        println!(
+        outln!(
             "call decision, {name}: threshold {:.2} nats{}, probe AUC {:.2}, probe accuracy {:.0}%{} ({:.1} s)",
             c.threshold,
             if c.prior_weight > 0.0 {
@@ -93,18 +93,18 @@ pub(super) fn probe(args: &ModelArgs, json: bool) -> Result<u8, Failure> {
         );
     }
     for t in &report.tasks {
-        println!(
+        outln!(
             "  {:<50} → {:<18} {}",
             t.question,
             t.outcome,
             if t.decision_right { "right" } else { "WRONG" }
         );
     }
-    println!(
+    outln!(
         "speed: prompt {:.0} tok/s, generation {:.0} tok/s",
         report.prompt_tokens_per_second, report.generation_tokens_per_second
     );
-    println!("{}", report.verdict);
+    outln!("{}", report.verdict);
     Ok(0)
 }
 

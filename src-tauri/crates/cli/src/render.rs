@@ -3,7 +3,6 @@
 use lantern_core::checkpoint::{UndoConflict, Version};
 use lantern_core::event::Event;
 use std::fmt::Write as _;
-use std::io::Write;
 
 /// Model-controlled text made safe to print on a terminal: control characters (escape
 /// sequences, carriage returns, backspaces, C1 codes) and the Unicode controls that reorder or
@@ -37,7 +36,7 @@ impl Human {
 
     fn end_line(&mut self) {
         if self.mid_line {
-            println!();
+            outln!();
             self.mid_line = false;
         }
     }
@@ -45,8 +44,7 @@ impl Human {
     pub fn event(&mut self, event: &Event) {
         match event {
             Event::TextDelta { text, .. } => {
-                print!("{}", visible(text, true));
-                let _ = std::io::stdout().flush();
+                out!("{}", visible(text, true));
                 self.mid_line = !text.ends_with('\n');
             }
             Event::CallParsed {

@@ -305,3 +305,31 @@ fn a_reply_streamed_in_pieces_is_one_line_of_the_transcript() {
     );
     assert!(Path::new(&transcript).exists());
 }
+
+/// `lantern tool … | head -c 100`: a reader that stops early ends the program quietly instead of
+/// making it panic on the closed pipe.
+#[test]
+fn a_reader_that_stops_early_ends_the_output_quietly() {
+    let f = Fixture::new();
+    // Far more listing than a pipe holds, so the writer is still writing when the reader goes.
+    for i in 0..1500 {
+        let name = format!("file-with-a-fairly-long-name-to-fill-the-pipe-{i:04}.txt");
+        std::fs::write(f.ws.path().join(name), "x").unwrap();
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lantern"))
+        .args(["tool", "list_files", "--workspace", f.ws(), "--args"])
+        .arg(r#"{"max_results": 2000}"#)
+        .env("LANTERN_HOME", f.home.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 100];
+    std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut first).unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
+}
