@@ -84,12 +84,12 @@ fn collect(node: Node<'_>, rel: &str, text: &str, found: &mut Vec<Diagnostic>) {
 
 /// 1-based column in characters of a byte position on its line.
 fn char_column(text: &str, byte: usize) -> u32 {
-    let byte = byte.min(text.len());
-    let line_start = text[..byte].rfind('\n').map(|i| i + 1).unwrap_or(0);
-    let mut end = byte;
+    // A position inside a character (tree-sitter counts bytes) is the character it is in.
+    let mut end = byte.min(text.len());
     while !text.is_char_boundary(end) {
         end -= 1;
     }
+    let line_start = text[..end].rfind('\n').map(|i| i + 1).unwrap_or(0);
     text[line_start..end].chars().count() as u32 + 1
 }
 
@@ -147,6 +147,14 @@ mod tests {
                 "{path}: {found:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_position_inside_a_character_counts_as_that_character() {
+        // "aé": `é` is bytes 1..3; byte 2 is inside it, where tree-sitter may point.
+        assert_eq!(char_column("aé", 2), 2);
+        assert_eq!(char_column("x\naé", 4), 2);
+        assert_eq!(char_column("aé", 3), 3);
     }
 
     #[test]
