@@ -5,7 +5,6 @@
 
 pub const APP_COMMANDS: &[&str] = &[
     "startup",
-    "open_workspace",
     "pick_workspace",
     "list_tree",
     "read_file",

@@ -42,11 +42,6 @@ pub async fn startup(state: Shared<'_>) -> Result<Startup, AppError> {
     off_thread(&state, |s| Ok(s.startup())).await
 }
 
-#[tauri::command]
-pub async fn open_workspace(state: Shared<'_>, path: String) -> Result<WorkspaceInfo, AppError> {
-    off_thread(&state, move |s| s.open_workspace(&PathBuf::from(path))).await
-}
-
 /// Asks for a folder with the system dialog and opens it; `None` when the user cancels.
 #[tauri::command]
 pub async fn pick_workspace(

@@ -40,7 +40,6 @@ macro_rules! app_commands {
 
 app_commands![
     startup,
-    open_workspace,
     pick_workspace,
     list_tree,
     read_file,

@@ -54,7 +54,6 @@ export class AppError extends Error {
 /** The backend commands, by name, exactly as `src-tauri/src/command_list.rs` lists them. */
 export const COMMANDS = [
   "startup",
-  "open_workspace",
   "pick_workspace",
   "list_tree",
   "read_file",
@@ -94,7 +93,6 @@ function updates(onUpdate: (update: Update) => void): Channel<Update> {
 
 export const backend = {
   startup: () => call<Startup>("startup"),
-  openWorkspace: (path: string) => call<WorkspaceInfo>("open_workspace", { path }),
   /** Resolves with `null` when the user closes the folder dialog. */
   pickWorkspace: () => call<WorkspaceInfo | null>("pick_workspace"),
   listTree: () => call<Tree>("list_tree"),

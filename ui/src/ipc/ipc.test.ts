@@ -1,6 +1,6 @@
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AppError, backend, COMMANDS } from "./index";
 
@@ -14,6 +14,18 @@ describe("the IPC module", () => {
     expect([...COMMANDS].sort()).toEqual(rust.sort());
   });
 
+  it("offers no command the window does not use", () => {
+    const sources = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) return path.endsWith("ipc") ? [] : sources(path);
+        return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") ? [readFileSync(path, "utf8")] : [];
+      });
+    const window = sources(resolve(__dirname, "..")).join("\n");
+    const unused = Object.keys(backend).filter((method) => !window.includes(`backend.${method}(`));
+    expect(unused).toEqual([]);
+  });
+
   it("calls every command, with the argument names the backend expects", async () => {
     const seen = new Map<string, Record<string, unknown>>();
     mockIPC((cmd, payload) => {
@@ -22,7 +34,6 @@ describe("the IPC module", () => {
     });
     const noop = () => {};
     await backend.startup();
-    await backend.openWorkspace("/p");
     await backend.pickWorkspace();
     await backend.listTree();
     await backend.readFile("a.ts");
