@@ -59,7 +59,7 @@ impl LocalModel {
         let base = self.cached.len();
         let tag_after_newline = self.tag_after_newline.clone();
         let with_newline = self.score(first_logits, &tag_after_newline)?;
-        self.truncate_cache(base);
+        self.rewind_to(base, &CancelToken::new())?;
         let tag = self.tag.clone();
         let plain = self.score(first_logits, &tag)?;
         Ok(log_add(plain, with_newline))
@@ -136,7 +136,7 @@ impl LocalModel {
         let (logits, _) = self.evaluate(&tokens, cancel)?;
         let base = self.cached.len();
         let confidence = self.call_confidence(&logits)?;
-        self.truncate_cache(base);
+        self.rewind_to(base, cancel)?;
         Ok(confidence)
     }
 }

@@ -174,6 +174,17 @@ impl LocalModel {
         self.cached.truncate(len);
     }
 
+    /// Keeps only the first `len` cached tokens. Where the cache cannot drop a suffix and had to
+    /// be cleared, the kept tokens are evaluated again: what comes next always has its context.
+    pub(super) fn rewind_to(&mut self, len: usize, cancel: &CancelToken) -> Result<(), ModelError> {
+        let kept = self.cached[..len.min(self.cached.len())].to_vec();
+        self.truncate_cache(len);
+        if self.cached.len() < kept.len() {
+            self.evaluate(&kept, cancel)?;
+        }
+        Ok(())
+    }
+
     /// Forgets everything the KV cache holds.
     pub fn clear_cache(&mut self) {
         self.ctx.clear_kv_cache();
@@ -196,5 +207,24 @@ impl LocalModel {
     ) -> Result<(), ModelError> {
         self.evaluate_batched(tokens, &CancelToken::new(), Some(batch))
             .map(|_| ())
+    }
+}
+
+/// How many of the opening tag's tokens the cache already holds right after the first
+/// `prompt_len` tokens (scoring a call leaves part of the tag there). 0 when what follows the
+/// prompt is not the tag's start — or when the cache no longer holds the whole prompt. Never
+/// the whole tag: its last token must be decoded for the logits that follow it.
+pub(super) fn tag_tokens_in_cache<T: PartialEq>(
+    cached: &[T],
+    prompt_len: usize,
+    tag: &[T],
+) -> usize {
+    let Some(after) = cached.get(prompt_len..) else {
+        return 0;
+    };
+    if after.len() < tag.len() && tag.starts_with(after) {
+        after.len()
+    } else {
+        0
     }
 }

@@ -255,7 +255,7 @@ impl Model for LocalModel {
         stats.prompt_ms = started.elapsed().as_secs_f64() * 1000.0;
 
         // Call or answer?
-        let prompt_len = self.cached.len();
+        let prompt_len = tokens.len();
         let scoring = Instant::now();
         let call = match request.tool_choice {
             ToolChoice::Required => {
@@ -290,7 +290,7 @@ impl Model for LocalModel {
                 };
                 stats.decision = format!("{} ({why})", if call { "call" } else { "answer" });
                 if !call {
-                    self.truncate_cache(prompt_len);
+                    self.rewind_to(prompt_len, cancel)?;
                 }
                 call
             }
@@ -302,11 +302,8 @@ impl Model for LocalModel {
         if call {
             // The opening tag is written for the model; after it the grammar leads.
             let tag = self.tag.clone();
-            let in_cache = self.cached.len() - prompt_len;
-            if self.cached.len() > prompt_len && self.cached[prompt_len..] != tag[..in_cache] {
-                self.truncate_cache(prompt_len);
-            }
-            let have = self.cached.len() - prompt_len;
+            let have = kv::tag_tokens_in_cache(&self.cached, prompt_len, &tag);
+            self.rewind_to(prompt_len + have, cancel)?;
             logits = self.append(&tag[have..])?;
             text.push_str(OPEN_TAG);
             if on_text(OPEN_TAG) == Flow::Stop {

@@ -53,3 +53,17 @@ fn a_reply_repeating_itself_is_a_loop() {
         1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
     ])));
 }
+
+#[test]
+fn the_tag_left_by_scoring_is_counted_only_after_a_whole_prompt() {
+    let tag = [7, 8, 9];
+    // Scoring left the tag's first two tokens after the prompt.
+    assert_eq!(super::kv::tag_tokens_in_cache(&[1, 2, 7, 8], 2, &tag), 2);
+    // Something else follows the prompt.
+    assert_eq!(super::kv::tag_tokens_in_cache(&[1, 2, 5], 2, &tag), 0);
+    // A cache that could not drop a suffix was cleared: nothing to count, nothing to underflow.
+    assert_eq!(super::kv::tag_tokens_in_cache(&[], 2, &tag), 0);
+    assert_eq!(super::kv::tag_tokens_in_cache(&[1], 2, &tag), 0);
+    // The whole tag is never counted: its last token is decoded for the logits after it.
+    assert_eq!(super::kv::tag_tokens_in_cache(&[1, 2, 7, 8, 9], 2, &tag), 0);
+}
