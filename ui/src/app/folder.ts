@@ -1,0 +1,77 @@
+// The open project folder: choosing another one, what opening it clears and reloads, and the
+// file tree's listing of it.
+
+import { AppError, backend } from "../ipc";
+import type { WorkspaceInfo } from "../ipc/types";
+import type { CallLog } from "../lib/calls";
+import type { Toasts } from "../lib/toasts";
+import type { ChatPanel } from "../panels/chat";
+import type { EditorPanel } from "../panels/editor";
+import type { FileTreePanel } from "../panels/filetree";
+import type { InspectorPanel } from "../panels/inspector";
+
+export interface FolderDeps {
+  /** The toolbar button that names the open folder. */
+  button: HTMLButtonElement;
+  toasts: Toasts;
+  calls: CallLog;
+  tree: FileTreePanel;
+  editor: EditorPanel;
+  inspector: InspectorPanel;
+  chat: ChatPanel;
+  confirmDiscard: (paths: string) => Promise<boolean>;
+  turnRunning: () => boolean;
+  /** A folder was opened and its files listed: what depends on the folder catches up. */
+  opened: () => void;
+}
+
+export class Folder {
+  private info: WorkspaceInfo | null = null;
+
+  constructor(private readonly deps: FolderDeps) {}
+
+  get isOpen(): boolean {
+    return this.info !== null;
+  }
+
+  async pick(): Promise<void> {
+    const { toasts, editor } = this.deps;
+    if (this.deps.turnRunning()) {
+      toasts.show("Wait for the assistant to finish (or press Stop) before opening another folder.", "error");
+      return;
+    }
+    const unsaved = editor.dirtyPaths;
+    if (unsaved.length && !(await this.deps.confirmDiscard(unsaved.join(", ")))) return;
+    try {
+      const info = await backend.pickWorkspace();
+      if (info) await this.open(info);
+    } catch (error) {
+      toasts.show(AppError.from(error).message, "error");
+    }
+  }
+
+  /** Shows a folder the backend has opened; everything about the previous one is forgotten. */
+  async open(info: WorkspaceInfo): Promise<void> {
+    const { button, editor, calls, inspector, chat, tree, toasts } = this.deps;
+    this.info = info;
+    button.textContent = info.name;
+    button.title = `${info.root} — open another folder`;
+    editor.reset();
+    calls.clear();
+    inspector.reset();
+    chat.reset();
+    tree.reset();
+    if (info.policy_warning) toasts.show(info.policy_warning, "error");
+    await this.refreshTree();
+    this.deps.opened();
+  }
+
+  async refreshTree(): Promise<void> {
+    if (!this.info) return;
+    try {
+      this.deps.tree.setTree(await backend.listTree(), this.info.name);
+    } catch (error) {
+      this.deps.toasts.show(`Cannot list the files: ${AppError.from(error).message}`, "error");
+    }
+  }
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import type { AgentEvent, ModelInfo } from "../ipc/types";
+import { availabilityOf, routeResultByToolName } from "./turns";
+
+const info = { facts: { path: "/models/m.gguf", name: "m" }, is_default: true } as ModelInfo;
+
+function finished(tool: string, success: boolean, data: unknown): Extract<AgentEvent, { event: "tool_finished" }> {
+  return {
+    event: "tool_finished",
+    call_id: "call-1",
+    tool,
+    success,
+    error_type: success ? "none" : "io_error",
+    execution_time_ms: 1,
+    result: { success, data, error_message: null, error_type: success ? "none" : "io_error", metadata: { execution_time_ms: 1, data_size_bytes: 0, timestamp: 0 } },
+  };
+}
+
+function targets() {
+  const seen: string[] = [];
+  return {
+    seen,
+    editor: {
+      changedOnDisk: async (path: string) => void seen.push(`reload ${path}`),
+      showDiagnostics: (data: unknown) => void seen.push(`diagnostics ${JSON.stringify(data)}`),
+    },
+    refreshTree: () => void seen.push("tree"),
+    refreshLists: () => void seen.push("lists"),
+  };
+}
+
+describe("whether the chat can send", () => {
+  it("needs a folder first, then a loaded model", () => {
+    expect(availabilityOf(false, { kind: "ready", info })).toEqual({ ready: false, reason: "Open a folder to start." });
+    expect(availabilityOf(true, { kind: "loading", path: "m", progress: { stage: "calibrating" } })).toEqual({ ready: false, reason: "The model is loading…" });
+    expect(availabilityOf(true, { kind: "error", message: "bad file" })).toEqual({ ready: false, reason: "No model is loaded — see the Model tab." });
+    expect(availabilityOf(true, { kind: "none", reason: "" })).toEqual({ ready: false, reason: "No model is loaded — see the Model tab." });
+    expect(availabilityOf(true, { kind: "ready", info })).toEqual({ ready: true });
+  });
+});
+
+describe("results routed by tool name", () => {
+  it("reloads a written file, and lists a created one in the tree", () => {
+    const t = targets();
+    routeResultByToolName(finished("write_file", true, { path: "src/a.ts", created: false }), t);
+    expect(t.seen).toEqual(["reload src/a.ts", "lists"]);
+    t.seen.length = 0;
+    routeResultByToolName(finished("write_file", true, { path: "src/b.ts", created: true }), t);
+    expect(t.seen).toEqual(["reload src/b.ts", "tree", "lists"]);
+  });
+
+  it("puts diagnostics on the open files", () => {
+    const t = targets();
+    routeResultByToolName(finished("get_diagnostics", true, { findings: [] }), t);
+    expect(t.seen).toEqual(['diagnostics {"findings":[]}']);
+  });
+
+  it("leaves failed calls, writes without a path and other tools alone", () => {
+    const t = targets();
+    routeResultByToolName(finished("write_file", false, { path: "src/a.ts" }), t);
+    routeResultByToolName(finished("get_diagnostics", false, null), t);
+    routeResultByToolName(finished("write_file", true, null), t);
+    routeResultByToolName(finished("read_file", true, { path: "src/a.ts" }), t);
+    expect(t.seen).toEqual([]);
+  });
+});

@@ -1,0 +1,122 @@
+// The assistant's turns: sending a message, stopping, whether the chat can send, and routing
+// what the backend streams — for a turn and for a manual call alike — to the call log, the
+// chat, the confirmation dialog and the editor.
+
+import { AppError, backend } from "../ipc";
+import type { AgentEvent, Update } from "../ipc/types";
+import { type ConfirmationDialog, MODEL_SOURCE } from "../dialogs/confirm";
+import type { CallLog } from "../lib/calls";
+import type { Toasts } from "../lib/toasts";
+import type { ChatAvailability, ChatPanel } from "../panels/chat";
+import type { EditorPanel } from "../panels/editor";
+import type { ModelState } from "../panels/model";
+
+/** How long to wait for a run's last streamed event after its command has returned. */
+const LAST_EVENT_GRACE_MS = 1000;
+
+type ToolFinished = Extract<AgentEvent, { event: "tool_finished" }>;
+
+/** Whether the chat can send, and if not, what the user has to do first. */
+export function availabilityOf(folderOpen: boolean, model: ModelState): ChatAvailability {
+  if (!folderOpen) return { ready: false, reason: "Open a folder to start." };
+  if (model.kind === "loading") return { ready: false, reason: "The model is loading…" };
+  if (model.kind !== "ready") return { ready: false, reason: "No model is loaded — see the Model tab." };
+  return { ready: true };
+}
+
+/** What a call's result can change besides the call log. */
+export interface ResultTargets {
+  editor: Pick<EditorPanel, "changedOnDisk" | "showDiagnostics">;
+  refreshTree: () => void;
+  /** The grants and writes lists. */
+  refreshLists: () => void;
+}
+
+/** Where a successful result goes besides the call log, decided by the tool's name since a
+ * result does not say what kind it is: a write reloads the file in the editor, refreshes the
+ * tree when it created the file, and refreshes the writes list; diagnostics go on the open
+ * files. */
+export function routeResultByToolName(event: ToolFinished, targets: ResultTargets): void {
+  if (!event.success) return;
+  if (event.tool === "write_file") {
+    const data = event.result.data as { path?: string; created?: boolean } | null;
+    if (data?.path) {
+      void targets.editor.changedOnDisk(data.path);
+      if (data.created) targets.refreshTree();
+      targets.refreshLists();
+    }
+  }
+  if (event.tool === "get_diagnostics") targets.editor.showDiagnostics(event.result.data);
+}
+
+export interface TurnDeps extends ResultTargets {
+  calls: CallLog;
+  chat: ChatPanel;
+  dialog: ConfirmationDialog;
+  toasts: Toasts;
+  folderOpen: () => boolean;
+  modelState: () => ModelState;
+}
+
+export class Turns {
+  private turnRunning = false;
+
+  constructor(private readonly deps: TurnDeps) {}
+
+  get running(): boolean {
+    return this.turnRunning;
+  }
+
+  refreshAvailability(): void {
+    const { chat } = this.deps;
+    chat.setAvailability(availabilityOf(this.deps.folderOpen(), this.deps.modelState()));
+    chat.setBusy(this.turnRunning);
+  }
+
+  async send(message: string): Promise<void> {
+    const { chat, dialog } = this.deps;
+    this.turnRunning = true;
+    this.refreshAvailability();
+    chat.startTurn(message);
+    let lastEvent: () => void = () => {};
+    const delivered = new Promise<void>((resolve) => (lastEvent = resolve));
+    try {
+      const finished = await backend.sendMessage(message, (update) => {
+        this.route(update, MODEL_SOURCE);
+        if (update.type === "agent" && update.event.event === "turn_finished") lastEvent();
+      });
+      // The command can return before its last streamed events are delivered.
+      await Promise.race([delivered, new Promise((r) => setTimeout(r, LAST_EVENT_GRACE_MS))]);
+      chat.event(finished, null);
+    } catch (error) {
+      chat.failTurn(AppError.from(error).message);
+    } finally {
+      this.turnRunning = false;
+      dialog.dropSource(MODEL_SOURCE);
+      this.refreshAvailability();
+      this.deps.refreshLists();
+    }
+  }
+
+  async stop(): Promise<void> {
+    try {
+      await backend.cancel();
+      this.deps.dialog.dropSource(MODEL_SOURCE);
+    } catch (error) {
+      this.deps.toasts.show(AppError.from(error).message, "error");
+    }
+  }
+
+  /** One streamed update from the model's turn (`MODEL_SOURCE`) or a manual call (its key). */
+  route(update: Update, source: string): void {
+    const { calls, chat, dialog } = this.deps;
+    if (update.type === "confirm") {
+      dialog.enqueue(update.id, update.request, source);
+      return;
+    }
+    const event = update.event;
+    const call = calls.apply(event, source === MODEL_SOURCE ? undefined : source);
+    if (source === MODEL_SOURCE) chat.event(event, call);
+    if (event.event === "tool_finished") routeResultByToolName(event, this.deps);
+  }
+}
