@@ -16,16 +16,16 @@ use lantern_core::event::{Event, TranscriptWriter};
 use lantern_core::model::CancelToken;
 use lantern_core::paths;
 use lantern_core::policy::Grant;
-use lantern_core::prompt::render_system_prompt;
 use lantern_core::sandbox::Workspace;
 use lantern_core::tool_result::ToolResult;
-use lantern_core::tools::{ToolRegistry, ToolSpec};
+use lantern_core::toolbox::Toolbox;
+use lantern_core::tools::ToolSpec;
 use lantern_llama::probe::ProbeReport;
 use lantern_llama::{calibration_file, default_model_path, LoadOptions, LocalModel, ModelFacts};
 use serde::Serialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, RwLock, TryLockError};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, TryLockError};
 use tauri::ipc::Channel;
 
 const TURN_RUNNING: &str =
@@ -150,6 +150,8 @@ struct OpenFolder {
 }
 
 pub struct AppState {
+    /// The tools and system prompt every session, calibration and probe of the window uses.
+    toolbox: Arc<Toolbox>,
     folder: RwLock<Option<OpenFolder>>,
     session: Mutex<Option<Session>>,
     transcript: Mutex<Option<Transcript>>,
@@ -191,6 +193,7 @@ impl AppState {
         let config = AppConfig::load(&config_file);
         let last = config.last_workspace.clone();
         let mut state = AppState {
+            toolbox: Arc::new(Toolbox::standard()),
             folder: RwLock::new(None),
             session: Mutex::new(None),
             transcript: Mutex::new(None),
@@ -270,7 +273,10 @@ impl AppState {
     pub fn open_workspace(&self, path: &Path) -> Result<WorkspaceInfo, AppError> {
         let workspace = Workspace::open(path)?;
         let mut session = hold(&self.session, TURN_RUNNING)?;
-        let opened = Session::new(workspace.clone(), SessionOptions::persistent(&workspace));
+        let opened = Session::new(
+            workspace.clone(),
+            SessionOptions::persistent(&workspace, self.toolbox.clone()),
+        );
         let transcript = Transcript::new(workspace.root());
         let root = workspace.root().to_path_buf();
         let info = WorkspaceInfo {
@@ -375,11 +381,7 @@ impl AppState {
     }
 
     pub fn tools(&self) -> Vec<ToolSpec> {
-        ToolRegistry::standard()
-            .specs()
-            .into_iter()
-            .cloned()
-            .collect()
+        self.toolbox.specs().to_vec()
     }
 
     pub fn list_models(&self) -> ModelList {
@@ -441,8 +443,7 @@ impl AppState {
         let calibrations = calibration_file(loaded.facts());
         let mut loaded = loaded.with_calibration_file(calibrations);
         progress(LoadProgress::Calibrating);
-        let system_prompt = render_system_prompt(&ToolRegistry::standard().specs());
-        if let Err(e) = loaded.calibration(&system_prompt, &CancelToken::new()) {
+        if let Err(e) = loaded.calibration(self.toolbox.system_prompt(), &CancelToken::new()) {
             // Not fatal: the first message calibrates again, or falls back to the word rule.
             eprintln!("lantern: could not calibrate the model's call decision: {e}");
         }
@@ -460,8 +461,7 @@ impl AppState {
     pub fn probe_model(&self) -> Result<ProbeReport, AppError> {
         let mut model = hold(&self.model, MODEL_IN_USE)?;
         let model = model.as_mut().ok_or_else(no_model)?;
-        let system_prompt = render_system_prompt(&ToolRegistry::standard().specs());
-        lantern_llama::probe::probe(model, &system_prompt)
+        lantern_llama::probe::probe(model, &self.toolbox)
             .map_err(|e| AppError::new(ErrorCode::Model, e))
     }
 

@@ -7,11 +7,14 @@ use lantern_core::agent::{Answer, Confirmer, FixedAnswer, Session, SessionOption
 use lantern_core::event::{Event, FinishedReason, TranscriptWriter};
 use lantern_core::model::CancelToken;
 use lantern_core::paths;
+use lantern_core::toolbox::Toolbox;
 use serde_json::Value;
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub(super) fn tool(
+    toolbox: &Arc<Toolbox>,
     name: &str,
     workspace: &Path,
     args: &str,
@@ -39,7 +42,7 @@ pub(super) fn tool(
             "--args must be a JSON object, e.g. '{\"path\": \"README.md\"}'",
         ));
     }
-    let options = SessionOptions::persistent(&ws);
+    let options = SessionOptions::persistent(&ws, toolbox.clone());
     let mut session = Session::new(ws, options);
     if session.registry().spec(name).is_none() {
         return Err(usage(format!(
@@ -99,7 +102,7 @@ pub(super) fn agent_run(
             transcript_path.display()
         ))
     })?;
-    let mut options = SessionOptions::persistent(&ws);
+    let mut options = SessionOptions::persistent(&ws, crate::toolbox());
     options.config.max_steps = max_steps;
     options.config.tool_choice = model_args.tool_choice;
     let mut session = Session::new(ws, options);

@@ -4,8 +4,8 @@
 use crate::models::ModelArgs;
 use crate::{print_json, usage, Failure};
 use lantern_core::agent::AgentConfig;
-use lantern_core::eval;
 use lantern_core::event::FinishedReason;
+use lantern_eval as eval;
 use serde_json::json;
 use std::io::Write;
 use std::path::Path;
@@ -25,7 +25,8 @@ pub(super) fn evaluate(
     if config.max_steps == 0 {
         return Err(usage("--max-steps must be at least 1"));
     }
-    let tasks = eval::load_tasks(tasks_file).map_err(usage)?;
+    let toolbox = crate::toolbox();
+    let tasks = eval::load_tasks(tasks_file, toolbox.registry()).map_err(usage)?;
     if tasks.is_empty() {
         return Err(usage(format!("{} holds no tasks", tasks_file.display())));
     }
@@ -45,7 +46,7 @@ pub(super) fn evaluate(
     for (i, task) in tasks.iter().enumerate() {
         eprint!("[{}/{}] {} … ", i + 1, tasks.len(), task.id);
         let _ = std::io::stderr().flush();
-        let outcome = eval::run_task(task, fixtures, model.as_mut(), config);
+        let outcome = eval::run_task(task, fixtures, &toolbox, model.as_mut(), config);
         eprintln!("{} {:.1} s", progress_verdict(&outcome), outcome.seconds);
         outcomes.push(outcome);
     }

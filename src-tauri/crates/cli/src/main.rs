@@ -29,10 +29,9 @@ use lantern_core::checkpoint::{CheckpointStore, UndoConflict};
 use lantern_core::event::load_transcript;
 use lantern_core::paths;
 use lantern_core::policy::PolicyStore;
-use lantern_core::prompt::render_system_prompt;
 use lantern_core::protocol::{interpret, parse};
 use lantern_core::sandbox::Workspace;
-use lantern_core::tools::ToolRegistry;
+use lantern_core::toolbox::Toolbox;
 use model_commands::{bench_model, list_models, probe};
 use models::ModelArgs;
 use render::three_way_view;
@@ -40,6 +39,7 @@ use serde_json::{json, Value};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::{Arc, OnceLock};
 
 #[derive(Parser)]
 #[command(
@@ -218,7 +218,7 @@ fn usage(message: impl Into<String>) -> Failure {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli.command) {
+    match run(cli.command, &toolbox()) {
         Ok(code) => ExitCode::from(code),
         Err(failure) => {
             eprintln!("lantern: {}", render::visible(&failure.message, true));
@@ -251,6 +251,14 @@ fn write_stdout(args: std::fmt::Arguments<'_>) {
     }
 }
 
+/// The composition root of this process: every command sees these tools and this prompt.
+fn toolbox() -> Arc<Toolbox> {
+    static TOOLBOX: OnceLock<Arc<Toolbox>> = OnceLock::new();
+    TOOLBOX
+        .get_or_init(|| Arc::new(Toolbox::standard()))
+        .clone()
+}
+
 fn print_json(value: &impl serde::Serialize) {
     outln!(
         "{}",
@@ -258,11 +266,10 @@ fn print_json(value: &impl serde::Serialize) {
     );
 }
 
-fn run(command: Command) -> Result<u8, Failure> {
+fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
     match command {
         Command::Tools => {
-            let registry = ToolRegistry::standard();
-            print_json(&registry.specs());
+            print_json(&toolbox.specs());
             Ok(0)
         }
         Command::Prompt { workspace } => {
@@ -271,7 +278,7 @@ fn run(command: Command) -> Result<u8, Failure> {
             if let Some(dir) = workspace {
                 open_workspace(&dir)?;
             }
-            out!("{}", system_prompt());
+            out!("{}", toolbox.system_prompt());
             Ok(0)
         }
         Command::Parse => {
@@ -279,7 +286,7 @@ fn run(command: Command) -> Result<u8, Failure> {
             std::io::stdin()
                 .read_to_string(&mut text)
                 .map_err(|e| usage(format!("could not read stdin as UTF-8 text: {e}")))?;
-            print_json(&interpret(&parse(&text), &ToolRegistry::standard()));
+            print_json(&interpret(&parse(&text), toolbox.registry()));
             Ok(0)
         }
         Command::Tool {
@@ -288,7 +295,7 @@ fn run(command: Command) -> Result<u8, Failure> {
             args,
             yes,
             deny,
-        } => tool(&name, &workspace, &args, yes, deny),
+        } => tool(toolbox, &name, &workspace, &args, yes, deny),
         Command::Run {
             workspace,
             model,
@@ -380,13 +387,13 @@ fn run(command: Command) -> Result<u8, Failure> {
             }
         },
         Command::Models => list_models(),
-        Command::Probe { model, json } => probe(&model, json),
+        Command::Probe { model, json } => probe(toolbox, &model, json),
         Command::BenchModel {
             model,
             prompt_tokens,
             gen_tokens,
             repetitions,
-        } => bench_model(&model, prompt_tokens, gen_tokens, repetitions),
+        } => bench_model(toolbox, &model, prompt_tokens, gen_tokens, repetitions),
         Command::Eval {
             tasks,
             fixtures,
@@ -413,9 +420,4 @@ fn run(command: Command) -> Result<u8, Failure> {
             )
         }
     }
-}
-
-/// The system prompt, as sessions render it.
-fn system_prompt() -> String {
-    render_system_prompt(&ToolRegistry::standard().specs())
 }

@@ -2,9 +2,10 @@
 //! and how they do.
 
 use crate::models::ModelArgs;
-use crate::Failure;
 #[cfg(feature = "llama")]
-use crate::{print_json, system_prompt};
+use crate::print_json;
+use crate::Failure;
+use lantern_core::toolbox::Toolbox;
 #[cfg(feature = "llama")]
 use serde_json::{json, Value};
 
@@ -25,23 +26,28 @@ pub(super) fn list_models() -> Result<u8, Failure> {
 }
 
 #[cfg(not(feature = "llama"))]
-pub(super) fn probe(_: &ModelArgs, _: bool) -> Result<u8, Failure> {
+pub(super) fn probe(_: &Toolbox, _: &ModelArgs, _: bool) -> Result<u8, Failure> {
     Err(crate::models::no_local_backend())
 }
 
 #[cfg(not(feature = "llama"))]
-pub(super) fn bench_model(_: &ModelArgs, _: usize, _: usize, _: usize) -> Result<u8, Failure> {
+pub(super) fn bench_model(
+    _: &Toolbox,
+    _: &ModelArgs,
+    _: usize,
+    _: usize,
+    _: usize,
+) -> Result<u8, Failure> {
     Err(crate::models::no_local_backend())
 }
 
 #[cfg(feature = "llama")]
-pub(super) fn probe(args: &ModelArgs, json: bool) -> Result<u8, Failure> {
+pub(super) fn probe(toolbox: &Toolbox, args: &ModelArgs, json: bool) -> Result<u8, Failure> {
     let mut model = args.load_local()?;
-    let report =
-        lantern_llama::probe::probe(&mut model, &system_prompt()).map_err(|e| Failure {
-            code: 1,
-            message: e,
-        })?;
+    let report = lantern_llama::probe::probe(&mut model, toolbox).map_err(|e| Failure {
+        code: 1,
+        message: e,
+    })?;
     if json {
         print_json(&report);
         return Ok(0);
@@ -102,7 +108,8 @@ pub(super) fn probe(args: &ModelArgs, json: bool) -> Result<u8, Failure> {
     }
     outln!(
         "speed: prompt {:.0} tok/s, generation {:.0} tok/s",
-        report.prompt_tokens_per_second, report.generation_tokens_per_second
+        report.prompt_tokens_per_second,
+        report.generation_tokens_per_second
     );
     outln!("{}", report.verdict);
     Ok(0)
@@ -110,6 +117,7 @@ pub(super) fn probe(args: &ModelArgs, json: bool) -> Result<u8, Failure> {
 
 #[cfg(feature = "llama")]
 pub(super) fn bench_model(
+    toolbox: &Toolbox,
     args: &ModelArgs,
     prompt_tokens: usize,
     gen_tokens: usize,
@@ -118,7 +126,7 @@ pub(super) fn bench_model(
     let mut model = args.load_local()?;
     print_json(&lantern_llama::bench::bench_model(
         &mut model,
-        &system_prompt(),
+        toolbox,
         prompt_tokens,
         gen_tokens,
         repetitions,

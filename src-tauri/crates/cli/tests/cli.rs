@@ -191,7 +191,7 @@ fn parse_reports_text_calls_and_invalid_calls() {
     assert_eq!(bad["error_type"], "validation_failed");
     let feedback = bad["feedback"].as_str().unwrap();
     assert!(
-        feedback.starts_with("TOOL_ERROR: Unknown tool \"read_fil\". Did you mean \"read_file\"?"),
+        feedback.starts_with("Unknown tool \"read_fil\". Did you mean \"read_file\"?"),
         "{feedback}"
     );
     assert!(

@@ -15,13 +15,14 @@ use crate::error::{ErrorType, ToolError};
 use crate::event::{AnswerKind, Event, FinishedReason};
 use crate::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role, ToolChoice};
 use crate::policy::{decide, Decision, Effect, Grant, Lifetime, PolicyStore, Scope, Subject};
-use crate::prompt::render_system_prompt;
-use crate::protocol::{interpret, with_follow_up_hint, Outcome, TurnParser, STOP_SEQUENCES};
+use crate::protocol::{interpret, Outcome, TurnParser, STOP_SEQUENCES};
 use crate::sandbox::Workspace;
 use crate::tool_result::ToolResult;
+use crate::toolbox::Toolbox;
 use crate::tools::{normalize_args, Risk, ToolContext, ToolRegistry};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Limits and choices for the loop.
@@ -112,11 +113,14 @@ pub enum CallOutcome {
 }
 
 impl CallOutcome {
-    /// What the model reads next.
-    pub fn for_model(&self) -> String {
+    /// What the model reads next: the result, or why the call was not run.
+    pub fn to_message(&self, call_id: &str) -> Message {
         match self {
-            CallOutcome::Ran(result) => result.render_for_model(),
-            CallOutcome::Refused(r) => format!("TOOL_ERROR: {}", r.message),
+            CallOutcome::Ran(result) => Message::tool_result(call_id, result.render_for_model()),
+            CallOutcome::Refused(r) => Message {
+                call_id: Some(call_id.to_string()),
+                ..Message::call_rejected(r.message.clone())
+            },
         }
     }
 
@@ -134,7 +138,7 @@ impl CallOutcome {
 
 /// A conversation with one workspace: history, grants, task list, checkpoints.
 pub struct Session {
-    registry: ToolRegistry,
+    toolbox: Arc<Toolbox>,
     ctx: ToolContext,
     policy: Option<PolicyStore>,
     saved_grants: Vec<Grant>,
@@ -148,6 +152,8 @@ pub struct Session {
 
 /// Where a session keeps its state. `None` fields disable that kind of persistence (tests).
 pub struct SessionOptions {
+    /// The tools and system prompt of this process.
+    pub toolbox: Arc<Toolbox>,
     pub policy: Option<PolicyStore>,
     pub checkpoints: Option<CheckpointStore>,
     pub config: AgentConfig,
@@ -155,8 +161,9 @@ pub struct SessionOptions {
 
 impl SessionOptions {
     /// Grants and checkpoints in the user's config and data directories.
-    pub fn persistent(workspace: &Workspace) -> Self {
+    pub fn persistent(workspace: &Workspace, toolbox: Arc<Toolbox>) -> Self {
         SessionOptions {
+            toolbox,
             policy: Some(PolicyStore::for_workspace(
                 &crate::paths::config_dir(),
                 workspace.root(),
@@ -172,8 +179,7 @@ impl SessionOptions {
 
 impl Session {
     pub fn new(workspace: Workspace, options: SessionOptions) -> Self {
-        let registry = ToolRegistry::standard();
-        let system = render_system_prompt(&registry.specs());
+        let system = options.toolbox.system_prompt().to_string();
         let (saved_grants, policy_warning) = match &options.policy {
             Some(store) => {
                 let loaded = store.load();
@@ -183,7 +189,7 @@ impl Session {
         };
         Session {
             ctx: ToolContext::new(workspace, options.checkpoints),
-            registry,
+            toolbox: options.toolbox,
             policy: options.policy,
             saved_grants,
             session_grants: Vec::new(),
@@ -195,7 +201,7 @@ impl Session {
     }
 
     pub fn registry(&self) -> &ToolRegistry {
-        &self.registry
+        self.toolbox.registry()
     }
 
     pub fn workspace(&self) -> &Workspace {
@@ -242,6 +248,7 @@ impl Session {
             let mut streamed = String::new();
             let request = GenerateRequest {
                 messages: &self.history,
+                tools: self.toolbox.specs(),
                 stop: STOP_SEQUENCES,
                 tool_choice: self.config.tool_choice,
                 max_tokens: self.config.max_tokens,
@@ -284,7 +291,7 @@ impl Session {
                 tokens_evaluated: generation.tokens_evaluated,
                 tokens_generated: generation.tokens_generated,
             });
-            match interpret(&turn, &self.registry) {
+            match interpret(&turn, self.toolbox.registry()) {
                 Outcome::Text { text } => {
                     // The parser holds back text that might have begun a tag; send the rest.
                     let sent = streamed.trim_start();
@@ -315,7 +322,7 @@ impl Session {
                     });
                     self.history
                         .push(Message::new(Role::Assistant, turn.raw.trim()));
-                    self.history.push(Message::new(Role::User, feedback));
+                    self.history.push(Message::call_rejected(feedback));
                     protocol_errors += 1;
                     if protocol_errors >= self.config.max_protocol_errors {
                         break (FinishedReason::ProtocolErrors, String::new());
@@ -349,8 +356,10 @@ impl Session {
                         problems,
                     });
                     // What the model said up to the end of its call; the rest was discarded.
-                    self.history
-                        .push(Message::new(Role::Assistant, turn.raw[..span.end].trim()));
+                    self.history.push(Message::assistant_call(
+                        &call_id,
+                        turn.raw[..span.end].trim(),
+                    ));
                     last_calls.push((tool.clone(), args.clone()));
                     let repeats = last_calls
                         .iter()
@@ -361,10 +370,7 @@ impl Session {
                         break (FinishedReason::Repetition, String::new());
                     }
                     let outcome = self.execute(&call_id, &tool, args, reasoning, confirmer, emit);
-                    self.history.push(Message::new(
-                        Role::User,
-                        with_follow_up_hint(&outcome.for_model()),
-                    ));
+                    self.history.push(outcome.to_message(&call_id));
                 }
             }
         };
@@ -395,16 +401,16 @@ impl Session {
         normalize_args(&mut args);
         self.calls += 1;
         let call_id = format!("call-{}", self.calls);
-        if self.registry.spec(tool).is_none() {
+        if self.toolbox.registry().spec(tool).is_none() {
             return CallOutcome::Refused(Refusal {
                 error_type: ErrorType::ValidationFailed,
                 message: format!(
                     "Unknown tool \"{tool}\". Available tools: {}",
-                    self.registry.names().join(", ")
+                    self.toolbox.registry().names().join(", ")
                 ),
             });
         }
-        if let Err(message) = self.registry.check_args(tool, &args) {
+        if let Err(message) = self.toolbox.registry().check_args(tool, &args) {
             return CallOutcome::Refused(Refusal {
                 error_type: ErrorType::ValidationFailed,
                 message,
@@ -440,8 +446,8 @@ impl Session {
                 message,
             })
         };
-        let risk = self.registry.risk(tool, &args, &self.ctx);
-        let target = match self.registry.target(tool, &args) {
+        let risk = self.toolbox.registry().risk(tool, &args, &self.ctx);
+        let target = match self.toolbox.registry().target(tool, &args) {
             Ok(t) => t,
             Err(e) => {
                 return CallOutcome::Refused(Refusal {
@@ -493,7 +499,7 @@ impl Session {
                     paths: paths.clone(),
                     command: target.command.clone(),
                     rule: rule.clone(),
-                    preview: self.registry.preview(tool, &args, &self.ctx),
+                    preview: self.toolbox.registry().preview(tool, &args, &self.ctx),
                 };
                 emit(&Event::PermissionAsked {
                     call_id: call_id.to_string(),
@@ -553,7 +559,7 @@ impl Session {
         });
         self.ctx.origin = format!("{call_id} {tool}");
         let started = Instant::now();
-        let outcome = self.registry.run(tool, args, &self.ctx);
+        let outcome = self.toolbox.registry().run(tool, args, &self.ctx);
         let result = ToolResult::from_outcome(outcome, started.elapsed());
         emit(&Event::ToolFinished {
             call_id: call_id.to_string(),

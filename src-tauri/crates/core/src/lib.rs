@@ -14,7 +14,8 @@
 //!   tree-sitter syntax check, reported in one shape.
 //! - [`exec`] — running programs: process groups, time limits, bounded output, bubblewrap.
 //! - [`agent`] — the loop that drives a [`model::Model`] and reports [`event::Event`]s.
-//! - [`eval`] — the tool-use evaluation: fixture tasks run against any model, and scored.
+//! - [`toolbox`] — the composition root: the tools and the system prompt made from them, built
+//!   once per process.
 //!
 //! ```
 //! use lantern_core::protocol::{interpret, parse, Outcome};
@@ -35,7 +36,6 @@ pub mod agent;
 pub mod checkpoint;
 pub mod diagnostics;
 pub mod error;
-pub mod eval;
 pub mod event;
 pub mod exec;
 pub mod model;
@@ -45,6 +45,7 @@ pub mod prompt;
 pub mod protocol;
 pub mod sandbox;
 pub mod tool_result;
+pub mod toolbox;
 pub mod tools;
 
 pub use error::{ErrorType, ToolError};

@@ -3,7 +3,13 @@
 //! A [`Model`] turns a conversation into streamed text. Backends (llama.cpp in-process, an
 //! OpenAI-compatible server, the scripted model of the tests) implement it; the agent loop
 //! never knows which one it drives.
+//!
+//! The conversation is typed: a tool result is a [`Role::Tool`] message naming the call it
+//! answers, and each request carries the tools it may call. A backend renders both its own way —
+//! the `<TOOL_CALL>` text protocol ([`crate::protocol::markers::text_protocol_messages`]), a
+//! model's own chat template, or a server's native tool API.
 
+use crate::tools::ToolSpec;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -14,12 +20,22 @@ pub enum Role {
     System,
     User,
     Assistant,
+    /// What a tool call came back with, or why it was refused before it ran.
+    Tool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Message {
     pub role: Role,
+    /// The text; for a [`Role::Tool`] message the result's JSON (or the refusal), without any
+    /// protocol prefix.
     pub content: String,
+    /// The call an assistant message made, or the call a tool message answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    /// A tool message that refuses an invalid call (it never ran) rather than reporting a result.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rejected: bool,
 }
 
 impl Message {
@@ -27,7 +43,38 @@ impl Message {
         Message {
             role,
             content: content.into(),
+            call_id: None,
+            rejected: false,
         }
+    }
+
+    /// The model's reply that made call `call_id` (its text up to the end of the call).
+    pub fn assistant_call(call_id: impl Into<String>, content: impl Into<String>) -> Self {
+        Message {
+            call_id: Some(call_id.into()),
+            ..Message::new(Role::Assistant, content)
+        }
+    }
+
+    /// The result of call `call_id`, as JSON text.
+    pub fn tool_result(call_id: impl Into<String>, result: impl Into<String>) -> Self {
+        Message {
+            call_id: Some(call_id.into()),
+            ..Message::new(Role::Tool, result)
+        }
+    }
+
+    /// Why the model's last call was refused before it ran, and what a correct one looks like.
+    pub fn call_rejected(feedback: impl Into<String>) -> Self {
+        Message {
+            rejected: true,
+            ..Message::new(Role::Tool, feedback)
+        }
+    }
+
+    /// A tool result (not a refusal).
+    pub fn is_tool_result(&self) -> bool {
+        self.role == Role::Tool && !self.rejected
     }
 }
 
@@ -67,6 +114,9 @@ impl CancelToken {
 /// One generation request.
 pub struct GenerateRequest<'a> {
     pub messages: &'a [Message],
+    /// The tools this step may call (name, description, JSON Schema); a backend constrains or
+    /// declares calls with these, never with a list of its own.
+    pub tools: &'a [ToolSpec],
     /// Generation ends right after any of these; the stop sequence stays in the text.
     pub stop: &'a [&'a str],
     pub tool_choice: ToolChoice,
@@ -153,10 +203,8 @@ pub trait Model: Send {
     ) -> Result<Generation, ModelError>;
 }
 
-#[cfg(feature = "test-support")]
 pub use scripted::ScriptedModel;
 
-#[cfg(feature = "test-support")]
 mod scripted {
     use super::*;
 

@@ -78,7 +78,8 @@ impl ToolResult {
         }
     }
 
-    /// The line the model reads: `TOOL_RESULT: {"success":…,"data":…,"error":…}`.
+    /// What the model reads (after `TOOL_RESULT:` in the text protocol):
+    /// `{"success":…,"data":…,"error":…}`.
     ///
     /// Bounded to [`MODEL_RESULT_LIMIT`]: when the data is larger, the longest strings in it are
     /// shortened (each with a note of how much was cut) until it fits, so the JSON stays valid
@@ -110,7 +111,7 @@ impl ToolResult {
                 text = body.to_string();
             }
         }
-        format!("TOOL_RESULT: {text}")
+        text
     }
 }
 
@@ -199,7 +200,7 @@ mod tests {
         );
         assert_eq!(
             r.render_for_model(),
-            r#"TOOL_RESULT: {"success":true,"data":{"content":"x"},"error":null}"#
+            r#"{"success":true,"data":{"content":"x"},"error":null}"#
         );
         assert_eq!(r.metadata.execution_time_ms, 3);
         assert_eq!(r.metadata.data_size_bytes, r#"{"content":"x"}"#.len());
@@ -226,8 +227,7 @@ mod tests {
         let r = ToolResult::from_outcome(Ok(serde_json::json!({"content": big})), Duration::ZERO);
         let text = r.render_for_model();
         assert!(text.len() <= MODEL_RESULT_LIMIT + 200, "{}", text.len());
-        let json: Value =
-            serde_json::from_str(text.strip_prefix("TOOL_RESULT: ").unwrap()).unwrap();
+        let json: Value = serde_json::from_str(&text).unwrap();
         assert!(json["truncated"].as_str().unwrap().contains("cut"));
         assert!(json["data"]["content"]
             .as_str()

@@ -5,6 +5,7 @@
 use lantern_core::agent::{Answer, FixedAnswer, Session, SessionOptions};
 use lantern_core::exec::{self, Limits, Spec};
 use lantern_core::sandbox::Workspace;
+use lantern_core::toolbox::Toolbox;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -27,6 +28,7 @@ fn session(dir: &Path) -> Session {
     Session::new(
         Workspace::open(dir).unwrap(),
         SessionOptions {
+            toolbox: Toolbox::standard().into(),
             policy: None,
             checkpoints: None,
             config: Default::default(),

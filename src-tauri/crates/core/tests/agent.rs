@@ -10,7 +10,9 @@ use lantern_core::model::{
     ScriptedModel,
 };
 use lantern_core::policy::{PolicyStore, Scope};
+use lantern_core::protocol::markers::text_protocol_messages;
 use lantern_core::sandbox::Workspace;
+use lantern_core::toolbox::Toolbox;
 use lantern_core::ErrorType;
 use std::path::Path;
 
@@ -30,11 +32,18 @@ fn session(dir: &Path) -> Session {
     Session::new(
         Workspace::open(dir).unwrap(),
         SessionOptions {
+            toolbox: Toolbox::standard().into(),
             policy: None,
             checkpoints: None,
             config: Default::default(),
         },
     )
+}
+
+/// The last message of request `step` as a model that speaks the text protocol reads it.
+fn last_read(model: &ScriptedModel, step: usize) -> String {
+    let read = text_protocol_messages(&model.seen[step]);
+    read.last().unwrap().content.clone()
 }
 
 fn call(tool: &str, args: &str) -> String {
@@ -126,18 +135,21 @@ fn a_read_then_an_answer() {
         finished(&events),
         (FinishedReason::Answer, "The version is 2.4.1.".to_string())
     );
-    // The model's second request ends with the tool result, on the user side.
-    let second = &model.seen[1];
-    let last = second.last().unwrap();
-    assert_eq!(last.role, Role::User);
+    // The model's second request ends with the tool result, answering the call by its id; a
+    // text-protocol model reads it as a TOOL_RESULT line on the user side.
+    let last = model.seen[1].last().unwrap();
+    assert_eq!(last.role, Role::Tool);
+    assert_eq!(last.call_id.as_deref(), Some("call-1"));
+    assert_eq!(model.seen[1][2].call_id.as_deref(), Some("call-1"));
+    let read = last_read(&model, 1);
     assert!(
-        last.content.starts_with("TOOL_RESULT: {\"success\":true"),
+        read.starts_with("TOOL_RESULT: {\"success\":true"),
         "{}",
         last.content
     );
     assert!(last.content.contains("2.4.1"));
-    assert_eq!(second[0].role, Role::System);
-    assert!(second[0].content.contains("read_file(path: string"));
+    assert_eq!(model.seen[1][0].role, Role::System);
+    assert!(model.seen[1][0].content.contains("read_file(path: string"));
 }
 
 #[test]
@@ -186,7 +198,7 @@ fn a_denied_write_leaves_the_file_alone_and_tells_the_model_why() {
     assert!(events
         .iter()
         .any(|e| matches!(e, Event::PermissionAsked { .. })));
-    let feedback = &model.seen[1].last().unwrap().content;
+    let feedback = &last_read(&model, 1);
     assert!(
         feedback.starts_with("TOOL_ERROR: Permission denied"),
         "{feedback}"
@@ -241,6 +253,7 @@ fn always_grants_are_saved_for_the_workspace() {
     let mut s = Session::new(
         ws,
         SessionOptions {
+            toolbox: Toolbox::standard().into(),
             policy: Some(store()),
             checkpoints: None,
             config: Default::default(),
@@ -268,6 +281,7 @@ fn always_grants_are_saved_for_the_workspace() {
     let mut s2 = Session::new(
         Workspace::open(dir.path()).unwrap(),
         SessionOptions {
+            toolbox: Toolbox::standard().into(),
             policy: Some(store()),
             checkpoints: None,
             config: Default::default(),
@@ -298,6 +312,7 @@ fn writes_are_checkpointed_and_undoable() {
     let mut s = Session::new(
         ws,
         SessionOptions {
+            toolbox: Toolbox::standard().into(),
             policy: None,
             checkpoints: Some(store),
             config: Default::default(),
@@ -404,11 +419,8 @@ fn three_protocol_errors_in_a_row_stop_with_feedback_each_time() {
         rejected[2].1
     );
     // Each feedback was the next user message the model saw.
-    assert!(model.seen[1]
-        .last()
-        .unwrap()
-        .content
-        .starts_with("TOOL_ERROR:"));
+    assert!(model.seen[1].last().unwrap().rejected);
+    assert!(last_read(&model, 1).starts_with("TOOL_ERROR:"));
 }
 
 #[test]
@@ -471,7 +483,7 @@ fn paths_outside_the_workspace_are_refused_before_the_policy() {
         ],
         &mut FixedAnswer(Answer::AllowOnce),
     );
-    let feedback = &model.seen[1].last().unwrap().content;
+    let feedback = &last_read(&model, 1);
     assert!(feedback.starts_with("TOOL_ERROR:"), "{feedback}");
     assert!(!feedback.contains("root:"), "no outside content leaks");
     assert!(events.iter().any(|e| matches!(e, Event::PermissionAnswered { decision, rule, .. } if decision == "deny" && rule.starts_with("sandbox"))));
@@ -511,7 +523,7 @@ fn tool_failures_are_results_not_protocol_errors() {
         ],
         &mut FixedAnswer(Answer::AllowOnce),
     );
-    let feedback = &model.seen[1].last().unwrap().content;
+    let feedback = &last_read(&model, 1);
     assert!(
         feedback.starts_with("TOOL_RESULT: {\"success\":false"),
         "{feedback}"

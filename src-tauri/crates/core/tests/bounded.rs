@@ -12,6 +12,7 @@ use lantern_core::model::{
 };
 use lantern_core::sandbox::Workspace;
 use lantern_core::tool_result::MODEL_RESULT_LIMIT;
+use lantern_core::toolbox::Toolbox;
 use std::collections::VecDeque;
 
 const STEPS: usize = 200;
@@ -110,6 +111,7 @@ fn two_hundred_steps_keep_the_session_bounded() {
     let mut session = Session::new(
         Workspace::open(dir.path()).unwrap(),
         SessionOptions {
+            toolbox: Toolbox::standard().into(),
             policy: None,
             checkpoints: None,
             config: Default::default(),

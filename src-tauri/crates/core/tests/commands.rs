@@ -9,6 +9,7 @@ use lantern_core::event::{Event, FinishedReason};
 use lantern_core::model::{CancelToken, ScriptedModel};
 use lantern_core::policy::Scope;
 use lantern_core::sandbox::Workspace;
+use lantern_core::toolbox::Toolbox;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -43,6 +44,7 @@ fn session(dir: &Path) -> Session {
     Session::new(
         Workspace::open(dir).unwrap(),
         SessionOptions {
+            toolbox: Toolbox::standard().into(),
             policy: None,
             checkpoints: None,
             config: Default::default(),

@@ -5,6 +5,7 @@
 use crate::engine::{LocalModel, ModelFacts};
 use lantern_core::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role, ToolChoice};
 use lantern_core::protocol::STOP_SEQUENCES;
+use lantern_core::toolbox::Toolbox;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -40,7 +41,12 @@ pub struct GrammarSpeed {
 
 /// Generation speed of calls with and without the grammar, over the same questions in
 /// `required` mode (the call is forced either way; only the grammar differs).
-pub fn grammar_speed(model: &mut LocalModel, system: &str, questions: &[&str]) -> GrammarSpeed {
+pub fn grammar_speed(
+    model: &mut LocalModel,
+    toolbox: &Toolbox,
+    questions: &[&str],
+) -> GrammarSpeed {
+    let system = toolbox.system_prompt();
     let saved = model.settings.grammar;
     let mut measure = |grammar: bool| {
         model.settings.grammar = grammar;
@@ -53,6 +59,7 @@ pub fn grammar_speed(model: &mut LocalModel, system: &str, questions: &[&str]) -
             let cancel = CancelToken::new();
             let request = GenerateRequest {
                 messages: &messages,
+                tools: toolbox.specs(),
                 stop: STOP_SEQUENCES,
                 tool_choice: ToolChoice::Required,
                 max_tokens: 160,
@@ -90,7 +97,8 @@ pub struct FollowUp {
 
 /// A follow-up step (the tool result after a call) with the cache kept, and the same step
 /// after clearing the cache.
-pub fn follow_up(model: &mut LocalModel, system: &str) -> FollowUp {
+pub fn follow_up(model: &mut LocalModel, toolbox: &Toolbox) -> FollowUp {
+    let system = toolbox.system_prompt();
     let mut messages = vec![
         Message::new(Role::System, system),
         Message::new(Role::User, "What version is in package.json?"),
@@ -99,6 +107,7 @@ pub fn follow_up(model: &mut LocalModel, system: &str) -> FollowUp {
         let cancel = CancelToken::new();
         let request = GenerateRequest {
             messages,
+            tools: toolbox.specs(),
             stop: STOP_SEQUENCES,
             tool_choice: choice,
             max_tokens: 160,
@@ -112,10 +121,10 @@ pub fn follow_up(model: &mut LocalModel, system: &str) -> FollowUp {
     model.clear_cache();
     let call = step(model, &messages, ToolChoice::Required);
     let first_prompt = model.last_step().prompt_tokens;
-    messages.push(Message::new(Role::Assistant, call));
-    messages.push(Message::new(
-        Role::User,
-        r#"TOOL_RESULT: {"success":true,"data":{"path":"package.json","content":"{\n  \"name\": \"shop\",\n  \"version\": \"2.4.1\"\n}\n","total_lines":4},"error":null}"#,
+    messages.push(Message::assistant_call("call-1", call));
+    messages.push(Message::tool_result(
+        "call-1",
+        r#"{"success":true,"data":{"path":"package.json","content":"{\n  \"name\": \"shop\",\n  \"version\": \"2.4.1\"\n}\n","total_lines":4},"error":null}"#,
     ));
     step(model, &messages, ToolChoice::None);
     let reuse = model.last_step().clone();
@@ -165,10 +174,10 @@ pub struct ModelBench {
 
 /// Prompt processing and generation, `repetitions` times each after one untimed run (as
 /// llama-bench does: the first run touches every weight page), then grammar on against off and
-/// a follow-up step, with `system` as the system prompt.
+/// a follow-up step, with `toolbox`'s tools and system prompt.
 pub fn bench_model(
     model: &mut LocalModel,
-    system: &str,
+    toolbox: &Toolbox,
     prompt_tokens: usize,
     gen_tokens: usize,
     repetitions: usize,
@@ -185,8 +194,8 @@ pub fn bench_model(
     let tg_runs: Vec<f64> = (0..reps)
         .map(|_| generation_speed(model, gen_tokens))
         .collect();
-    let grammar = grammar_speed(model, system, &GRAMMAR_QUESTIONS);
-    let follow_up = follow_up(model, system);
+    let grammar = grammar_speed(model, toolbox, &GRAMMAR_QUESTIONS);
+    let follow_up = follow_up(model, toolbox);
     ModelBench {
         model: model.facts().clone(),
         threads: model.facts().threads,

@@ -7,7 +7,7 @@ use crate::decide::DecisionRules;
 use crate::engine::{LocalModel, ModelFacts};
 use lantern_core::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role, ToolChoice};
 use lantern_core::protocol::{interpret, parse, Outcome, STOP_SEQUENCES};
-use lantern_core::tools::ToolRegistry;
+use lantern_core::toolbox::Toolbox;
 use serde::Serialize;
 
 /// The system prompt should leave at least this share of the context for the conversation.
@@ -53,7 +53,8 @@ pub struct ProbeReport {
     pub verdict: String,
 }
 
-pub fn probe(model: &mut LocalModel, system_prompt: &str) -> Result<ProbeReport, String> {
+pub fn probe(model: &mut LocalModel, toolbox: &Toolbox) -> Result<ProbeReport, String> {
+    let system_prompt = toolbox.system_prompt();
     let cancel = CancelToken::new();
     let system_prompt_tokens = model
         .tokenize(
@@ -65,7 +66,6 @@ pub fn probe(model: &mut LocalModel, system_prompt: &str) -> Result<ProbeReport,
     let context = model.facts().context;
     let fits = (system_prompt_tokens as f64) <= context as f64 * (1.0 - MIN_FREE_CONTEXT);
     let calibration = model.calibration(system_prompt, &cancel).map_err(|e| e.0)?;
-    let registry = ToolRegistry::standard();
     let mut tasks = Vec::new();
     for (question, expected) in TASKS {
         let messages = [
@@ -74,6 +74,7 @@ pub fn probe(model: &mut LocalModel, system_prompt: &str) -> Result<ProbeReport,
         ];
         let request = GenerateRequest {
             messages: &messages,
+            tools: toolbox.specs(),
             stop: STOP_SEQUENCES,
             tool_choice: ToolChoice::Auto,
             max_tokens: 200,
@@ -83,7 +84,8 @@ pub fn probe(model: &mut LocalModel, system_prompt: &str) -> Result<ProbeReport,
         let generation = model
             .generate(&request, &mut |_| Flow::Continue)
             .map_err(|e| e.0)?;
-        let (outcome, called, valid) = match interpret(&parse(&generation.text), &registry) {
+        let (outcome, called, valid) = match interpret(&parse(&generation.text), toolbox.registry())
+        {
             Outcome::ToolCall { tool, .. } => (format!("call {tool}"), true, Some(true)),
             Outcome::Invalid { .. } => ("invalid call".to_string(), true, Some(false)),
             Outcome::Text { .. } => ("answer".to_string(), false, None),

@@ -7,10 +7,10 @@ use lantern_core::event::{Event, FinishedReason};
 use lantern_core::model::{
     CancelToken, FinishReason, Flow, GenerateRequest, Message, Model, Role, ToolChoice,
 };
-use lantern_core::prompt::render_system_prompt;
 use lantern_core::protocol::{interpret, parse, Outcome, OPEN_TAG, STOP_SEQUENCES};
 use lantern_core::sandbox::Workspace;
-use lantern_core::tools::ToolRegistry;
+use lantern_core::toolbox::Toolbox;
+use lantern_core::tools::{ToolRegistry, ToolSpec};
 use lantern_llama::{default_model_path, LoadOptions, LocalModel};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
@@ -38,8 +38,13 @@ fn model() -> MutexGuard<'static, LocalModel> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+fn toolbox() -> &'static Toolbox {
+    static TOOLBOX: OnceLock<Toolbox> = OnceLock::new();
+    TOOLBOX.get_or_init(Toolbox::standard)
+}
+
 fn system() -> String {
-    render_system_prompt(&ToolRegistry::standard().specs())
+    toolbox().system_prompt().to_string()
 }
 
 fn conversation(question: &str) -> Vec<Message> {
@@ -59,6 +64,7 @@ fn generate(
     let cancel = CancelToken::new();
     let request = GenerateRequest {
         messages,
+        tools: toolbox().specs(),
         stop: STOP_SEQUENCES,
         tool_choice: choice,
         max_tokens,
@@ -162,6 +168,41 @@ fn required_always_yields_a_schema_valid_call() {
 }
 
 #[test]
+fn the_grammar_offers_exactly_the_tools_of_the_request() {
+    let mut model = model();
+    let registry = ToolRegistry::standard();
+    let only_listing: Vec<ToolSpec> = toolbox()
+        .specs()
+        .iter()
+        .filter(|s| s.name == "list_files")
+        .cloned()
+        .collect();
+    let cancel = CancelToken::new();
+    // A question that asks for reading, while the request offers only listing.
+    let messages = conversation("What version is in package.json?");
+    let request = GenerateRequest {
+        messages: &messages,
+        tools: &only_listing,
+        stop: STOP_SEQUENCES,
+        tool_choice: ToolChoice::Required,
+        max_tokens: 200,
+        cancel: &cancel,
+    };
+    let g = model.generate(&request, &mut |_| Flow::Continue).unwrap();
+    assert!(g.constrained);
+    match interpret(&parse(&g.text), &registry) {
+        Outcome::ToolCall { tool, .. } => assert_eq!(tool, "list_files", "{}", g.text),
+        other => panic!("not a valid call: {other:?}\n{}", g.text),
+    }
+    // The next request offers all tools again and gets its own grammar.
+    let (g, _) = generate(&mut model, &messages, ToolChoice::Required, 200);
+    assert!(matches!(
+        interpret(&parse(&g.text), &registry),
+        Outcome::ToolCall { .. }
+    ));
+}
+
+#[test]
 fn a_call_closes_even_when_the_model_loops_or_its_budget_runs_out() {
     let mut model = model();
     let registry = ToolRegistry::standard();
@@ -221,6 +262,7 @@ fn cancellation_stops_generation() {
     let messages = conversation("Write a long story about a lighthouse.");
     let request = GenerateRequest {
         messages: &messages,
+        tools: toolbox().specs(),
         stop: STOP_SEQUENCES,
         tool_choice: ToolChoice::None,
         max_tokens: 400,
@@ -258,8 +300,8 @@ fn follow_up_steps_evaluate_only_their_new_tokens() {
     let mut messages = conversation("What version is in package.json?");
     let (first, _) = generate(&mut model, &messages, ToolChoice::Required, 200);
     let first_prompt = model.last_step().prompt_tokens;
-    messages.push(Message::new(Role::Assistant, first.text.clone()));
-    messages.push(Message::new(Role::User, "TOOL_RESULT: {\"success\":true,\"data\":{\"content\":\"{\\\"version\\\": \\\"2.4.1\\\"}\"},\"error\":null}"));
+    messages.push(Message::assistant_call("call-1", first.text.clone()));
+    messages.push(Message::tool_result("call-1", "{\"success\":true,\"data\":{\"content\":\"{\\\"version\\\": \\\"2.4.1\\\"}\"},\"error\":null}"));
     generate(&mut model, &messages, ToolChoice::None, 16);
     let step = model.last_step().clone();
     let new_tokens = step.prompt_tokens - first_prompt;
@@ -299,6 +341,7 @@ fn an_overflowing_conversation_drops_its_oldest_turns() {
     let cancel = CancelToken::new();
     let request = GenerateRequest {
         messages: &huge,
+        tools: toolbox().specs(),
         stop: STOP_SEQUENCES,
         tool_choice: ToolChoice::None,
         max_tokens: 8,
@@ -326,6 +369,7 @@ fn the_agent_reads_a_file_through_a_valid_call() {
     let mut session = Session::new(
         Workspace::open(&dir).unwrap(),
         SessionOptions {
+            toolbox: Toolbox::standard().into(),
             policy: None,
             checkpoints: None,
             config: Default::default(),

@@ -17,9 +17,9 @@ mod stop;
 use lantern_core::model::{
     FinishReason, Flow, GenerateRequest, Generation, Message, Model, ModelError, Role, ToolChoice,
 };
+use lantern_core::protocol::markers::text_protocol_messages;
 use serde::{Deserialize, Serialize};
 use sse::{Line, Usage};
-use std::borrow::Cow;
 use std::io::{BufRead, BufReader, Read};
 use std::time::Duration;
 
@@ -322,16 +322,16 @@ impl Model for OpenAiModel {
     }
 }
 
-/// The conversation as sent for a tool choice. `Auto` sends it as it is; `Required` and `None`
-/// send a copy whose last user message ends with an instruction, so the history the session
-/// keeps (and shows) is never changed.
-fn steer(messages: &[Message], choice: ToolChoice) -> Cow<'_, [Message]> {
+/// The conversation as sent: in the text protocol (tool results as `TOOL_RESULT:` user text),
+/// and for `Required` and `None` with an instruction at the end of the last user message. A
+/// copy: the history the session keeps (and shows) is never changed.
+fn steer(messages: &[Message], choice: ToolChoice) -> Vec<Message> {
+    let mut copy = text_protocol_messages(messages);
     let instruction = match choice {
-        ToolChoice::Auto => return Cow::Borrowed(messages),
+        ToolChoice::Auto => return copy,
         ToolChoice::Required => ASK_FOR_CALL,
         ToolChoice::None => ASK_FOR_WORDS,
     };
-    let mut copy = messages.to_vec();
     match copy.iter_mut().rev().find(|m| m.role == Role::User) {
         Some(last) => {
             last.content.push_str("\n\n");
@@ -339,7 +339,7 @@ fn steer(messages: &[Message], choice: ToolChoice) -> Cow<'_, [Message]> {
         }
         None => copy.push(Message::new(Role::User, instruction)),
     }
-    Cow::Owned(copy)
+    copy
 }
 
 /// Reads a short body (an error or the model list) as text, bounded.
@@ -363,10 +363,7 @@ mod tests {
             Message::new(Role::Assistant, "ok"),
             Message::new(Role::User, "second"),
         ];
-        assert!(matches!(
-            steer(&history, ToolChoice::Auto),
-            Cow::Borrowed(_)
-        ));
+        assert_eq!(steer(&history, ToolChoice::Auto), history);
         let required = steer(&history, ToolChoice::Required);
         assert_eq!(required[3].content, "second\n\nReply with a tool call.");
         assert_eq!(required[1].content, "first");
@@ -376,6 +373,26 @@ mod tests {
             "second\n\nAnswer in plain words without a tool call."
         );
         assert_eq!(history[3].content, "second");
+    }
+
+    #[test]
+    fn tool_results_are_sent_as_text_protocol_user_messages() {
+        let history = vec![
+            Message::new(Role::User, "version?"),
+            Message::assistant_call("call-1", "<TOOL_CALL>{}</TOOL_CALL>"),
+            Message::tool_result("call-1", r#"{"success":true}"#),
+        ];
+        let sent = steer(&history, ToolChoice::None);
+        assert_eq!(sent[2].role, Role::User);
+        assert!(sent[2]
+            .content
+            .starts_with(r#"TOOL_RESULT: {"success":true}"#));
+        assert!(sent[2].content.ends_with(ASK_FOR_WORDS));
+        let body = serde_json::to_value(&sent).unwrap();
+        assert_eq!(
+            body[1],
+            serde_json::json!({"role": "assistant", "content": "<TOOL_CALL>{}</TOOL_CALL>"})
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ use lantern_core::model::{
 };
 use lantern_core::protocol::STOP_SEQUENCES;
 use lantern_core::sandbox::Workspace;
+use lantern_core::toolbox::Toolbox;
 use serde_json::json;
 use std::time::{Duration, Instant};
 use support::{FakeServer, Framing, Reply};
@@ -38,6 +39,7 @@ fn generate_with(
     let messages = conversation();
     let request = GenerateRequest {
         messages: &messages,
+        tools: &[],
         stop: STOP_SEQUENCES,
         tool_choice,
         max_tokens: 256,
@@ -395,6 +397,7 @@ fn a_session_reads_a_file_and_answers_through_the_server() {
     let mut session = Session::new(
         Workspace::open(dir.path()).unwrap(),
         SessionOptions {
+            toolbox: Toolbox::standard().into(),
             policy: None,
             checkpoints: None,
             config: AgentConfig::default(),

@@ -13,6 +13,7 @@ use lantern_core::model::{
 };
 use lantern_core::protocol::STOP_SEQUENCES;
 use lantern_core::sandbox::Workspace;
+use lantern_core::toolbox::Toolbox;
 use lantern_openai::{OpenAiModel, OpenAiOptions};
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -161,6 +162,7 @@ fn streams_and_runs_a_turn_against_a_real_llama_server() {
     ];
     let request = GenerateRequest {
         messages: &messages,
+        tools: &[],
         stop: STOP_SEQUENCES,
         tool_choice: ToolChoice::Auto,
         max_tokens: 32,
@@ -200,6 +202,7 @@ fn streams_and_runs_a_turn_against_a_real_llama_server() {
     let mut session = Session::new(
         Workspace::open(dir.path()).unwrap(),
         SessionOptions {
+            toolbox: Toolbox::standard().into(),
             policy: None,
             checkpoints: None,
             config: AgentConfig {

@@ -22,6 +22,7 @@ fn http_proxy_from_the_environment_is_ignored() {
     let messages = [Message::new(Role::User, "hi")];
     let request = GenerateRequest {
         messages: &messages,
+        tools: &[],
         stop: &[],
         tool_choice: ToolChoice::Auto,
         max_tokens: 8,

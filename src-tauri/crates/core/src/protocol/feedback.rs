@@ -105,7 +105,8 @@ fn invalid(
     }
 }
 
-/// `TOOL_ERROR: <what was wrong>. A correct call looks like: <TOOL_CALL>…</TOOL_CALL>`.
+/// `<what was wrong>. … A correct call looks like: <TOOL_CALL>…</TOOL_CALL>` (the model reads it
+/// after `TOOL_ERROR:`).
 pub(crate) fn feedback(message: &str, tool: Option<&str>, registry: &ToolRegistry) -> String {
     let spec = tool
         .and_then(|t| registry.spec(t))
@@ -116,7 +117,7 @@ pub(crate) fn feedback(message: &str, tool: Option<&str>, registry: &ToolRegistr
     };
     let message = message.trim_end_matches('.');
     format!(
-        "TOOL_ERROR: {message}. Reply with one corrected call, or answer in plain words without tags. A correct call looks like:\n{example}"
+        "{message}. Reply with one corrected call, or answer in plain words without tags. A correct call looks like:\n{example}"
     )
 }
 

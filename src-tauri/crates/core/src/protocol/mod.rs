@@ -20,33 +20,16 @@
 //! them to the same call, recording which one was used.
 
 mod feedback;
+pub mod markers;
 mod parser;
 
 pub use feedback::interpret;
+pub use markers::{CLOSE_TAG, OPEN_TAG, STOP_SEQUENCES};
 pub use parser::{parse, TurnParser};
 
 use crate::error::ErrorType;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-
-/// The opening tag of the native protocol.
-pub const OPEN_TAG: &str = "<TOOL_CALL>";
-/// The closing tag of the native protocol; generation stops here.
-pub const CLOSE_TAG: &str = "</TOOL_CALL>";
-
-/// Stop sequences a backend should end generation at: the native closing tag and the closing
-/// tags of the dialects. The stop sequence itself is kept in the text the parser sees.
-pub const STOP_SEQUENCES: &[&str] = &[CLOSE_TAG, "</tool_call>", "</function>", "</tool>"];
-
-/// What follows every `TOOL_RESULT`/`TOOL_ERROR` line the model reads: small models otherwise
-/// echo the result or repeat their call instead of answering.
-pub const FOLLOW_UP_HINT: &str =
-    "Answer the user's question with this in plain words, or make one more tool call if you need more.";
-
-/// A tool result or error as the model reads it, with the [`FOLLOW_UP_HINT`].
-pub fn with_follow_up_hint(feedback: &str) -> String {
-    format!("{feedback}\n{FOLLOW_UP_HINT}")
-}
 
 /// How a call was spelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -4,16 +4,12 @@
 use super::sampling::log_softmax_at;
 use super::*;
 
-/// The last user message that is not a tool result: what the user actually asked.
+/// The last user message: what the user actually asked (tool results are tool messages).
 pub(super) fn user_question(messages: &[Message]) -> &str {
     messages
         .iter()
         .rev()
-        .find(|m| {
-            m.role == Role::User
-                && !m.content.starts_with("TOOL_RESULT:")
-                && !m.content.starts_with("TOOL_ERROR:")
-        })
+        .find(|m| m.role == Role::User)
         .map(|m| m.content.as_str())
         .unwrap_or_default()
 }
@@ -97,14 +93,11 @@ impl LocalModel {
             let messages = [
                 system.clone(),
                 Message::new(Role::User, probe.question),
-                Message::new(
-                    Role::Assistant,
+                Message::assistant_call(
+                    "probe",
                     format!("{OPEN_TAG}\n{}\n{CLOSE_TAG}", probe.call),
                 ),
-                Message::new(
-                    Role::User,
-                    with_follow_up_hint(&format!("TOOL_RESULT: {}", probe.result)),
-                ),
+                Message::tool_result("probe", probe.result),
             ];
             let class = usize::from(!probe.needs_call);
             follow[class].push(self.confidence_for(&messages, cancel)?);

@@ -6,12 +6,13 @@ use super::*;
 impl LocalModel {
     /// Renders messages with the model's chat template, ready for the assistant's reply.
     pub fn render(&self, messages: &[Message]) -> Result<String, ModelError> {
-        let chat: Vec<LlamaChatMessage> = messages
+        let chat: Vec<LlamaChatMessage> = text_protocol_messages(messages)
             .iter()
             .map(|m| {
                 let role = match m.role {
                     Role::System => "system",
-                    Role::User => "user",
+                    // Tool messages were turned into user text above.
+                    Role::User | Role::Tool => "user",
                     Role::Assistant => "assistant",
                 };
                 LlamaChatMessage::new(role.to_string(), m.content.clone())

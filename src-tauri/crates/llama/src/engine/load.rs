@@ -171,8 +171,6 @@ impl LocalModel {
         });
         let (template, chat_template) = pick_template(&model, &architecture);
 
-        let specs = ToolRegistry::standard();
-        let grammar = call_grammar(&specs.specs()).map_err(LoadError)?;
         let vocab = model.vocab();
         let tag = vocab.tokenize(OPEN_TAG.as_bytes(), false, false);
         let tag_after_newline = vocab.tokenize(format!("\n{OPEN_TAG}").as_bytes(), false, false);
@@ -195,7 +193,7 @@ impl LocalModel {
             template,
             facts,
             settings: Settings::default(),
-            grammar,
+            grammar: None,
             tag,
             tag_after_newline,
             cached: Vec::new(),

@@ -18,8 +18,9 @@ use lantern_core::model::{
     CancelToken, FinishReason, Flow, GenerateRequest, Generation, Message, Model, ModelError, Role,
     ToolChoice,
 };
-use lantern_core::protocol::{with_follow_up_hint, CLOSE_TAG, OPEN_TAG};
-use lantern_core::tools::ToolRegistry;
+use lantern_core::protocol::markers::{text_protocol_messages, NOT_IN_ANSWERS};
+use lantern_core::protocol::{CLOSE_TAG, OPEN_TAG};
+use lantern_core::tools::ToolSpec;
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_backend::LlamaBackend;
@@ -47,18 +48,6 @@ pub const DEFAULT_CONTEXT: u32 = 4096;
 
 /// How long one prompt batch should take: cancellation is checked between batches.
 const CHUNK_MS: f64 = 80.0;
-
-/// Text an answer never contains: the openers of calls in every dialect, and the protocol's
-/// own markers, which small models otherwise parrot back (`<TOOL_CALL_RESULT>`). Written
-/// neither when the step's tool choice is `none` nor when it was decided to be an answer.
-const NOT_IN_ANSWERS: &[&str] = &[
-    "<TOOL_",
-    "<tool",
-    "[TOOL_CALLS]",
-    "<function=",
-    "TOOL_RESULT:",
-    "TOOL_ERROR:",
-];
 
 /// How to load a model.
 #[derive(Debug, Clone)]
@@ -183,8 +172,9 @@ pub struct LocalModel {
     template: LlamaChatTemplate,
     facts: ModelFacts,
     pub settings: Settings,
-    /// GBNF for a call after its opening tag.
-    grammar: String,
+    /// GBNF for a call after its opening tag, for the tools it was built from (their
+    /// fingerprint): rebuilt when a request offers other tools.
+    grammar: Option<(u64, String)>,
     /// Tokens of `<TOOL_CALL>` and of `\n<TOOL_CALL>` at the start of a reply.
     tag: Vec<LlamaToken>,
     tag_after_newline: Vec<LlamaToken>,
@@ -269,10 +259,7 @@ impl Model for LocalModel {
             ToolChoice::Auto => {
                 let confidence = self.call_confidence(&logits)?;
                 stats.call_confidence = Some(confidence);
-                let after_result = request
-                    .messages
-                    .last()
-                    .is_some_and(|m| m.role == Role::User && m.content.starts_with("TOOL_RESULT:"));
+                let after_result = request.messages.last().is_some_and(Message::is_tool_result);
                 let (call, why) = match (&rules, after_result) {
                     (Some(r), false) if r.first_step.trusted => r
                         .first_step
@@ -310,7 +297,7 @@ impl Model for LocalModel {
                 return Ok(self.finish(text, FinishReason::Stop, stats, started));
             }
             if self.settings.grammar {
-                grammar = Some(self.new_grammar()?);
+                grammar = Some(self.new_grammar(request.tools)?);
             }
         }
         stats.constrained = grammar.is_some();

@@ -229,8 +229,16 @@ pub(super) fn log_softmax_at(logits: &[f32], token: LlamaToken) -> f64 {
 }
 
 impl LocalModel {
-    pub(super) fn new_grammar(&self) -> Result<LlamaSampler, ModelError> {
-        LlamaSampler::grammar(&self.model, &self.grammar, "root")
+    /// The call grammar for `tools`, built once per set of tools.
+    pub(super) fn new_grammar(&mut self, tools: &[ToolSpec]) -> Result<LlamaSampler, ModelError> {
+        let key = tools_fingerprint(tools);
+        if self.grammar.as_ref().is_none_or(|(k, _)| *k != key) {
+            let specs: Vec<&ToolSpec> = tools.iter().collect();
+            let gbnf = call_grammar(&specs).map_err(ModelError)?;
+            self.grammar = Some((key, gbnf));
+        }
+        let (_, gbnf) = self.grammar.as_ref().expect("built above");
+        LlamaSampler::grammar(&self.model, gbnf, "root")
             .map_err(|e| ModelError(format!("The call grammar could not be loaded: {e}")))
     }
 
@@ -246,4 +254,15 @@ impl LocalModel {
             LlamaSampler::dist(s.seed),
         ]))
     }
+}
+
+/// Tells sets of tools apart: their names and schemas, in order.
+fn tools_fingerprint(tools: &[ToolSpec]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for tool in tools {
+        tool.name.hash(&mut hasher);
+        tool.input_schema.to_string().hash(&mut hasher);
+    }
+    hasher.finish()
 }

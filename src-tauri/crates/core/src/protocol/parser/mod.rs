@@ -14,6 +14,7 @@ mod scan;
 #[cfg(test)]
 mod tests;
 
+use super::markers::{LLAMA_OPEN, MISTRAL_ARGS, MISTRAL_OPEN, TAG_OPENERS};
 use super::{Dialect, Problem, ProblemKind, RawCall, Span, Turn};
 use crate::error::ErrorType;
 use openers::{closer_tag, find_opener, past_fence, settle_fence, Opener, Search};
@@ -42,19 +43,6 @@ const EXCERPT_CHARS: usize = 20;
 const TRAILING_EXCERPT_CHARS: usize = 60;
 
 const FENCE: &str = "```";
-
-const MISTRAL_OPEN: &str = "[TOOL_CALLS]";
-
-const MISTRAL_ARGS: &str = "[ARGS]";
-
-const LLAMA_OPEN: &str = "<function=";
-
-/// The tag dialects whose opener is a fixed word: the tag without its `>`.
-const TAG_OPENERS: [(&str, Dialect); 3] = [
-    ("<TOOL_CALL", Dialect::Native),
-    ("<tool_call", Dialect::Hermes),
-    ("<tool", Dialect::ToolTag),
-];
 
 /// Field names small models use for the tool name and for the arguments, in order of trust.
 const TOOL_KEYS: [&str; 2] = ["tool", "name"];

@@ -7,15 +7,17 @@
 //! fresh [`Session`] on a fresh copy of its fixture workspace, so history and edits never leak
 //! from one task into the next; the model itself is reused, because loading it is expensive.
 
-use crate::agent::{AgentConfig, Answer, FixedAnswer, Session, SessionOptions};
-use crate::event::{Event, FinishedReason};
-use crate::model::{CancelToken, Model};
-use crate::protocol::parse;
-use crate::sandbox::Workspace;
-use crate::tools::ToolRegistry;
+use lantern_core::agent::{AgentConfig, Answer, FixedAnswer, Session, SessionOptions};
+use lantern_core::event::{Event, FinishedReason};
+use lantern_core::model::{CancelToken, Model};
+use lantern_core::protocol::parse;
+use lantern_core::sandbox::Workspace;
+use lantern_core::toolbox::Toolbox;
+use lantern_core::tools::ToolRegistry;
 use serde::{Deserialize, Serialize};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// One task: a prompt in a fixture workspace and how to tell whether it went well.
@@ -62,15 +64,14 @@ pub struct FileContains {
 
 /// Reads a task file (a JSON array of [`EvalTask`]) and checks it, so a typo in a task shows up
 /// before a model has been loaded rather than as a silently failing task.
-pub fn load_tasks(path: &Path) -> Result<Vec<EvalTask>, String> {
+pub fn load_tasks(path: &Path, registry: &ToolRegistry) -> Result<Vec<EvalTask>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read the tasks {}: {e}", path.display()))?;
     let tasks: Vec<EvalTask> = serde_json::from_str(&text)
         .map_err(|e| format!("{} is not a JSON array of tasks: {e}", path.display()))?;
-    let registry = ToolRegistry::standard();
     let mut seen = std::collections::HashSet::new();
     for task in &tasks {
-        check_task(task, &registry).map_err(|problem| format!("task {:?}: {problem}", task.id))?;
+        check_task(task, registry).map_err(|problem| format!("task {:?}: {problem}", task.id))?;
         if !seen.insert(task.id.as_str()) {
             return Err(format!("task id {:?} is used twice", task.id));
         }
@@ -218,6 +219,7 @@ impl TaskOutcome {
 pub fn run_task(
     task: &EvalTask,
     fixtures_dir: &Path,
+    toolbox: &Arc<Toolbox>,
     model: &mut dyn Model,
     config: &AgentConfig,
 ) -> TaskOutcome {
@@ -240,6 +242,7 @@ pub fn run_task(
     let mut session = Session::new(
         workspace,
         SessionOptions {
+            toolbox: toolbox.clone(),
             policy: None,
             checkpoints: None,
             config: config.clone(),

@@ -2,15 +2,21 @@
 //! scripted model that behaves ideally, and by one that does not.
 
 use lantern_core::agent::AgentConfig;
-use lantern_core::eval::{load_tasks, markdown_table, run_task, summarize, EvalTask, TaskOutcome};
 use lantern_core::event::FinishedReason;
 use lantern_core::model::{Role, ScriptedModel};
+use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::ToolRegistry;
+use lantern_eval::{load_tasks, markdown_table, run_task, summarize, EvalTask, TaskOutcome};
 use serde_json::json;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../..")
+}
+
+fn toolbox() -> Arc<Toolbox> {
+    Arc::new(Toolbox::standard())
 }
 
 fn fixtures() -> PathBuf {
@@ -18,7 +24,11 @@ fn fixtures() -> PathBuf {
 }
 
 fn tasks() -> Vec<EvalTask> {
-    load_tasks(&repo().join("tests/eval/tasks.json")).unwrap()
+    load_tasks(
+        &repo().join("tests/eval/tasks.json"),
+        &ToolRegistry::standard(),
+    )
+    .unwrap()
 }
 
 fn task(id: &str) -> EvalTask {
@@ -37,7 +47,7 @@ fn call(tool: &str, args: serde_json::Value) -> String {
 fn run_all(ids: &[&str], model: &mut ScriptedModel) -> Vec<TaskOutcome> {
     let config = AgentConfig::default();
     ids.iter()
-        .map(|id| run_task(&task(id), &fixtures(), model, &config))
+        .map(|id| run_task(&task(id), &fixtures(), &toolbox(), model, &config))
         .collect()
 }
 
@@ -227,6 +237,7 @@ fn a_model_failure_and_a_missing_fixture_are_failures_with_a_reason() {
     let mut outcome = run_task(
         &task("chat-hex"),
         &fixtures(),
+        &toolbox(),
         &mut model,
         &AgentConfig::default(),
     );
@@ -250,7 +261,13 @@ fn a_model_failure_and_a_missing_fixture_are_failures_with_a_reason() {
 
     let mut missing = task("chat-hex");
     missing.fixture = "no-such-fixture".to_string();
-    outcome = run_task(&missing, &fixtures(), &mut model, &AgentConfig::default());
+    outcome = run_task(
+        &missing,
+        &fixtures(),
+        &toolbox(),
+        &mut model,
+        &AgentConfig::default(),
+    );
     assert_eq!(outcome.finish_reason, None);
     assert!(!outcome.success);
     assert!(outcome.error.unwrap().contains("no-such-fixture"));
@@ -280,11 +297,16 @@ fn load_tasks_rejects_tasks_that_cannot_be_scored() {
             t[k] = v.clone();
         }
         std::fs::write(&path, json!([t]).to_string()).unwrap();
-        let err = load_tasks(&path).unwrap_err();
+        let err = load_tasks(&path, &ToolRegistry::standard()).unwrap_err();
         assert!(err.contains(expected), "{change}: {err}");
     }
     std::fs::write(&path, json!([base, base]).to_string()).unwrap();
-    assert!(load_tasks(&path).unwrap_err().contains("used twice"));
+    assert!(load_tasks(&path, &ToolRegistry::standard())
+        .unwrap_err()
+        .contains("used twice"));
     std::fs::write(&path, json!([base]).to_string()).unwrap();
-    assert_eq!(load_tasks(&path).unwrap().len(), 1);
+    assert_eq!(
+        load_tasks(&path, &ToolRegistry::standard()).unwrap().len(),
+        1
+    );
 }

@@ -1,0 +1,132 @@
+//! Every fixed word of the `<TOOL_CALL>` text protocol, in one place: the tags a call is written
+//! in, the openers of the dialects small models use instead, the stop sequences, the prefixes of
+//! what the model is told back, and how a typed conversation becomes text for a model that
+//! speaks this protocol.
+//!
+//! Backends never match these words themselves: the agent hands them a typed conversation
+//! ([`Message`] with [`Role::Tool`] for results), and a backend that speaks the text protocol
+//! renders it with [`text_protocol_messages`].
+
+use super::Dialect;
+use crate::model::{Message, Role};
+
+/// The opening tag of the native protocol.
+pub const OPEN_TAG: &str = "<TOOL_CALL>";
+/// The closing tag of the native protocol; generation stops here.
+pub const CLOSE_TAG: &str = "</TOOL_CALL>";
+
+/// Stop sequences a backend should end generation at: the native closing tag and the closing
+/// tags of the dialects. The stop sequence itself is kept in the text the parser sees.
+pub const STOP_SEQUENCES: &[&str] = &[CLOSE_TAG, "</tool_call>", "</function>", "</tool>"];
+
+/// The tag dialects whose opener is a fixed word: the tag without its `>`.
+pub(crate) const TAG_OPENERS: [(&str, Dialect); 3] = [
+    ("<TOOL_CALL", Dialect::Native),
+    ("<tool_call", Dialect::Hermes),
+    ("<tool", Dialect::ToolTag),
+];
+
+/// Mistral's call opener: `[TOOL_CALLS]name[ARGS]{…}` or `[TOOL_CALLS][…]`.
+pub(crate) const MISTRAL_OPEN: &str = "[TOOL_CALLS]";
+/// Between a Mistral call's name and its arguments.
+pub(crate) const MISTRAL_ARGS: &str = "[ARGS]";
+/// Llama 3's call opener: `<function=name>{…}</function>`.
+pub(crate) const LLAMA_OPEN: &str = "<function=";
+
+/// How a tool result starts when the model reads it.
+pub const RESULT_PREFIX: &str = "TOOL_RESULT:";
+/// How the refusal of an invalid call starts when the model reads it.
+pub const ERROR_PREFIX: &str = "TOOL_ERROR:";
+
+/// Text an answer never contains: the openers of calls in every dialect and the protocol's own
+/// prefixes, which small models otherwise parrot back (`<TOOL_CALL_RESULT>`, `TOOL_RESULT: …`).
+/// A backend bans these once a step is decided to be an answer.
+pub const NOT_IN_ANSWERS: &[&str] = &[
+    "<TOOL_",
+    "<tool",
+    MISTRAL_OPEN,
+    LLAMA_OPEN,
+    RESULT_PREFIX,
+    ERROR_PREFIX,
+];
+
+/// What follows every tool result the model reads: small models otherwise echo the result or
+/// repeat their call instead of answering.
+pub const FOLLOW_UP_HINT: &str =
+    "Answer the user's question with this in plain words, or make one more tool call if you need more.";
+
+/// A tool result as the model reads it: `TOOL_RESULT: {…}` and the [`FOLLOW_UP_HINT`].
+pub fn tool_result_text(result: &str) -> String {
+    format!("{RESULT_PREFIX} {result}\n{FOLLOW_UP_HINT}")
+}
+
+/// The refusal of an invalid call as the model reads it: `TOOL_ERROR: …`.
+pub fn tool_error_text(feedback: &str) -> String {
+    format!("{ERROR_PREFIX} {feedback}")
+}
+
+/// The conversation as a model that speaks the text protocol reads it: tool results and call
+/// refusals become user messages with their prefixes; everything else stays as it is. A call
+/// that was valid but not run (the user said no) gets the [`FOLLOW_UP_HINT`] like a result; an
+/// invalid call's refusal carries its own instruction (a corrected call) instead.
+pub fn text_protocol_messages(messages: &[Message]) -> Vec<Message> {
+    messages
+        .iter()
+        .map(|m| match m.role {
+            Role::Tool if m.rejected && m.call_id.is_some() => Message::new(
+                Role::User,
+                format!("{}\n{FOLLOW_UP_HINT}", tool_error_text(&m.content)),
+            ),
+            Role::Tool if m.rejected => Message::new(Role::User, tool_error_text(&m.content)),
+            Role::Tool => Message::new(Role::User, tool_result_text(&m.content)),
+            _ => Message::new(m.role, m.content.clone()),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_messages_become_prefixed_user_text_and_the_rest_stays() {
+        let typed = [
+            Message::new(Role::System, "tools"),
+            Message::new(Role::User, "version?"),
+            Message::assistant_call("call-1", "<TOOL_CALL>{}</TOOL_CALL>"),
+            Message::tool_result("call-1", r#"{"success":true}"#),
+            Message::call_rejected("unknown tool. A correct call looks like: …"),
+        ];
+        let text = text_protocol_messages(&typed);
+        assert_eq!(text[0], Message::new(Role::System, "tools"));
+        assert_eq!(text[2].role, Role::Assistant);
+        assert_eq!(text[2].content, "<TOOL_CALL>{}</TOOL_CALL>");
+        assert_eq!(
+            text[3],
+            Message::new(
+                Role::User,
+                format!("TOOL_RESULT: {{\"success\":true}}\n{FOLLOW_UP_HINT}")
+            )
+        );
+        assert_eq!(
+            text[4],
+            Message::new(
+                Role::User,
+                "TOOL_ERROR: unknown tool. A correct call looks like: …"
+            )
+        );
+        assert!(text.iter().all(|m| m.role != Role::Tool));
+    }
+
+    #[test]
+    fn every_dialect_opener_is_banned_from_answers() {
+        for (opener, _) in TAG_OPENERS {
+            assert!(
+                NOT_IN_ANSWERS
+                    .iter()
+                    .any(|banned| opener.starts_with(banned)),
+                "{opener}"
+            );
+        }
+    }
+}
