@@ -1,20 +1,8 @@
 //! What the workspace is: its files, the project kinds their marker files name, and the
 //! checker job for each.
 
+use super::checkers::CHECKERS;
 use super::*;
-
-const ESLINT_CONFIGS: &[&str] = &[
-    "eslint.config.js",
-    "eslint.config.mjs",
-    "eslint.config.cjs",
-    "eslint.config.ts",
-    ".eslintrc",
-    ".eslintrc.js",
-    ".eslintrc.cjs",
-    ".eslintrc.json",
-    ".eslintrc.yml",
-    ".eslintrc.yaml",
-];
 
 pub(super) fn parent_of(rel: &str) -> &str {
     rel.rsplit_once('/').map(|(d, _)| d).unwrap_or(".")
@@ -46,81 +34,26 @@ pub(super) fn outermost(mut dirs: Vec<String>) -> Vec<String> {
     dirs
 }
 
-/// The checkers the workspace's marker files call for.
-pub(super) fn detect(ws: &Workspace, files: &[String]) -> Vec<Job> {
-    let markers = |names: &[&str]| -> Vec<String> {
-        files
-            .iter()
-            .filter(|f| names.contains(&file_name(f)))
-            .map(|f| parent_of(f).to_string())
-            .collect()
-    };
-    let mut jobs = Vec::new();
-    for dir in outermost(markers(&["Cargo.toml"])) {
-        jobs.push(Job {
-            checker: Checker::Cargo,
-            dir,
-        });
-    }
-    for dir in outermost(markers(&["tsconfig.json"])) {
-        jobs.push(Job {
-            checker: Checker::Tsc,
-            dir,
-        });
-    }
-    let eslint_dirs: Vec<String> = markers(&["package.json"])
-        .into_iter()
-        .filter(|d| has_eslint_config(ws, d))
-        .collect();
-    for dir in outermost(eslint_dirs) {
-        jobs.push(Job {
-            checker: Checker::Eslint,
-            dir,
-        });
-    }
-    let mut python = outermost(markers(&["pyproject.toml", "setup.cfg", "setup.py"]));
-    if python.is_empty()
-        && files
-            .iter()
-            .any(|f| Language::of(f) == Some(Language::Python))
-    {
-        python.push(".".to_string());
-    }
-    for dir in python {
-        jobs.push(Job {
-            checker: Checker::Ruff,
-            dir,
-        });
-    }
-    for dir in outermost(markers(&["go.mod"])) {
-        jobs.push(Job {
-            checker: Checker::GoVet,
-            dir,
-        });
-    }
-    jobs
+/// The folders holding a file named one of `names`: the projects those marker files mark.
+pub(super) fn marker_dirs(files: &[String], names: &[&str]) -> Vec<String> {
+    files
+        .iter()
+        .filter(|f| names.contains(&file_name(f)))
+        .map(|f| parent_of(f).to_string())
+        .collect()
 }
 
-fn has_eslint_config(ws: &Workspace, dir: &str) -> bool {
-    let exists = |name: &str| {
-        let rel = if dir == "." {
-            name.to_string()
-        } else {
-            format!("{dir}/{name}")
-        };
-        ws.resolve(&rel).map(|p| p.exists).unwrap_or(false)
-    };
-    if ESLINT_CONFIGS.iter().any(|c| exists(c)) {
-        return true;
-    }
-    let package = if dir == "." {
-        "package.json".to_string()
-    } else {
-        format!("{dir}/package.json")
-    };
-    read_text(ws, &package)
-        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-        .is_some_and(|v| v.get("eslintConfig").is_some())
+/// The checker jobs for the workspace: each checker on each of its projects.
+pub(super) fn detect(ws: &Workspace, files: &[String]) -> Vec<Job> {
+    CHECKERS
+        .iter()
+        .flat_map(|&checker| {
+            checker
+                .projects(ws, files)
+                .into_iter()
+                .map(move |dir| Job { checker, dir })
+        })
+        .collect()
 }
 
 pub(super) fn read_bytes(ws: &Workspace, rel: &str, limit: u64) -> Option<Vec<u8>> {
@@ -178,35 +111,6 @@ impl Language {
             Language::Go => "go",
             Language::Json => "json",
             Language::Toml => "toml",
-        }
-    }
-}
-
-impl Checker {
-    pub(super) fn language(self) -> Language {
-        match self {
-            Checker::Cargo => Language::Rust,
-            Checker::Tsc | Checker::Eslint => Language::Script,
-            Checker::Ruff | Checker::PyCompile => Language::Python,
-            Checker::GoVet => Language::Go,
-        }
-    }
-
-    /// Files (by name) whose content changes what the checker reports, besides sources.
-    pub(super) fn config_files(self) -> &'static [&'static str] {
-        match self {
-            Checker::Cargo => &["Cargo.toml", "Cargo.lock", "build.rs"],
-            Checker::Tsc | Checker::Eslint => &[
-                "package.json",
-                "tsconfig.json",
-                "eslint.config.js",
-                "eslint.config.mjs",
-                "eslint.config.cjs",
-            ],
-            Checker::Ruff | Checker::PyCompile => {
-                &["pyproject.toml", "setup.cfg", "ruff.toml", ".ruff.toml"]
-            }
-            Checker::GoVet => &["go.mod", "go.sum"],
         }
     }
 }

@@ -11,10 +11,15 @@
 //! | `pyproject.toml`, `setup.cfg`, `setup.py`, or any `.py` file | `ruff check --output-format=json`; without ruff, Python's own compiler (`py_compile`) |
 //! | `go.mod` | `go vet -json ./...` |
 //!
+//! Each checker is one file under `checkers/` implementing the `Checker` trait (`checker.rs`):
+//! its markers, program, command line, environment and output parser. `checkers::CHECKERS` is
+//! the one list of them; detection, running and caching here go through the trait only.
+//!
 //! Checkers are looked up in the project's own `node_modules/.bin` (or `.venv/bin`) first,
-//! then on the search path (see [`checkers::search_path`]). A checker that is not installed is
-//! listed under `missing` with how to install it, and the files it would have checked get a
-//! tree-sitter syntax check instead ([`syntax`]); JSON and TOML files only ever get that.
+//! then on the search path (`LANTERN_CHECKER_PATH`, else `PATH` and `~/.cargo/bin`). A checker
+//! that is not installed is listed under `missing` with how to install it, and the files it
+//! would have checked get a tree-sitter syntax check instead ([`syntax`]); JSON and TOML files
+//! only ever get that.
 //!
 //! **Time box.** All checkers of one call share one deadline (60 s unless the call says
 //! otherwise); a checker still running then is killed with its whole process group, and its
@@ -41,6 +46,8 @@
 //! is unavailable nothing of this holds, so `get_diagnostics` then counts as running a program
 //! and asks first (see the tool). Each checker's report says whether it was `sandboxed`.
 
+mod checker;
+mod checkers;
 mod detect;
 mod run;
 #[cfg(test)]
@@ -51,7 +58,7 @@ use crate::exec;
 use crate::paths::sha256_hex;
 use crate::sandbox::Workspace;
 use crate::tools::walk::{walk_checked, Found};
-use checkers::{locate, Checker, PathMap};
+use checker::{locate, Checker};
 use detect::{abs_of, detect, inside, workspace_files};
 use run::{run_job, run_syntax};
 use serde::{Deserialize, Serialize};
@@ -60,8 +67,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-pub mod checkers;
 
 pub mod syntax;
 
@@ -136,9 +141,8 @@ enum Language {
 }
 
 /// One checker to run on one project folder.
-#[derive(Debug, Clone)]
 struct Job {
-    checker: Checker,
+    checker: &'static dyn Checker,
     /// Workspace-relative folder, `.` for the root.
     dir: String,
 }
@@ -193,30 +197,34 @@ pub fn check(
     let mut missing: Vec<Value> = Vec::new();
     // Languages a checker is looking at, with the folder it covers.
     let mut covered: Vec<(Language, String)> = Vec::new();
-    for mut job in jobs {
-        let mut program = locate(job.checker, &root, &abs_of(&root, &job.dir));
-        if program.is_none() && job.checker == Checker::Ruff {
+    for job in jobs {
+        let project = abs_of(&root, &job.dir);
+        let mut checker = job.checker;
+        let program = loop {
+            if let Some(program) = locate(checker, &root, &project) {
+                break Some(program);
+            }
+            let instead = checker.fallback();
             missing.push(json!({
-                "checker": "ruff",
-                "language": "python",
+                "checker": checker.name(),
+                "language": checker.language().name(),
                 "project": job.dir,
-                "install": Checker::Ruff.install_hint(),
-                "instead": "py_compile",
+                "install": checker.install_hint(),
+                "instead": instead.map_or("syntax", |c| c.name()),
             }));
-            job.checker = Checker::PyCompile;
-            program = locate(job.checker, &root, &abs_of(&root, &job.dir));
-        }
+            match instead {
+                Some(next) => checker = next,
+                None => break None,
+            }
+        };
         let Some(program) = program else {
-            missing.push(json!({
-                "checker": job.checker.name(),
-                "language": job.checker.language().name(),
-                "project": job.dir,
-                "install": job.checker.install_hint(),
-                "instead": "syntax",
-            }));
             continue;
         };
-        covered.push((job.checker.language(), job.dir.clone()));
+        let job = Job {
+            checker,
+            dir: job.dir,
+        };
+        covered.push((checker.language(), job.dir.clone()));
         reports.push(run_job(
             ws, cache, request, &job, &program, &files, deadline,
         ));

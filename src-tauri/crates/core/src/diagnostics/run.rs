@@ -1,8 +1,11 @@
 //! Running one checker job: its command line, its launch in the sandbox (the workspace
 //! read-only, build output in Lantern's own folder), the cache by content, the report.
 
-use super::detect::{abs_of, file_name, inside, parent_of, read_bytes, read_text};
+use super::checker::{Note, PathMap, Scope, Setup};
+use super::checkers::CHECKERS;
+use super::detect::{abs_of, file_name, inside, read_bytes, read_text};
 use super::*;
+use std::iter::once;
 
 /// A fingerprint of the content of the files a job depends on; `None` when they are too many
 /// to hash, in which case the result is not cached.
@@ -39,85 +42,27 @@ pub(super) fn fingerprint(
     Some(sha256_hex(text.as_bytes()))
 }
 
-/// The command line for a job, narrowed to `file` where the checker allows.
-fn command_for(job: &Job, program: &Path, file: Option<&str>, files: &[String]) -> Vec<String> {
-    let local = |rel: &str| -> String {
-        if job.dir == "." {
-            rel.to_string()
-        } else {
-            rel.strip_prefix(&format!("{}/", job.dir))
-                .unwrap_or(rel)
-                .to_string()
-        }
+/// The command line for a job, narrowed to `file` where the checker allows, and how reports
+/// show it (the program by name).
+fn command_line(
+    job: &Job,
+    program: &Path,
+    file: Option<&str>,
+    files: &[String],
+) -> (Vec<String>, String) {
+    let scope = Scope {
+        dir: &job.dir,
+        file,
+        files,
     };
-    let mut args: Vec<String> = vec![program.to_string_lossy().into_owned()];
-    let push = |args: &mut Vec<String>, items: &[&str]| {
-        args.extend(items.iter().map(|s| s.to_string()));
-    };
-    match job.checker {
-        Checker::Cargo => push(
-            &mut args,
-            &["check", "--message-format=json", "--quiet", "--color=never"],
-        ),
-        Checker::Tsc => push(&mut args, &["--noEmit", "--pretty", "false", "-p", "."]),
-        Checker::Eslint => {
-            push(&mut args, &["-f", "json", "--no-color"]);
-            args.push(file.map(local).unwrap_or_else(|| ".".to_string()));
-        }
-        Checker::Ruff => {
-            push(
-                &mut args,
-                &[
-                    "check",
-                    "--output-format=json",
-                    "--no-cache",
-                    "--exit-zero",
-                    "--no-fix",
-                ],
-            );
-            args.push(file.map(local).unwrap_or_else(|| ".".to_string()));
-        }
-        Checker::PyCompile => {
-            // Isolated: the project's folder is not on the import path, so a `json.py` in the
-            // workspace is never imported by the compiler script.
-            args.push("-I".to_string());
-            args.push("-c".to_string());
-            args.push(checkers::PY_COMPILE_SCRIPT.to_string());
-            match file {
-                Some(f) => args.push(local(f)),
-                None => args.extend(
-                    files
-                        .iter()
-                        .filter(|f| {
-                            inside(f, &job.dir) && Language::of(f) == Some(Language::Python)
-                        })
-                        .take(MAX_SYNTAX_FILES)
-                        .map(|f| local(f)),
-                ),
-            }
-        }
-        Checker::GoVet => {
-            push(&mut args, &["vet", "-json"]);
-            args.push(match file {
-                Some(f) => match parent_of(&local(f)) {
-                    "." => ".".to_string(),
-                    d => format!("./{d}"),
-                },
-                None => "./...".to_string(),
-            });
-        }
-    }
-    args
-}
-
-/// How a command line is shown: the program by name, the Python script elided.
-fn shown_command(job: &Job, args: &[String]) -> String {
-    let mut shown: Vec<String> = args.to_vec();
-    shown[0] = job.checker.program().to_string();
-    if job.checker == Checker::PyCompile {
-        shown[3] = "<compile each file>".to_string();
-    }
-    shown.join(" ")
+    let args = job.checker.args(&scope);
+    let shown: Vec<String> = once(job.checker.program().to_string())
+        .chain(job.checker.shown_args(&args))
+        .collect();
+    let command = once(program.to_string_lossy().into_owned())
+        .chain(args)
+        .collect();
+    (command, shown.join(" "))
 }
 
 /// The program with its folder's real path: the sandbox shows only real folders, so a path
@@ -158,8 +103,7 @@ pub(super) fn run_job(
     let root = ws.root();
     let cwd = abs_of(root, &job.dir);
     let program = &in_real_folder(program);
-    let args = command_for(job, program, request.file.as_deref(), files);
-    let shown = shown_command(job, &args);
+    let (args, shown) = command_line(job, program, request.file.as_deref(), files);
     let narrow = request.file.clone().unwrap_or_default();
     let key = format!("{}\u{0}{}\u{0}{narrow}", job.checker.name(), job.dir);
     let print = fingerprint(ws, job, files, &narrow);
@@ -196,8 +140,8 @@ pub(super) fn run_job(
     }
     let prepared = prepare(ws, &cwd, job, program, &args, remaining);
     json["sandboxed"] = json!(prepared.launch.sandbox.is_ok());
-    if let Some(note) = &prepared.note {
-        json["lockfile"] = json!(note);
+    if let Some(note) = prepared.note {
+        json[note.field] = json!(note.text);
     }
     let spec = prepared.launch.spec(
         &cwd,
@@ -215,14 +159,7 @@ pub(super) fn run_job(
     let paths = PathMap { root, cwd: &cwd };
     let stdout = finished.stdout.text();
     let stderr = finished.stderr.text();
-    let found = match job.checker {
-        Checker::Cargo => checkers::parse_cargo(&stdout, &paths),
-        Checker::Tsc => checkers::parse_tsc(&stdout, &paths),
-        Checker::Eslint => checkers::parse_eslint(&stdout, &paths),
-        Checker::Ruff => checkers::parse_ruff(&stdout, &paths),
-        Checker::PyCompile => checkers::parse_py_compile(&stdout, &paths),
-        Checker::GoVet => checkers::parse_go_vet(&stderr, &paths),
-    };
+    let found = job.checker.parse(&stdout, &stderr, &paths);
     json["duration_ms"] = json!(finished.duration.as_millis() as u64);
     json["exit_code"] = json!(finished.exit_code);
     json["found"] = json!(found.len());
@@ -243,7 +180,7 @@ pub(super) fn run_job(
             new: Vec::new(),
         };
     }
-    let failed = found.is_empty() && !exit_is_clean(job.checker, finished.exit_code);
+    let failed = found.is_empty() && !job.checker.exit_is_clean(finished.exit_code);
     if failed {
         json["status"] = json!("failed");
         let output = if stderr.trim().is_empty() {
@@ -282,8 +219,8 @@ pub(super) fn run_job(
 /// A checker's launch, and what was done first to make it possible.
 struct Prepared {
     launch: exec::Launch,
-    /// Set when Cargo had to write a missing `Cargo.lock` first.
-    note: Option<String>,
+    /// What the checker's preparation did, for the report.
+    note: Option<Note>,
 }
 
 /// The checker in the sandbox profile: the workspace read-only (checkers report, they never
@@ -300,63 +237,22 @@ fn prepare(
     let root = ws.root();
     let mut profile = exec::profile::for_workspace(ws, cwd);
     profile.readable.extend(checker_visible(program));
-    let target = exec::profile::PrivateDirs::for_workspace(root).cargo_target();
-    // Set whether sandboxed or not: build output never goes into the workspace, Go never
-    // fetches a newer toolchain, output is plain text.
-    let env = [
-        ("CARGO_TARGET_DIR", target.to_string_lossy().into_owned()),
-        ("CARGO_TERM_COLOR", "never".to_string()),
-        ("CARGO_NET_OFFLINE", "true".to_string()),
-        ("GOTOOLCHAIN", "local".to_string()),
-        ("PYTHONDONTWRITEBYTECODE", "1".to_string()),
-    ];
-    let mut note = None;
-    if job.checker == Checker::Cargo && !has_cargo_lock(root, cwd) {
-        // Cargo cannot check a project without a lock file and writes one first. Resolving
-        // runs no project code, so that one step may write the workspace.
-        let lock = [
-            args[0].clone(),
-            "generate-lockfile".to_string(),
-            "--offline".to_string(),
-        ];
-        let spec = exec::launch(&profile, &env, &lock).spec(
-            cwd,
-            remaining.min(Duration::from_secs(30)),
-            64 * 1024,
-        );
-        note = Some(match exec::run(&spec) {
-            Ok(f) if f.exit_code == Some(0) => {
-                "Cargo.lock was missing; cargo generate-lockfile --offline wrote it".to_string()
-            }
-            Ok(f) => format!(
-                "Cargo.lock is missing and could not be written offline: {}",
-                tail(&f.stderr.text(), 400)
-            ),
-            Err(e) => format!("Cargo.lock is missing and cargo could not be started: {e}"),
-        });
-    }
+    // Every checker's variables, whether sandboxed or not: project code run by one checker
+    // may start another's toolchain (see `Checker::env`).
+    let private = exec::profile::PrivateDirs::for_workspace(root);
+    let env: Vec<(&'static str, String)> = CHECKERS.iter().flat_map(|c| c.env(&private)).collect();
+    let note = job.checker.prepare(&Setup {
+        root,
+        cwd,
+        program: &args[0],
+        profile: &profile,
+        env: &env,
+        remaining,
+    });
     profile.workspace_writable = false;
     Prepared {
         launch: exec::launch(&profile, &env, args),
         note,
-    }
-}
-
-/// Whether a `Cargo.lock` exists in `cwd` or a folder above it inside the workspace.
-fn has_cargo_lock(root: &Path, cwd: &Path) -> bool {
-    cwd.ancestors()
-        .take_while(|d| d.starts_with(root))
-        .any(|d| d.join("Cargo.lock").is_file())
-}
-
-/// Exit codes that mean "checked" (with or without findings) rather than "could not check".
-fn exit_is_clean(checker: Checker, code: Option<i32>) -> bool {
-    match checker {
-        Checker::Cargo | Checker::Ruff | Checker::PyCompile => code == Some(0),
-        // tsc: 1 and 2 both occur with findings; without findings only 0 is a clean run.
-        Checker::Tsc => code == Some(0),
-        Checker::Eslint => matches!(code, Some(0) | Some(1)),
-        Checker::GoVet => code == Some(0),
     }
 }
 
@@ -430,7 +326,7 @@ pub(super) fn run_syntax(ws: &Workspace, targets: &[String]) -> Report {
     }
 }
 
-fn tail(text: &str, max: usize) -> String {
+pub(super) fn tail(text: &str, max: usize) -> String {
     let text = text.trim();
     if text.len() <= max {
         return text.to_string();

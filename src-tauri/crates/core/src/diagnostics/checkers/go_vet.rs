@@ -1,50 +1,102 @@
-use super::PathMap;
-use crate::diagnostics::{Diagnostic, Severity};
+//! `go vet`: Go modules, found by their `go.mod`.
+
+use crate::diagnostics::checker::{Checker, PathMap, Scope};
+use crate::diagnostics::detect::{marker_dirs, outermost, parent_of};
+use crate::diagnostics::{Diagnostic, Language, Severity};
+use crate::exec::profile::PrivateDirs;
+use crate::sandbox::Workspace;
 use serde_json::Value;
 
-/// `go vet -json`: on stderr, `# package` lines, then per package a JSON object of analyzer →
-/// findings (`posn` is `file:line:col`). Code that does not compile is reported as plain
-/// `file:line:col: message` lines instead; those are errors.
-pub fn parse_go_vet(stderr: &str, paths: &PathMap<'_>) -> Vec<Diagnostic> {
-    let mut found = Vec::new();
-    let mut block = String::new();
-    let mut depth = 0i32;
-    for line in stderr.lines() {
-        if depth == 0 && !line.starts_with('{') {
-            let text = line.strip_prefix("vet: ").unwrap_or(line);
-            if let Some(d) = go_position_line(text, paths, Severity::Error, None) {
-                found.push(d);
+pub(super) struct GoVet;
+
+impl Checker for GoVet {
+    fn name(&self) -> &'static str {
+        "go_vet"
+    }
+
+    fn program(&self) -> &'static str {
+        "go"
+    }
+
+    fn install_hint(&self) -> &'static str {
+        "apt-get install golang-go (or https://go.dev/dl)"
+    }
+
+    fn language(&self) -> Language {
+        Language::Go
+    }
+
+    fn config_files(&self) -> &'static [&'static str] {
+        &["go.mod", "go.sum"]
+    }
+
+    fn projects(&self, _ws: &Workspace, files: &[String]) -> Vec<String> {
+        outermost(marker_dirs(files, &["go.mod"]))
+    }
+
+    /// Go never fetches a newer toolchain than the installed one, also where the sandbox is
+    /// unavailable.
+    fn env(&self, _private: &PrivateDirs) -> Vec<(&'static str, String)> {
+        vec![("GOTOOLCHAIN", "local".to_string())]
+    }
+
+    /// Go vets packages, not files: narrowed to a file, its folder's package.
+    fn args(&self, scope: &Scope<'_>) -> Vec<String> {
+        let packages = match scope.file {
+            Some(f) => match parent_of(&scope.local(f)) {
+                "." => ".".to_string(),
+                d => format!("./{d}"),
+            },
+            None => "./...".to_string(),
+        };
+        vec!["vet".to_string(), "-json".to_string(), packages]
+    }
+
+    /// `go vet -json`: on stderr, `# package` lines, then per package a JSON object of analyzer →
+    /// findings (`posn` is `file:line:col`). Code that does not compile is reported as plain
+    /// `file:line:col: message` lines instead; those are errors.
+    fn parse(&self, _stdout: &str, stderr: &str, paths: &PathMap<'_>) -> Vec<Diagnostic> {
+        let mut found = Vec::new();
+        let mut block = String::new();
+        let mut depth = 0i32;
+        for line in stderr.lines() {
+            if depth == 0 && !line.starts_with('{') {
+                let text = line.strip_prefix("vet: ").unwrap_or(line);
+                if let Some(d) = go_position_line(text, paths, Severity::Error, None) {
+                    found.push(d);
+                }
+                continue;
             }
-            continue;
-        }
-        block.push_str(line);
-        block.push('\n');
-        depth += line.matches('{').count() as i32 - line.matches('}').count() as i32;
-        if depth > 0 {
-            continue;
-        }
-        depth = 0;
-        if let Ok(Value::Object(packages)) = serde_json::from_str::<Value>(&block) {
-            for analyzers in packages.values() {
-                let Some(analyzers) = analyzers.as_object() else {
-                    continue;
-                };
-                for (analyzer, findings) in analyzers {
-                    for f in findings.as_array().into_iter().flatten() {
-                        let posn = f["posn"].as_str().unwrap_or_default();
-                        let text = format!("{posn}: {}", f["message"].as_str().unwrap_or_default());
-                        if let Some(d) =
-                            go_position_line(&text, paths, Severity::Warning, Some(analyzer))
-                        {
-                            found.push(d);
+            block.push_str(line);
+            block.push('\n');
+            depth += line.matches('{').count() as i32 - line.matches('}').count() as i32;
+            if depth > 0 {
+                continue;
+            }
+            depth = 0;
+            if let Ok(Value::Object(packages)) = serde_json::from_str::<Value>(&block) {
+                for analyzers in packages.values() {
+                    let Some(analyzers) = analyzers.as_object() else {
+                        continue;
+                    };
+                    for (analyzer, findings) in analyzers {
+                        for f in findings.as_array().into_iter().flatten() {
+                            let posn = f["posn"].as_str().unwrap_or_default();
+                            let text =
+                                format!("{posn}: {}", f["message"].as_str().unwrap_or_default());
+                            if let Some(d) =
+                                go_position_line(&text, paths, Severity::Warning, Some(analyzer))
+                            {
+                                found.push(d);
+                            }
                         }
                     }
                 }
             }
+            block.clear();
         }
-        block.clear();
+        found
     }
-    found
 }
 
 /// `file.go:12:3: message` (the column is optional).
@@ -78,13 +130,12 @@ fn go_position_line(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::checkers::tests::map;
-    use crate::diagnostics::Severity;
+    use crate::diagnostics::checker::tests::map;
 
     #[test]
     fn go_vet_json_and_compile_errors() {
         let out = "# example.com/m\n{\n\t\"example.com/m\": {\n\t\t\"printf\": [\n\t\t\t{\n\t\t\t\t\"posn\": \"/w/app/main.go:7:2\",\n\t\t\t\t\"message\": \"fmt.Printf format %d has arg s of wrong type string\"\n\t\t\t}\n\t\t]\n\t}\n}\n# example.com/m/b\nvet: b/b.go:3:9: undefined: y\n";
-        let found = parse_go_vet(out, &map());
+        let found = GoVet.parse("", out, &map());
         assert_eq!(found.len(), 2, "{found:?}");
         assert_eq!(found[0].path, "app/main.go");
         assert_eq!((found[0].line, found[0].column), (7, 2));
