@@ -14,6 +14,7 @@ use std::time::Duration;
 /// Each checker is a unit struct in a file of its own under `checkers/`, listed once in
 /// `checkers::CHECKERS`. The machinery around it (finding the program, launching it in the
 /// sandbox profile, the time box, the cache, the report) is shared and asks only this trait.
+/// `Sync` lets that list be a `static`.
 pub(super) trait Checker: Sync {
     /// The name in reports and in each finding's `source`: `cargo`, `go_vet`.
     fn name(&self) -> &'static str;

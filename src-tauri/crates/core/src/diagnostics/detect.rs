@@ -1,5 +1,5 @@
-//! What the workspace is: its files, the project kinds their marker files name, and the
-//! checker job for each.
+//! What the workspace is: its files, the marker-file helpers checkers find their projects
+//! with, and the checker jobs.
 
 use super::checkers::CHECKERS;
 use super::*;
