@@ -13,7 +13,7 @@ use crate::settings::{AppConfig, Settings};
 use lantern_core::agent::{Answer, Session, SessionOptions};
 use lantern_core::checkpoint::{Checkpoint, CheckpointStore, UndoOutcome};
 use lantern_core::event::{Event, TranscriptWriter};
-use lantern_core::model::CancelToken;
+use lantern_core::model::{CancelToken, GenerationOptions, Model};
 use lantern_core::paths;
 use lantern_core::policy::Grant;
 use lantern_core::sandbox::Workspace;
@@ -21,7 +21,8 @@ use lantern_core::tool_result::ToolResult;
 use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::ToolSpec;
 use lantern_llama::probe::ProbeReport;
-use lantern_llama::{calibration_file, default_model_path, LoadOptions, LocalModel, ModelFacts};
+use lantern_llama::{default_model_path, LocalModel, ModelFacts};
+use lantern_providers::{LocalSpec, ProviderSpec};
 use serde::Serialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -155,7 +156,8 @@ pub struct AppState {
     folder: RwLock<Option<OpenFolder>>,
     session: Mutex<Option<Session>>,
     transcript: Mutex<Option<Transcript>>,
-    model: Mutex<Option<LocalModel>>,
+    /// Any backend the provider factory opens; the window knows it only through [`Model`].
+    model: Mutex<Option<Box<dyn Model>>>,
     model_info: RwLock<Option<ModelInfo>>,
     confirmations: Confirmations,
     cancel: CancelToken,
@@ -172,6 +174,11 @@ fn hold<'a, T>(mutex: &'a Mutex<T>, busy: &str) -> Result<MutexGuard<'a, T>, App
         Err(TryLockError::Poisoned(poisoned)) => Ok(poisoned.into_inner()),
         Err(TryLockError::WouldBlock) => Err(AppError::busy(busy)),
     }
+}
+
+/// The local engine behind `model`, for what only it does (its facts, the probe).
+fn local_engine(model: &mut dyn Model) -> Option<&mut LocalModel> {
+    model.as_any_mut().downcast_mut::<LocalModel>()
 }
 
 /// Takes a lock that is only ever held briefly.
@@ -331,8 +338,11 @@ impl AppState {
         let mut model = hold(&self.model, MODEL_IN_USE)?;
         let model = model.as_mut().ok_or_else(no_model)?;
         let settings = self.settings();
-        model.settings.grammar = settings.grammar;
-        model.settings.sampling.temperature = settings.temperature;
+        model.configure(&GenerationOptions {
+            grammar: settings.grammar,
+            temperature: settings.temperature,
+            ..GenerationOptions::default()
+        });
         session.config.max_steps = settings.max_steps;
         session.config.tool_choice = settings.tool_choice;
         self.cancel.reset();
@@ -342,7 +352,7 @@ impl AppState {
         };
         Ok(session.send(
             message,
-            model,
+            model.as_mut(),
             &mut confirmer,
             &mut |event| self.record(event, updates),
             &self.cancel,
@@ -429,28 +439,31 @@ impl AppState {
         // The old model goes first: two models at once may not fit in memory.
         *slot = None;
         *self.model_info.write().unwrap_or_else(|e| e.into_inner()) = None;
-        let options = LoadOptions {
+        let spec = ProviderSpec::Local(LocalSpec {
             path: path.clone(),
             context: self.settings().context,
             threads: None,
-            gpu_layers: 0,
+        });
+        let settings = self.settings();
+        let options = GenerationOptions {
+            grammar: settings.grammar,
+            temperature: settings.temperature,
+            ..GenerationOptions::default()
         };
         let reading = progress.clone();
-        let loaded = LocalModel::load(&options, move |fraction| {
+        let mut loaded = lantern_providers::open(&spec, &options, move |fraction| {
             reading(LoadProgress::Reading { fraction })
         })
         .map_err(|e| AppError::new(ErrorCode::Model, e.0))?;
-        let calibrations = calibration_file(loaded.facts());
-        let mut loaded = loaded.with_calibration_file(calibrations);
         progress(LoadProgress::Calibrating);
-        if let Err(e) = loaded.calibration(self.toolbox.system_prompt(), &CancelToken::new()) {
+        if let Err(e) = loaded.prepare(&self.toolbox, &CancelToken::new()) {
             // Not fatal: the first message calibrates again, or falls back to the word rule.
             eprintln!("lantern: could not calibrate the model's call decision: {e}");
         }
-        let info = ModelInfo {
-            facts: loaded.facts().clone(),
-            is_default,
-        };
+        let facts = local_engine(loaded.as_mut())
+            .map(|local| local.facts().clone())
+            .ok_or_else(|| AppError::new(ErrorCode::Model, "Not a local model."))?;
+        let info = ModelInfo { facts, is_default };
         *slot = Some(loaded);
         *self.model_info.write().unwrap_or_else(|e| e.into_inner()) = Some(info.clone());
         self.remember(|config| config.last_model = Some(path));
@@ -461,7 +474,10 @@ impl AppState {
     pub fn probe_model(&self) -> Result<ProbeReport, AppError> {
         let mut model = hold(&self.model, MODEL_IN_USE)?;
         let model = model.as_mut().ok_or_else(no_model)?;
-        lantern_llama::probe::probe(model, &self.toolbox)
+        let local = local_engine(model.as_mut()).ok_or_else(|| {
+            AppError::invalid("The probe measures local models; this model runs on a server.")
+        })?;
+        lantern_llama::probe::probe(local, &self.toolbox)
             .map_err(|e| AppError::new(ErrorCode::Model, e))
     }
 

@@ -3,12 +3,11 @@
 
 use crate::{usage, Failure};
 use clap::ValueEnum;
-use lantern_core::model::{Model, ScriptedModel, ToolChoice};
+use lantern_core::model::{GenerationOptions, Model, ToolChoice};
 #[cfg(feature = "llama")]
-use lantern_llama::{calibration_file, default_model_path, LoadOptions, LocalModel};
-use lantern_openai::{OpenAiModel, OpenAiOptions};
+use lantern_llama::{default_model_path, LocalModel};
+use lantern_providers::{self as providers, LocalSpec, ProviderSpec, ServerSpec};
 use serde_json::Value;
-#[cfg(feature = "llama")]
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -110,20 +109,59 @@ impl ModelArgs {
         }
     }
 
-    pub fn load(&self) -> Result<Box<dyn Model>, Failure> {
-        match (self.provider, self.model.as_deref()) {
-            (Provider::Openai, model) => self.openai(model),
-            (Provider::Local, Some(spec)) if spec.starts_with("scripted:") => {
-                scripted(&spec["scripted:".len()..])
-            }
-            #[cfg(feature = "llama")]
-            (Provider::Local, _) => Ok(Box::new(self.load_local()?)),
-            #[cfg(not(feature = "llama"))]
-            (Provider::Local, _) => Err(no_local_backend()),
+    /// The generation settings these options ask for.
+    fn generation(&self) -> GenerationOptions {
+        GenerationOptions {
+            grammar: self.grammar == OnOff::On,
+            temperature: self.temperature,
+            seed: self.seed,
         }
     }
 
-    /// A local GGUF model: `--model PATH`, or the default model.
+    /// Which model these options name, checked before anything is loaded.
+    fn spec(&self) -> Result<ProviderSpec, Failure> {
+        match (self.provider, self.model.as_deref()) {
+            (Provider::Openai, None) => Err(usage(format!(
+                "--provider openai needs --model NAME: the model's name on the server at {}",
+                self.base_url
+            ))),
+            (Provider::Openai, Some(name)) => Ok(ProviderSpec::Server(ServerSpec {
+                base_url: self.base_url.clone(),
+                model: name.to_string(),
+                api_key: None,
+            })),
+            (Provider::Local, Some(spec)) if spec.starts_with("scripted:") => {
+                Ok(ProviderSpec::Scripted {
+                    path: PathBuf::from(&spec["scripted:".len()..]),
+                })
+            }
+            (Provider::Local, _) => self.local_spec().map(ProviderSpec::Local),
+        }
+    }
+
+    /// The model through the one provider factory. A server that is not running is reported
+    /// by the first step, in words: nothing is sent before.
+    pub fn load(&self) -> Result<Box<dyn Model>, Failure> {
+        let spec = self.spec()?;
+        let local = matches!(spec, ProviderSpec::Local(_));
+        #[cfg_attr(not(feature = "llama"), allow(unused_mut))]
+        let mut model = providers::open(&spec, &self.generation(), loading_progress()).map_err(
+            |e| match local {
+                true => Failure {
+                    code: 1,
+                    message: e.0,
+                },
+                false => usage(e.0),
+            },
+        )?;
+        #[cfg(feature = "llama")]
+        if let Some(local) = model.as_any_mut().downcast_ref::<LocalModel>() {
+            report_loaded(local);
+        }
+        Ok(model)
+    }
+
+    /// A local GGUF model, for what only the local engine does (`probe`, `bench-model`).
     #[cfg(feature = "llama")]
     pub fn load_local(&self) -> Result<LocalModel, Failure> {
         if self.provider == Provider::Openai
@@ -136,71 +174,73 @@ impl ModelArgs {
                 "this command needs a local GGUF model (--model PATH, or none for the default)",
             ));
         }
-        let path = match &self.model {
-            Some(p) => PathBuf::from(p),
-            None => {
-                let path = default_model_path();
-                if !path.exists() {
-                    return Err(usage(format!(
-                        "the default model is not downloaded yet ({}); run `bash scripts/fetch-model.sh` (npm start does it), or pass --model PATH",
-                        path.display()
-                    )));
+        let mut model =
+            providers::open_local(&self.local_spec()?, loading_progress()).map_err(|e| {
+                Failure {
+                    code: 1,
+                    message: e.0,
                 }
-                path
-            }
-        };
-        let options = LoadOptions {
-            path,
-            context: self.context,
-            threads: self.threads,
-            gpu_layers: 0,
-        };
-        let show = std::io::stderr().is_terminal();
-        let mut model = LocalModel::load(&options, move |p| {
-            if show {
-                eprint!("\rloading model {:>3.0}%", p * 100.0);
-                let _ = std::io::stderr().flush();
-            }
-        })
-        .map_err(|e| Failure {
-            code: 1,
-            message: e.0,
-        })?;
-        if show {
-            eprint!("\r");
-        }
-        let facts = model.facts();
-        eprintln!(
-            "model: {} ({}, {:.0}M parameters, chat template: {}, context {}, {} threads) loaded in {:.2} s",
-            facts.name,
-            facts.architecture,
-            facts.parameters as f64 / 1e6,
-            facts.chat_template,
-            facts.context,
-            facts.threads,
-            facts.load_seconds
-        );
-        model.settings.grammar = self.grammar == OnOff::On;
-        model.settings.sampling.temperature = self.temperature;
-        model.settings.sampling.seed = self.seed;
-        let calibrations = calibration_file(model.facts());
-        Ok(model.with_calibration_file(calibrations))
+            })?;
+        model.configure(&self.generation());
+        report_loaded(&model);
+        Ok(model)
     }
 
-    /// `--provider openai`: nothing is sent yet; a server that is not running is reported by
-    /// the first step, in words.
-    fn openai(&self, model: Option<&str>) -> Result<Box<dyn Model>, Failure> {
-        let Some(name) = model else {
-            return Err(usage(format!(
-                "--provider openai needs --model NAME: the model's name on the server at {}",
-                self.base_url
-            )));
-        };
-        let mut options = OpenAiOptions::new(&self.base_url, name);
-        options.temperature = self.temperature;
-        let model = OpenAiModel::new(options).map_err(|e| usage(e.0))?;
-        Ok(Box::new(model))
+    /// `--model PATH`, or the default model once it is downloaded.
+    fn local_spec(&self) -> Result<LocalSpec, Failure> {
+        #[cfg(not(feature = "llama"))]
+        return Err(no_local_backend());
+        #[cfg(feature = "llama")]
+        {
+            let path = match &self.model {
+                Some(p) => PathBuf::from(p),
+                None => {
+                    let path = default_model_path();
+                    if !path.exists() {
+                        return Err(usage(format!(
+                            "the default model is not downloaded yet ({}); run `bash scripts/fetch-model.sh` (npm start does it), or pass --model PATH",
+                            path.display()
+                        )));
+                    }
+                    path
+                }
+            };
+            Ok(LocalSpec {
+                path,
+                context: self.context,
+                threads: self.threads,
+            })
+        }
     }
+}
+
+/// Shows how far a local model's file has been read, on a terminal only.
+fn loading_progress() -> impl Fn(f32) + 'static {
+    let show = std::io::stderr().is_terminal();
+    move |p| {
+        if show {
+            eprint!("\rloading model {:>3.0}%", p * 100.0);
+            let _ = std::io::stderr().flush();
+        }
+    }
+}
+
+#[cfg(feature = "llama")]
+fn report_loaded(model: &LocalModel) {
+    if std::io::stderr().is_terminal() {
+        eprint!("\r");
+    }
+    let facts = model.facts();
+    eprintln!(
+        "model: {} ({}, {:.0}M parameters, chat template: {}, context {}, {} threads) loaded in {:.2} s",
+        facts.name,
+        facts.architecture,
+        facts.parameters as f64 / 1e6,
+        facts.chat_template,
+        facts.context,
+        facts.threads,
+        facts.load_seconds
+    );
 }
 
 #[cfg(feature = "llama")]
@@ -213,11 +253,4 @@ const DEFAULT_MODEL_FILE: &str = "the default model";
 #[cfg(not(feature = "llama"))]
 pub fn no_local_backend() -> Failure {
     usage("this lantern was built without the local model backend (--no-default-features); build it with the default features to load a GGUF, or use --provider openai or --model scripted:FILE")
-}
-
-fn scripted(path: &str) -> Result<Box<dyn Model>, Failure> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| usage(format!("cannot read the script {path}: {e}")))?;
-    let model = ScriptedModel::from_json(&text).map_err(|e| usage(format!("{path}: {e}")))?;
-    Ok(Box::new(model))
 }

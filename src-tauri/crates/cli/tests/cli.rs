@@ -685,7 +685,7 @@ fn run_without_a_usable_model_is_a_usage_error() {
         None,
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("cannot read the script"));
+    assert!(stderr(&out).contains("Cannot read the script"));
 }
 
 #[test]

@@ -9,6 +9,7 @@
 //! the `<TOOL_CALL>` text protocol ([`crate::protocol::markers::text_protocol_messages`]), a
 //! model's own chat template, or a server's native tool API.
 
+use crate::toolbox::Toolbox;
 use crate::tools::ToolSpec;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -188,10 +189,43 @@ impl std::fmt::Display for ModelError {
 
 impl std::error::Error for ModelError {}
 
+/// How the user wants replies generated; each backend applies what it can.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct GenerationOptions {
+    /// Constrain calls with a grammar built from the tools' schemas (local models).
+    pub grammar: bool,
+    /// 0 decodes greedily.
+    pub temperature: f32,
+    pub seed: u32,
+}
+
+impl Default for GenerationOptions {
+    fn default() -> Self {
+        GenerationOptions {
+            grammar: true,
+            temperature: 0.0,
+            seed: 42,
+        }
+    }
+}
+
 /// A language model that streams text.
-pub trait Model: Send {
+pub trait Model: Send + 'static {
     /// A short name for the UI and transcripts.
     fn name(&self) -> String;
+
+    /// Applies the user's generation settings to the next steps. A backend ignores what it
+    /// cannot do (a server has no grammar).
+    fn configure(&mut self, _options: &GenerationOptions) {}
+
+    /// Work worth doing once before the first message of `toolbox`'s conversations, so that
+    /// message does not wait for it (the local engine calibrates its call decision).
+    fn prepare(&mut self, _toolbox: &Toolbox, _cancel: &CancelToken) -> Result<(), ModelError> {
+        Ok(())
+    }
+
+    /// The backend itself, for what only one backend can do (the local engine's probe).
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
 
     /// Generates a reply to `request.messages`, calling `on_text` with each new piece of text.
     /// Stops at a stop sequence, the end of the reply, `max_tokens`, when `on_text` returns
@@ -238,6 +272,10 @@ mod scripted {
     impl Model for ScriptedModel {
         fn name(&self) -> String {
             "scripted".to_string()
+        }
+
+        fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+            self
         }
 
         fn generate(

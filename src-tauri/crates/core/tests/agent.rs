@@ -592,6 +592,10 @@ fn cancel_stops_the_turn() {
 fn a_failing_model_ends_the_turn_with_its_error() {
     struct Broken;
     impl Model for Broken {
+        fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+            self
+        }
+
         fn name(&self) -> String {
             "broken".into()
         }
@@ -626,6 +630,10 @@ fn generation_stops_as_soon_as_the_call_is_complete() {
         sent: usize,
     }
     impl Model for Chatty {
+        fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+            self
+        }
+
         fn name(&self) -> String {
             "chatty".into()
         }

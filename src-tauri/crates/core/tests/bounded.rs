@@ -24,6 +24,10 @@ const STEPS_PER_MESSAGE: usize = STEPS / MESSAGES;
 struct Replies(VecDeque<String>);
 
 impl Model for Replies {
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+
     fn name(&self) -> String {
         "replies".to_string()
     }

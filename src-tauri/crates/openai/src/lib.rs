@@ -15,7 +15,8 @@ mod sse;
 mod stop;
 
 use lantern_core::model::{
-    FinishReason, Flow, GenerateRequest, Generation, Message, Model, ModelError, Role, ToolChoice,
+    FinishReason, Flow, GenerateRequest, Generation, GenerationOptions, Message, Model, ModelError,
+    Role, ToolChoice,
 };
 use lantern_core::protocol::markers::text_protocol_messages;
 use serde::{Deserialize, Serialize};
@@ -307,6 +308,14 @@ impl OpenAiModel {
 impl Model for OpenAiModel {
     fn name(&self) -> String {
         format!("openai:{}", self.options.model)
+    }
+
+    fn configure(&mut self, options: &GenerationOptions) {
+        self.options.temperature = options.temperature;
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
     }
 
     fn generate(

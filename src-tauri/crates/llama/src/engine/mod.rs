@@ -15,11 +15,12 @@ use crate::grammar::call_grammar;
 use crate::utf8::Utf8Stream;
 use decision::user_question;
 use lantern_core::model::{
-    CancelToken, FinishReason, Flow, GenerateRequest, Generation, Message, Model, ModelError, Role,
-    ToolChoice,
+    CancelToken, FinishReason, Flow, GenerateRequest, Generation, GenerationOptions, Message,
+    Model, ModelError, Role, ToolChoice,
 };
 use lantern_core::protocol::markers::{text_protocol_messages, NOT_IN_ANSWERS};
 use lantern_core::protocol::{CLOSE_TAG, OPEN_TAG};
+use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::ToolSpec;
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::context::LlamaContext;
@@ -204,6 +205,23 @@ impl LocalModel {
 impl Model for LocalModel {
     fn name(&self) -> String {
         self.facts.name.clone()
+    }
+
+    fn configure(&mut self, options: &GenerationOptions) {
+        self.settings.grammar = options.grammar;
+        self.settings.sampling.temperature = options.temperature;
+        self.settings.sampling.seed = options.seed;
+    }
+
+    /// Calibrates the call decision for the toolbox's prompt (once per model and prompt; kept
+    /// in the calibration file), so the first message does not wait for it.
+    fn prepare(&mut self, toolbox: &Toolbox, cancel: &CancelToken) -> Result<(), ModelError> {
+        self.calibration(toolbox.system_prompt(), cancel)
+            .map(|_| ())
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
     }
 
     fn generate(

@@ -1,0 +1,187 @@
+//! # lantern-providers
+//!
+//! The one place that turns "which model" into a running [`Model`]: a local GGUF through
+//! llama.cpp, an OpenAI-compatible server (llama-server, Ollama, LM Studio, vLLM), or a script
+//! of replies. The desktop app and the command line both open their models here, so a backend
+//! added here is available to both, and neither knows more about a backend than the [`Model`]
+//! contract says.
+//!
+//! ```
+//! use lantern_core::model::{GenerationOptions, Model};
+//! use lantern_providers::{open, ProviderSpec};
+//!
+//! let script = std::env::temp_dir().join("lantern-providers-doc.json");
+//! std::fs::write(&script, r#"["Hello."]"#).unwrap();
+//! let model = open(&ProviderSpec::Scripted { path: script }, &GenerationOptions::default(), |_| {})
+//!     .unwrap();
+//! assert_eq!(model.name(), "scripted");
+//! ```
+
+use lantern_core::model::{GenerationOptions, Model, ModelError, ScriptedModel};
+use lantern_openai::{OpenAiModel, OpenAiOptions};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// Which model to open.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ProviderSpec {
+    /// A GGUF file run in this process.
+    Local(LocalSpec),
+    /// A model on an OpenAI-compatible server.
+    Server(ServerSpec),
+    /// Prepared replies from a JSON file (demos and tests of the loop).
+    Scripted { path: PathBuf },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LocalSpec {
+    pub path: PathBuf,
+    /// Context size in tokens; `None` for the engine's default.
+    pub context: Option<u32>,
+    /// CPU threads; `None` for the number of physical cores.
+    pub threads: Option<i32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerSpec {
+    /// The API root, e.g. `http://127.0.0.1:8080/v1`.
+    pub base_url: String,
+    /// The model's name on the server.
+    pub model: String,
+    /// Sent as a bearer token when set. Never part of a transcript or a log line.
+    #[serde(skip_serializing)]
+    pub api_key: Option<String>,
+}
+
+/// Opens the model `spec` names with `options` applied. `progress` hears the share of a local
+/// model's file read so far (0 to 1); other backends open at once.
+pub fn open(
+    spec: &ProviderSpec,
+    options: &GenerationOptions,
+    progress: impl Fn(f32) + 'static,
+) -> Result<Box<dyn Model>, ModelError> {
+    let mut model: Box<dyn Model> = match spec {
+        ProviderSpec::Local(local) => open_local_boxed(local, progress)?,
+        ProviderSpec::Server(server) => {
+            let mut server_options = OpenAiOptions::new(&server.base_url, &server.model);
+            server_options.api_key = server.api_key.clone();
+            Box::new(OpenAiModel::new(server_options)?)
+        }
+        ProviderSpec::Scripted { path } => {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                ModelError(format!("Cannot read the script {}: {e}", path.display()))
+            })?;
+            Box::new(ScriptedModel::from_json(&text)?)
+        }
+    };
+    model.configure(options);
+    Ok(model)
+}
+
+/// A local GGUF model, with its calibrations kept in the user's cache. For what only the local
+/// engine does (probe, benchmarks); everything else goes through [`open`].
+#[cfg(feature = "llama")]
+pub fn open_local(
+    spec: &LocalSpec,
+    progress: impl Fn(f32) + 'static,
+) -> Result<lantern_llama::LocalModel, ModelError> {
+    let options = lantern_llama::LoadOptions {
+        path: spec.path.clone(),
+        context: spec.context,
+        threads: spec.threads,
+        gpu_layers: 0,
+    };
+    let model = lantern_llama::LocalModel::load(&options, progress).map_err(|e| ModelError(e.0))?;
+    let calibrations = lantern_llama::calibration_file(model.facts());
+    Ok(model.with_calibration_file(calibrations))
+}
+
+#[cfg(feature = "llama")]
+fn open_local_boxed(
+    spec: &LocalSpec,
+    progress: impl Fn(f32) + 'static,
+) -> Result<Box<dyn Model>, ModelError> {
+    Ok(Box::new(open_local(spec, progress)?))
+}
+
+#[cfg(not(feature = "llama"))]
+fn open_local_boxed(
+    _: &LocalSpec,
+    _: impl Fn(f32) + 'static,
+) -> Result<Box<dyn Model>, ModelError> {
+    Err(ModelError(
+        "This build has no local model backend; use a server or a script.".to_string(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lantern_core::model::{CancelToken, Flow, GenerateRequest, ToolChoice};
+
+    #[test]
+    fn a_script_opens_and_replies() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("script.json");
+        std::fs::write(&path, r#"["The answer."]"#).unwrap();
+        let mut model = open(
+            &ProviderSpec::Scripted { path },
+            &GenerationOptions::default(),
+            |_| {},
+        )
+        .unwrap();
+        let cancel = CancelToken::new();
+        let g = model
+            .generate(
+                &GenerateRequest {
+                    messages: &[],
+                    tools: &[],
+                    stop: &[],
+                    tool_choice: ToolChoice::Auto,
+                    max_tokens: 16,
+                    cancel: &cancel,
+                },
+                &mut |_| Flow::Continue,
+            )
+            .unwrap();
+        assert_eq!(g.text, "The answer.");
+    }
+
+    #[test]
+    fn what_cannot_be_opened_is_said_in_words() {
+        let missing = open(
+            &ProviderSpec::Scripted {
+                path: "/nonexistent/script.json".into(),
+            },
+            &GenerationOptions::default(),
+            |_| {},
+        );
+        assert!(missing.err().unwrap().0.contains("Cannot read the script"));
+        let bad_url = open(
+            &ProviderSpec::Server(ServerSpec {
+                base_url: "127.0.0.1:8080".into(),
+                model: "m".into(),
+                api_key: None,
+            }),
+            &GenerationOptions::default(),
+            |_| {},
+        );
+        assert!(bad_url
+            .err()
+            .unwrap()
+            .0
+            .contains("http://127.0.0.1:8080/v1"));
+    }
+
+    #[test]
+    fn an_api_key_is_never_serialised() {
+        let spec = ProviderSpec::Server(ServerSpec {
+            base_url: "http://127.0.0.1:8080/v1".into(),
+            model: "m".into(),
+            api_key: Some("sk-secret".into()),
+        });
+        let text = serde_json::to_string(&spec).unwrap();
+        assert!(!text.contains("sk-secret"), "{text}");
+    }
+}
