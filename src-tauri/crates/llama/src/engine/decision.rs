@@ -5,7 +5,7 @@ use super::sampling::log_softmax_at;
 use super::*;
 
 /// The last user message: what the user actually asked (tool results are tool messages).
-pub(super) fn user_question(messages: &[Message]) -> &str {
+fn user_question(messages: &[Message]) -> &str {
     messages
         .iter()
         .rev()
@@ -15,6 +15,42 @@ pub(super) fn user_question(messages: &[Message]) -> &str {
 }
 
 impl LocalModel {
+    /// Call or answer? Forced by the tool choice, or decided from the model's own score for
+    /// starting a call (calibrated when `rules` are trusted, the word-based rule otherwise).
+    /// Records the decision and why in `stats`.
+    pub(super) fn decide_call(
+        &mut self,
+        request: &GenerateRequest<'_>,
+        rules: Option<&DecisionRules>,
+        logits: &[f32],
+        stats: &mut StepStats,
+    ) -> Result<bool, ModelError> {
+        let (call, why) = match request.tool_choice {
+            ToolChoice::Required => (true, "required".to_string()),
+            ToolChoice::None => (false, "tools off".to_string()),
+            ToolChoice::Auto => {
+                let confidence = self.call_confidence(logits)?;
+                stats.call_confidence = Some(confidence);
+                let after_result = request.messages.last().is_some_and(Message::is_tool_result);
+                let question = user_question(request.messages);
+                match (rules, after_result) {
+                    (Some(r), false) if r.first_step.trusted => {
+                        r.first_step.decide_first_step(confidence, question)
+                    }
+                    (Some(r), true) if r.follow_up.trusted => (
+                        confidence >= r.follow_up.threshold,
+                        format!("follow-up threshold {:.2}", r.follow_up.threshold),
+                    ),
+                    // Small models repeat their call once they see its result: answer.
+                    (_, true) => (false, "after a tool result".to_string()),
+                    (_, false) => (lexical_prior(question), "lexical prior".to_string()),
+                }
+            }
+        };
+        stats.decision = format!("{} ({why})", if call { "call" } else { "answer" });
+        Ok(call)
+    }
+
     /// Keeps calibrations in this JSON file (per model), so a new process need not redo them.
     pub fn with_calibration_file(mut self, path: PathBuf) -> Self {
         if let Ok(bytes) = lantern_core::paths::read_state_file(&path) {

@@ -13,7 +13,6 @@ use crate::decide::{
 };
 use crate::grammar::call_grammar;
 use crate::utf8::Utf8Stream;
-use decision::user_question;
 use lantern_core::model::{
     CancelToken, FinishReason, Flow, GenerateRequest, Generation, GenerationOptions, Message,
     Model, ModelError, Role, ToolChoice,
@@ -34,8 +33,8 @@ use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 pub use load::physical_cores;
 use sampling::{
-    choose, closed_call_end, closer_tokens, inside_json_string, is_looping, pick_closing, Closers,
-    CLOSING_RESERVE,
+    choose, closed_call_end, closer_tokens, inside_json_string, is_looping, pick_closing,
+    stop_sequence_end, would_open_a_call, Closers, CLOSING_RESERVE,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -262,44 +261,13 @@ impl Model for LocalModel {
         stats.tokens_reused = tokens.len() - evaluated;
         stats.prompt_ms = started.elapsed().as_secs_f64() * 1000.0;
 
-        // Call or answer?
         let prompt_len = tokens.len();
         let scoring = Instant::now();
-        let call = match request.tool_choice {
-            ToolChoice::Required => {
-                stats.decision = "call (required)".into();
-                true
-            }
-            ToolChoice::None => {
-                stats.decision = "answer (tools off)".into();
-                false
-            }
-            ToolChoice::Auto => {
-                let confidence = self.call_confidence(&logits)?;
-                stats.call_confidence = Some(confidence);
-                let after_result = request.messages.last().is_some_and(Message::is_tool_result);
-                let (call, why) = match (&rules, after_result) {
-                    (Some(r), false) if r.first_step.trusted => r
-                        .first_step
-                        .decide_first_step(confidence, user_question(request.messages)),
-                    (Some(r), true) if r.follow_up.trusted => (
-                        confidence >= r.follow_up.threshold,
-                        format!("follow-up threshold {:.2}", r.follow_up.threshold),
-                    ),
-                    // Small models repeat their call once they see its result: answer.
-                    (_, true) => (false, "after a tool result".to_string()),
-                    (_, false) => (
-                        lexical_prior(user_question(request.messages)),
-                        "lexical prior".to_string(),
-                    ),
-                };
-                stats.decision = format!("{} ({why})", if call { "call" } else { "answer" });
-                if !call {
-                    self.rewind_to(prompt_len, cancel)?;
-                }
-                call
-            }
-        };
+        let call = self.decide_call(request, rules.as_ref(), &logits, &mut stats)?;
+        if !call {
+            // Scoring left the start of a call in the cache.
+            self.rewind_to(prompt_len, cancel)?;
+        }
         stats.scoring_ms = scoring.elapsed().as_secs_f64() * 1000.0;
 
         let mut text = String::new();
@@ -363,18 +331,14 @@ impl Model for LocalModel {
                     let model = &*self.model;
                     let so_far = &text;
                     let mut banned = |t: LlamaToken| {
-                        if eog(model, t) || !ban_openers {
-                            return false;
-                        }
-                        let piece =
-                            String::from_utf8_lossy(&model.vocab().token_to_piece(t, false, None))
-                                .into_owned();
-                        // The last 16 characters, where an opener may have begun.
-                        let tail_start = so_far.char_indices().rev().nth(15).map_or(0, |(i, _)| i);
-                        let joined = format!("{}{piece}", &so_far[tail_start..]).to_lowercase();
-                        NOT_IN_ANSWERS
-                            .iter()
-                            .any(|o| joined.contains(&o.to_lowercase()))
+                        ban_openers
+                            && !eog(model, t)
+                            && would_open_a_call(
+                                so_far,
+                                &String::from_utf8_lossy(
+                                    &model.vocab().token_to_piece(t, false, None),
+                                ),
+                            )
                     };
                     choose(&logits, grammar, &mut chain, &mut banned)
                 }
@@ -401,16 +365,7 @@ impl Model for LocalModel {
             let stop_end = if grammar.is_some() {
                 closed_call_end(&text, search_from)
             } else {
-                request
-                    .stop
-                    .iter()
-                    .filter_map(|s| {
-                        let from = (search_from..=before)
-                            .find(|i| text.is_char_boundary(*i))
-                            .unwrap_or(before);
-                        text[from..].find(s).map(|i| from + i + s.len())
-                    })
-                    .min()
+                stop_sequence_end(&text, search_from, before, request.stop)
             };
             if let Some(end) = stop_end {
                 text.truncate(end);

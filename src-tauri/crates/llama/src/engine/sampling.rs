@@ -266,3 +266,31 @@ fn tools_fingerprint(tools: &[ToolSpec]) -> u64 {
     }
     hasher.finish()
 }
+
+/// Whether `piece`, written after `so_far`, would begin what an answer never contains (a call
+/// opener of any dialect, a protocol prefix). Only the last 16 characters of `so_far` are
+/// looked at: no banned word is longer.
+pub(super) fn would_open_a_call(so_far: &str, piece: &str) -> bool {
+    let tail_start = so_far.char_indices().rev().nth(15).map_or(0, |(i, _)| i);
+    let joined = format!("{}{piece}", &so_far[tail_start..]).to_lowercase();
+    NOT_IN_ANSWERS
+        .iter()
+        .any(|banned| joined.contains(&banned.to_lowercase()))
+}
+
+/// Where the earliest stop sequence ends in `text`, looking from `search_from` (moved forward
+/// to a character boundary, and no later than `before`, where the newest piece began).
+pub(super) fn stop_sequence_end(
+    text: &str,
+    search_from: usize,
+    before: usize,
+    stops: &[&str],
+) -> Option<usize> {
+    let from = (search_from..=before)
+        .find(|i| text.is_char_boundary(*i))
+        .unwrap_or(before);
+    stops
+        .iter()
+        .filter_map(|s| text[from..].find(s).map(|i| from + i + s.len()))
+        .min()
+}

@@ -1,4 +1,7 @@
-use super::sampling::{best_by_logit, closed_call_end, inside_json_string, is_looping, pick};
+use super::sampling::{
+    best_by_logit, closed_call_end, inside_json_string, is_looping, pick, stop_sequence_end,
+    would_open_a_call,
+};
 use super::*;
 
 fn tokens(ids: &[i32]) -> Vec<LlamaToken> {
@@ -66,4 +69,34 @@ fn the_tag_left_by_scoring_is_counted_only_after_a_whole_prompt() {
     assert_eq!(super::kv::tag_tokens_in_cache(&[1], 2, &tag), 0);
     // The whole tag is never counted: its last token is decoded for the logits after it.
     assert_eq!(super::kv::tag_tokens_in_cache(&[1, 2, 7, 8, 9], 2, &tag), 0);
+}
+
+#[test]
+fn an_answer_may_not_begin_a_call_or_a_protocol_prefix_even_across_pieces() {
+    assert!(would_open_a_call("Sure. ", "<TOOL_CALL>"));
+    assert!(would_open_a_call("Sure. <TOOL", "_RESULT>"));
+    assert!(would_open_a_call("The result: TOOL_", "RESULT:"));
+    assert!(would_open_a_call("ok ", "<tool_call>"));
+    assert!(!would_open_a_call("The version is ", "2.4.1"));
+    // Only the tail matters: an old opener far back does not ban every later token.
+    assert!(!would_open_a_call(
+        "<tool> was mentioned long, long, long ago. Now",
+        " fine"
+    ));
+}
+
+#[test]
+fn the_earliest_stop_sequence_ends_the_text_and_the_search_starts_on_a_character() {
+    let text = "answer</tool> more</TOOL_CALL>";
+    assert_eq!(
+        stop_sequence_end(text, 0, 0, &["</TOOL_CALL>", "</tool>"]),
+        Some("answer</tool>".len())
+    );
+    assert_eq!(stop_sequence_end("no stop here", 0, 0, &["</tool>"]), None);
+    // A search start inside `é` moves to the next character instead of panicking.
+    let text = "é</tool>";
+    assert_eq!(
+        stop_sequence_end(text, 1, 2, &["</tool>"]),
+        Some(text.len())
+    );
 }
