@@ -15,7 +15,8 @@ use crate::error::{ErrorType, ToolError};
 use crate::event::{AnswerKind, Event, FinishedReason};
 use crate::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role, ToolChoice};
 use crate::policy::{decide, Decision, Effect, Grant, Lifetime, PolicyStore, Scope, Subject};
-use crate::protocol::{interpret, Outcome, TurnParser, STOP_SEQUENCES};
+use crate::protocol::markers::protocol_fragment;
+use crate::protocol::{interpret, Outcome, Turn, TurnParser, STOP_SEQUENCES};
 use crate::sandbox::Workspace;
 use crate::tool_result::ToolResult;
 use crate::toolbox::Toolbox;
@@ -33,6 +34,10 @@ pub struct AgentConfig {
     pub max_protocol_errors: usize,
     pub tool_choice: ToolChoice,
     pub max_tokens: usize,
+    /// Refuse a reply shaped like the protocol but neither call nor answer (`<TOML_CALL>…`) as
+    /// a malformed call, so tag soup never ends a turn as its answer. Off only to measure what
+    /// it is worth.
+    pub protocol_guard: bool,
 }
 
 impl Default for AgentConfig {
@@ -43,8 +48,15 @@ impl Default for AgentConfig {
             max_protocol_errors: 3,
             tool_choice: ToolChoice::Auto,
             max_tokens: 1024,
+            protocol_guard: true,
         }
     }
+}
+
+/// A reply with no call and no fatal problem that [`interpret`] refused only for looking like
+/// the protocol.
+fn is_protocol_shaped_text(turn: &Turn) -> bool {
+    turn.call.is_none() && turn.fatal_problem().is_none() && protocol_fragment(&turn.text).is_some()
 }
 
 /// What the user is asked to approve.
@@ -291,7 +303,13 @@ impl Session {
                 tokens_evaluated: generation.tokens_evaluated,
                 tokens_generated: generation.tokens_generated,
             });
-            match interpret(&turn, self.toolbox.registry()) {
+            let mut outcome = interpret(&turn, self.toolbox.registry());
+            if !self.config.protocol_guard && is_protocol_shaped_text(&turn) {
+                outcome = Outcome::Text {
+                    text: turn.text.clone(),
+                };
+            }
+            match outcome {
                 Outcome::Text { text } => {
                     // The parser holds back text that might have begun a tag; send the rest.
                     let sent = streamed.trim_start();

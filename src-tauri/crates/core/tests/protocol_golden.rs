@@ -2,6 +2,7 @@
 //! protocol, the dialects and the edge cases. Each case is parsed whole, fed one character at a
 //! time, and fed in uneven chunks; all three must agree, and the outcome must match.
 
+use lantern_core::protocol::markers::tool_error_text;
 use lantern_core::protocol::{interpret, parse, Outcome, Turn, TurnParser};
 use lantern_core::tools::ToolRegistry;
 use serde_json::Value;
@@ -29,7 +30,8 @@ fn check(name: &str, outcome: &Outcome, expect: &Value) -> Vec<String> {
     for (key, want) in expect.as_object().unwrap() {
         match key.as_str() {
             "feedback_contains" => {
-                let feedback = got["feedback"].as_str().unwrap_or_default();
+                // As the model reads it in the text protocol.
+                let feedback = tool_error_text(got["feedback"].as_str().unwrap_or_default());
                 for needle in want.as_array().unwrap() {
                     let needle = needle.as_str().unwrap();
                     if !feedback.contains(needle) {

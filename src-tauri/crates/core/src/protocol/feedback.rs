@@ -2,6 +2,7 @@
 //! to do better: the exact problem (JSON position, field path, expected vs got, the closest
 //! tool name) and a correct call to copy.
 
+use super::markers::protocol_fragment;
 use super::{Outcome, RawCall, Turn, CLOSE_TAG, OPEN_TAG};
 use crate::error::ErrorType;
 use crate::tools::{closest, normalize_args, ToolRegistry};
@@ -19,6 +20,14 @@ pub fn interpret(turn: &Turn, registry: &ToolRegistry) -> Outcome {
         );
     }
     let Some(call) = &turn.call else {
+        // Tag soup is never an answer: the model is told what it wrote and how to do either.
+        if let Some(fragment) = protocol_fragment(&turn.text) {
+            let message = format!(
+                "Your reply looks like a tool call or a tool result but is neither ({})",
+                fragment.trim()
+            );
+            return invalid(ErrorType::ParseError, message, None, turn, registry);
+        }
         return Outcome::Text {
             text: turn.text.clone(),
         };

@@ -50,6 +50,50 @@ pub const NOT_IN_ANSWERS: &[&str] = &[
     ERROR_PREFIX,
 ];
 
+/// The first piece of `text` shaped like the protocol: a call or a result in a near-miss
+/// spelling small models write instead of a call or an answer (`<TOML_CALL>`, `</TOUB_RESULT>`,
+/// `TOOL_RESULT:`, a bare `{"tool": …}` object). Such text is never a final answer.
+pub fn protocol_fragment(text: &str) -> Option<&str> {
+    let lower = text.to_ascii_lowercase();
+    for word in ["tool_call", "tool_result", "tool_error"] {
+        if let Some(at) = lower.find(word) {
+            return Some(&text[at..at + word.len()]);
+        }
+    }
+    if let Some(at) = protocol_tag_start(text) {
+        let end = text[at..].find('>').map_or(text.len(), |i| at + i + 1);
+        return Some(&text[at..end]);
+    }
+    let compact: String = lower.chars().filter(|c| !c.is_whitespace()).collect();
+    if compact.contains("{\"tool\":") || compact.contains("\"arguments\":{") {
+        let at = lower
+            .find("\"tool\"")
+            .or_else(|| lower.find("\"arguments\""))?;
+        return Some(&text[at..(at + 10).min(text.len())]);
+    }
+    None
+}
+
+/// Where a tag whose name joins words with an underscore begins (`<TOML_CALL`, `</tool_result`):
+/// the shape of the protocol's own tags, which prose does not use.
+pub fn protocol_tag_start(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    (0..bytes.len()).find(|&at| {
+        if bytes[at] != b'<' {
+            return false;
+        }
+        let mut i = at + 1;
+        if bytes.get(i) == Some(&b'/') {
+            i += 1;
+        }
+        let letters = bytes[i..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphabetic())
+            .count();
+        letters >= 2 && bytes.get(i + letters) == Some(&b'_')
+    })
+}
+
 /// What follows every tool result the model reads: small models otherwise echo the result or
 /// repeat their call instead of answering.
 pub const FOLLOW_UP_HINT: &str =
@@ -116,6 +160,34 @@ mod tests {
             )
         );
         assert!(text.iter().all(|m| m.role != Role::Tool));
+    }
+
+    #[test]
+    fn near_miss_calls_and_results_are_recognised_and_prose_is_not() {
+        for (text, fragment) in [
+            (
+                "<TOUB_RESULT> {\"tool\": \"list_files\"} </TOUB_RESULT>",
+                "<TOUB_RESULT>",
+            ),
+            ("Sure: <TOML_CALL>{}</TOML_CALL>", "<TOML_CALL>"),
+            ("TOOL_RESULT: {\"success\": true}", "TOOL_RESULT"),
+            ("</Tool_Output>", "</Tool_Output>"),
+            ("{\"tool\": \"read_file\", \"args\": {}}", "\"tool\": \"r"),
+            (
+                "{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}",
+                "\"arguments",
+            ),
+        ] {
+            assert_eq!(protocol_fragment(text), Some(fragment), "{text}");
+        }
+        for prose in [
+            "The version is 2.4.1.",
+            "Use a < b when comparing, and snake_case names.",
+            "Vec<u8> and HashMap<K, V> are generic types.",
+            "The tool reads files; the argument is a path.",
+        ] {
+            assert_eq!(protocol_fragment(prose), None, "{prose}");
+        }
     }
 
     #[test]

@@ -267,15 +267,19 @@ fn tools_fingerprint(tools: &[ToolSpec]) -> u64 {
     hasher.finish()
 }
 
-/// Whether `piece`, written after `so_far`, would begin what an answer never contains (a call
-/// opener of any dialect, a protocol prefix). Only the last 16 characters of `so_far` are
-/// looked at: no banned word is longer.
+/// Whether `piece`, written after `so_far`, would begin what an answer never contains: a call
+/// opener of any dialect, a protocol prefix, a tag shaped like the protocol's (`<TOML_`), or a
+/// bare call object (`{"tool":`). Only the last 16 characters of `so_far` are looked at: no
+/// banned form is longer.
 pub(super) fn would_open_a_call(so_far: &str, piece: &str) -> bool {
     let tail_start = so_far.char_indices().rev().nth(15).map_or(0, |(i, _)| i);
-    let joined = format!("{}{piece}", &so_far[tail_start..]).to_lowercase();
+    let joined = format!("{}{piece}", &so_far[tail_start..]);
+    let lower = joined.to_lowercase();
     NOT_IN_ANSWERS
         .iter()
-        .any(|banned| joined.contains(&banned.to_lowercase()))
+        .any(|banned| lower.contains(&banned.to_lowercase()))
+        || protocol_tag_start(&joined).is_some()
+        || lower.replace(' ', "").contains("{\"tool\":")
 }
 
 /// Where the earliest stop sequence ends in `text`, looking from `search_from` (moved forward
