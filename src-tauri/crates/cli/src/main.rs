@@ -175,7 +175,17 @@ enum Command {
         /// Print the outcomes and the summary as JSON instead of the markdown table.
         #[arg(long)]
         json: bool,
+        /// Turn a lever off to measure what it is worth (repeatable).
+        #[arg(long = "off", value_enum)]
+        off: Vec<Lever>,
     },
+}
+
+/// The parts of the agent an evaluation can turn off, one at a time, to measure each.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Lever {
+    /// Refusing protocol-shaped replies (`<TOML_CALL>…`) as final answers.
+    ProtocolGuard,
 }
 
 #[derive(Subcommand)]
@@ -402,13 +412,25 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
             label,
             out,
             json,
+            off,
         } => {
             let config = AgentConfig {
                 tool_choice: model.tool_choice,
                 max_steps,
+                protocol_guard: !off.contains(&Lever::ProtocolGuard),
                 ..AgentConfig::default()
             };
-            let label = label.unwrap_or_else(|| model.describe());
+            let label = label.unwrap_or_else(|| {
+                let off: Vec<String> = off
+                    .iter()
+                    .filter_map(|l| l.to_possible_value())
+                    .map(|v| v.get_name().to_string())
+                    .collect();
+                match off.is_empty() {
+                    true => model.describe(),
+                    false => format!("{}, off: {}", model.describe(), off.join(", ")),
+                }
+            });
             evaluate(
                 &tasks,
                 &fixtures,

@@ -10,15 +10,19 @@
 use lantern_core::agent::{AgentConfig, Answer, FixedAnswer, Session, SessionOptions};
 use lantern_core::event::{Event, FinishedReason};
 use lantern_core::model::{CancelToken, Model};
+use lantern_core::protocol::markers::protocol_fragment;
 use lantern_core::protocol::parse;
 use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
-use lantern_core::tools::ToolRegistry;
+use lantern_core::tools::{Risk, ToolRegistry};
 use serde::{Deserialize, Serialize};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
+
+mod report;
+pub use report::{markdown_table, summarize, CategorySummary, EvalSummary};
 
 /// One task: a prompt in a fixture workspace and how to tell whether it went well.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -28,6 +32,10 @@ pub struct EvalTask {
     pub id: String,
     /// Folder name of the workspace under the fixtures directory.
     pub fixture: String,
+    /// The kind of request, for the per-category table (`lookup`, `where_defined`, `listing`,
+    /// `explain`, `edit`, `multi_step`, `no_tool`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
     /// What the user asks.
     pub prompt: String,
     /// Whether the first reply should be a tool call.
@@ -142,6 +150,8 @@ fn is_plain_relative(path: &str) -> bool {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskOutcome {
     pub id: String,
+    /// The task's category, or `other`.
+    pub category: String,
     pub needs_tool: bool,
     /// The model gave a first reply; false when it failed at once or the task was not run, and
     /// then no decision is credited either way.
@@ -160,6 +170,14 @@ pub struct TaskOutcome {
     pub valid_calls: usize,
     /// Calls that did not (`call_rejected`).
     pub invalid_calls: usize,
+    /// Valid calls that name a workspace path, and those whose every path is grounded: it
+    /// exists, or it is a new file under an existing folder for a tool that writes.
+    pub path_calls: usize,
+    pub grounded_path_calls: usize,
+    /// Replies with no call that look like the protocol (`<TOML_CALL>`, `TOOL_RESULT: …`).
+    pub protocol_shaped_replies: usize,
+    /// The final answer itself is protocol-shaped: what the user would see as tag soup.
+    pub mangled_answer: bool,
     pub success: bool,
     /// Model replies in the turn.
     pub steps: usize,
@@ -195,6 +213,7 @@ impl TaskOutcome {
     fn blank(task: &EvalTask) -> Self {
         TaskOutcome {
             id: task.id.clone(),
+            category: task.category.clone().unwrap_or_else(|| "other".to_string()),
             needs_tool: task.needs_tool,
             responded: false,
             first_step_called: false,
@@ -204,6 +223,10 @@ impl TaskOutcome {
             calls_made: 0,
             valid_calls: 0,
             invalid_calls: 0,
+            path_calls: 0,
+            grounded_path_calls: 0,
+            protocol_shaped_replies: 0,
+            mangled_answer: false,
             success: false,
             steps: 0,
             seconds: 0.0,
@@ -258,11 +281,17 @@ pub fn run_task(
         &CancelToken::new(),
     );
     let seconds = started.elapsed().as_secs_f64();
-    score(task, &events, &root, seconds)
+    score(task, &events, &root, toolbox.registry(), seconds)
 }
 
 /// Scores a finished turn from its events and the workspace it left.
-fn score(task: &EvalTask, events: &[Event], root: &Path, seconds: f64) -> TaskOutcome {
+fn score(
+    task: &EvalTask,
+    events: &[Event],
+    root: &Path,
+    registry: &ToolRegistry,
+    seconds: f64,
+) -> TaskOutcome {
     let mut outcome = TaskOutcome {
         seconds,
         ..TaskOutcome::blank(task)
@@ -271,13 +300,27 @@ fn score(task: &EvalTask, events: &[Event], root: &Path, seconds: f64) -> TaskOu
     for event in events {
         match event {
             Event::ResponseFinished {
-                call_confidence, ..
-            } if !outcome.responded => {
-                outcome.responded = true;
-                outcome.call_confidence = *call_confidence;
+                call_confidence,
+                raw,
+                ..
+            } => {
+                if !outcome.responded {
+                    outcome.responded = true;
+                    outcome.call_confidence = *call_confidence;
+                }
+                let turn = parse(raw);
+                if turn.call.is_none() && protocol_fragment(&turn.text).is_some() {
+                    outcome.protocol_shaped_replies += 1;
+                }
             }
-            Event::CallParsed { step, tool, .. } => {
+            Event::CallParsed {
+                step, tool, args, ..
+            } => {
                 outcome.valid_calls += 1;
+                if let Some(grounded) = paths_grounded(registry, tool, args, root) {
+                    outcome.path_calls += 1;
+                    outcome.grounded_path_calls += usize::from(grounded);
+                }
                 if *step == 1 {
                     outcome.first_step_called = true;
                     outcome.first_call_valid = Some(true);
@@ -315,6 +358,7 @@ fn score(task: &EvalTask, events: &[Event], root: &Path, seconds: f64) -> TaskOu
         }
     }
     outcome.calls_made = outcome.valid_calls + outcome.invalid_calls;
+    outcome.mangled_answer = protocol_fragment(&outcome.answer).is_some();
     if task.needs_tool {
         outcome.right_tool = outcome
             .first_tool
@@ -324,6 +368,26 @@ fn score(task: &EvalTask, events: &[Event], root: &Path, seconds: f64) -> TaskOu
     outcome.success = outcome.finish_reason == Some(FinishedReason::Answer)
         && criteria_hold(&task.success, &outcome.answer, &ran_tools, root);
     outcome
+}
+
+/// Whether every workspace path a call names is grounded (see [`TaskOutcome::path_calls`]);
+/// `None` for a call that names none. Judged on the workspace the run left, so a file the
+/// turn created before reading it counts as existing.
+fn paths_grounded(
+    registry: &ToolRegistry,
+    tool: &str,
+    args: &serde_json::Value,
+    root: &Path,
+) -> Option<bool> {
+    let target = registry.target(tool, args).ok()?;
+    if target.paths.is_empty() {
+        return None;
+    }
+    let writes = registry.spec(tool).is_some_and(|s| s.risk == Risk::Write);
+    Some(target.paths.iter().all(|p| {
+        let path = root.join(p.trim_start_matches("./"));
+        path.exists() || (writes && path.parent().is_some_and(Path::is_dir))
+    }))
 }
 
 fn criteria_hold(
@@ -398,182 +462,4 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
         }
     }
     Ok(())
-}
-
-/// The scores of a whole run. Rates are fractions from 0 to 1.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct EvalSummary {
-    pub tasks: usize,
-    /// Tasks whose first reply should be a call, and those that should not.
-    pub tool_tasks: usize,
-    pub no_tool_tasks: usize,
-    /// First replies that called when a tool was needed and answered when not (0 for no tasks).
-    pub call_decision_accuracy: f64,
-    /// Of the tasks that need a tool, the share whose first reply called one.
-    pub called_when_needed: Option<f64>,
-    /// Of the tasks that need no tool, the share answered without a call.
-    pub answered_when_no_tool_needed: Option<f64>,
-    pub calls_made: usize,
-    pub valid_calls: usize,
-    pub invalid_calls: usize,
-    /// Valid calls over all attempted calls, every step of every task.
-    pub valid_call_rate: Option<f64>,
-    /// Over the tasks that needed a tool and whose first reply named one: an acceptable tool.
-    pub right_tool_rate: Option<f64>,
-    pub successes: usize,
-    pub success_rate: f64,
-    pub mean_steps: f64,
-    pub mean_seconds: f64,
-    pub total_seconds: f64,
-}
-
-/// Aggregates outcomes. A rate whose population is empty is `None` (or 0 for whole-run rates).
-pub fn summarize(outcomes: &[TaskOutcome]) -> EvalSummary {
-    let count = |pred: &dyn Fn(&TaskOutcome) -> bool| outcomes.iter().filter(|o| pred(o)).count();
-    let ratio = |part: usize, whole: usize| (whole > 0).then(|| part as f64 / whole as f64);
-    let tasks = outcomes.len();
-    let tool_tasks = count(&|o| o.needs_tool);
-    let no_tool_tasks = tasks - tool_tasks;
-    let valid_calls: usize = outcomes.iter().map(|o| o.valid_calls).sum();
-    let invalid_calls: usize = outcomes.iter().map(|o| o.invalid_calls).sum();
-    let judged_tools = count(&|o| o.right_tool.is_some());
-    let successes = count(&|o| o.success);
-    let total_seconds: f64 = outcomes.iter().map(|o| o.seconds).sum();
-    let total_steps: usize = outcomes.iter().map(|o| o.steps).sum();
-    EvalSummary {
-        tasks,
-        tool_tasks,
-        no_tool_tasks,
-        call_decision_accuracy: ratio(count(&TaskOutcome::decision_correct), tasks).unwrap_or(0.0),
-        called_when_needed: ratio(count(&|o| o.needs_tool && o.decision_correct()), tool_tasks),
-        answered_when_no_tool_needed: ratio(
-            count(&|o| !o.needs_tool && o.decision_correct()),
-            no_tool_tasks,
-        ),
-        calls_made: valid_calls + invalid_calls,
-        valid_calls,
-        invalid_calls,
-        valid_call_rate: ratio(valid_calls, valid_calls + invalid_calls),
-        right_tool_rate: ratio(count(&|o| o.right_tool == Some(true)), judged_tools),
-        successes,
-        success_rate: ratio(successes, tasks).unwrap_or(0.0),
-        mean_steps: ratio(total_steps, tasks).unwrap_or(0.0),
-        mean_seconds: if tasks > 0 {
-            total_seconds / tasks as f64
-        } else {
-            0.0
-        },
-        total_seconds,
-    }
-}
-
-/// A markdown report: a heading, the summary, and one row per task. Runs with different models
-/// or settings append to the same file and compare at a glance.
-pub fn markdown_table(label: &str, summary: &EvalSummary, outcomes: &[TaskOutcome]) -> String {
-    let percent = |rate: Option<f64>| match rate {
-        Some(r) => format!("{:.1} %", r * 100.0),
-        None => "–".to_string(),
-    };
-    let s = summary;
-    let mut out = format!("### {}\n\n", cell(label));
-    out.push_str("| metric | value |\n|---|---|\n");
-    let rows = [
-        (
-            "tasks",
-            format!(
-                "{} ({} need a tool, {} do not)",
-                s.tasks, s.tool_tasks, s.no_tool_tasks
-            ),
-        ),
-        (
-            "call decision accuracy",
-            percent(Some(s.call_decision_accuracy)),
-        ),
-        (
-            "called when a tool was needed",
-            percent(s.called_when_needed),
-        ),
-        (
-            "answered directly when none was",
-            percent(s.answered_when_no_tool_needed),
-        ),
-        (
-            "valid call rate",
-            format!(
-                "{} ({} of {} calls)",
-                percent(s.valid_call_rate),
-                s.valid_calls,
-                s.calls_made
-            ),
-        ),
-        ("right first tool", percent(s.right_tool_rate)),
-        (
-            "success rate",
-            format!(
-                "{} ({} of {})",
-                percent(Some(s.success_rate)),
-                s.successes,
-                s.tasks
-            ),
-        ),
-        ("mean steps", format!("{:.2}", s.mean_steps)),
-        (
-            "mean time",
-            format!("{:.2} s (total {:.1} s)", s.mean_seconds, s.total_seconds),
-        ),
-    ];
-    for (name, value) in rows {
-        out.push_str(&format!("| {name} | {value} |\n"));
-    }
-    out.push_str(
-        "\n| task | needs tool | first reply | first tool | calls (invalid) | steps | end | success | time | call confidence |\n",
-    );
-    out.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
-    for o in outcomes {
-        let first_reply = match (o.responded, o.first_call_valid) {
-            (false, _) => "none",
-            (true, None) => "answer",
-            (true, Some(true)) => "call",
-            (true, Some(false)) => "invalid call",
-        };
-        let first_tool = match (&o.first_tool, o.right_tool) {
-            (None, _) => "–".to_string(),
-            (Some(tool), Some(false)) => format!("{} (wrong)", cell(tool)),
-            (Some(tool), _) => cell(tool),
-        };
-        let end = match (o.finish_reason, &o.error) {
-            (Some(reason), _) => serde_json::to_value(reason)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default(),
-            (None, Some(_)) => "not run".to_string(),
-            (None, None) => "–".to_string(),
-        };
-        out.push_str(&format!(
-            "| {} | {} | {}{} | {} | {} ({}) | {} | {} | {} | {:.2} s | {} |\n",
-            cell(&o.id),
-            if o.needs_tool { "yes" } else { "no" },
-            first_reply,
-            if o.decision_correct() || !o.responded {
-                ""
-            } else {
-                " ✗"
-            },
-            first_tool,
-            o.calls_made,
-            o.invalid_calls,
-            o.steps,
-            end,
-            if o.success { "yes" } else { "no" },
-            o.seconds,
-            o.call_confidence
-                .map_or("–".to_string(), |c| format!("{c:.3}")),
-        ));
-    }
-    out
-}
-
-/// Text made safe for a table cell: no pipes or line breaks.
-fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace(['\n', '\r'], " ")
 }

@@ -1,0 +1,274 @@
+//! What a run adds up to: the summary, per category, and the markdown report.
+
+use crate::TaskOutcome;
+use serde::{Deserialize, Serialize};
+
+/// The scores of a whole run. Rates are fractions from 0 to 1.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalSummary {
+    pub tasks: usize,
+    /// Tasks whose first reply should be a call, and those that should not.
+    pub tool_tasks: usize,
+    pub no_tool_tasks: usize,
+    /// First replies that called when a tool was needed and answered when not (0 for no tasks).
+    pub call_decision_accuracy: f64,
+    /// Of the tasks that need a tool, the share whose first reply called one.
+    pub called_when_needed: Option<f64>,
+    /// Of the tasks that need no tool, the share answered without a call.
+    pub answered_when_no_tool_needed: Option<f64>,
+    pub calls_made: usize,
+    pub valid_calls: usize,
+    pub invalid_calls: usize,
+    /// Valid calls over all attempted calls, every step of every task.
+    pub valid_call_rate: Option<f64>,
+    /// Over the tasks that needed a tool and whose first reply named one: an acceptable tool.
+    pub right_tool_rate: Option<f64>,
+    pub successes: usize,
+    pub success_rate: f64,
+    pub mean_steps: f64,
+    pub mean_seconds: f64,
+    pub total_seconds: f64,
+    /// Of the valid calls that name workspace paths, those whose paths are grounded.
+    pub grounded_path_rate: Option<f64>,
+    /// Final answers that are protocol-shaped (tag soup the user would see).
+    pub mangled_answers: usize,
+    /// Replies with no call that look like the protocol, every step of every task.
+    pub protocol_shaped_replies: usize,
+    /// The same scores per task category, in the order categories first appear.
+    pub categories: Vec<CategorySummary>,
+}
+
+/// The scores of one category of tasks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CategorySummary {
+    pub category: String,
+    pub tasks: usize,
+    pub successes: usize,
+    pub success_rate: f64,
+    pub right_tool_rate: Option<f64>,
+    pub grounded_path_rate: Option<f64>,
+    pub mangled_answers: usize,
+    pub mean_steps: f64,
+    pub mean_seconds: f64,
+}
+
+fn category_summary(category: &str, outcomes: &[&TaskOutcome]) -> CategorySummary {
+    let tasks = outcomes.len();
+    let ratio = |part: usize, whole: usize| (whole > 0).then(|| part as f64 / whole as f64);
+    let successes = outcomes.iter().filter(|o| o.success).count();
+    let judged = outcomes.iter().filter(|o| o.right_tool.is_some()).count();
+    let right = outcomes
+        .iter()
+        .filter(|o| o.right_tool == Some(true))
+        .count();
+    let path_calls: usize = outcomes.iter().map(|o| o.path_calls).sum();
+    let grounded: usize = outcomes.iter().map(|o| o.grounded_path_calls).sum();
+    CategorySummary {
+        category: category.to_string(),
+        tasks,
+        successes,
+        success_rate: ratio(successes, tasks).unwrap_or(0.0),
+        right_tool_rate: ratio(right, judged),
+        grounded_path_rate: ratio(grounded, path_calls),
+        mangled_answers: outcomes.iter().filter(|o| o.mangled_answer).count(),
+        mean_steps: ratio(outcomes.iter().map(|o| o.steps).sum(), tasks).unwrap_or(0.0),
+        mean_seconds: ratio(1, tasks).map_or(0.0, |inv| {
+            inv * outcomes.iter().map(|o| o.seconds).sum::<f64>()
+        }),
+    }
+}
+
+/// The outcomes grouped by category, in the order each category first appears.
+fn by_category(outcomes: &[TaskOutcome]) -> Vec<CategorySummary> {
+    let mut order: Vec<&str> = Vec::new();
+    for o in outcomes {
+        if !order.contains(&o.category.as_str()) {
+            order.push(&o.category);
+        }
+    }
+    order
+        .into_iter()
+        .map(|c| {
+            let members: Vec<&TaskOutcome> = outcomes.iter().filter(|o| o.category == c).collect();
+            category_summary(c, &members)
+        })
+        .collect()
+}
+
+/// Aggregates outcomes. A rate whose population is empty is `None` (or 0 for whole-run rates).
+pub fn summarize(outcomes: &[TaskOutcome]) -> EvalSummary {
+    let count = |pred: &dyn Fn(&TaskOutcome) -> bool| outcomes.iter().filter(|o| pred(o)).count();
+    let ratio = |part: usize, whole: usize| (whole > 0).then(|| part as f64 / whole as f64);
+    let tasks = outcomes.len();
+    let tool_tasks = count(&|o| o.needs_tool);
+    let no_tool_tasks = tasks - tool_tasks;
+    let valid_calls: usize = outcomes.iter().map(|o| o.valid_calls).sum();
+    let invalid_calls: usize = outcomes.iter().map(|o| o.invalid_calls).sum();
+    let judged_tools = count(&|o| o.right_tool.is_some());
+    let successes = count(&|o| o.success);
+    let total_seconds: f64 = outcomes.iter().map(|o| o.seconds).sum();
+    let total_steps: usize = outcomes.iter().map(|o| o.steps).sum();
+    EvalSummary {
+        tasks,
+        tool_tasks,
+        no_tool_tasks,
+        call_decision_accuracy: ratio(count(&TaskOutcome::decision_correct), tasks).unwrap_or(0.0),
+        called_when_needed: ratio(count(&|o| o.needs_tool && o.decision_correct()), tool_tasks),
+        answered_when_no_tool_needed: ratio(
+            count(&|o| !o.needs_tool && o.decision_correct()),
+            no_tool_tasks,
+        ),
+        calls_made: valid_calls + invalid_calls,
+        valid_calls,
+        invalid_calls,
+        valid_call_rate: ratio(valid_calls, valid_calls + invalid_calls),
+        right_tool_rate: ratio(count(&|o| o.right_tool == Some(true)), judged_tools),
+        successes,
+        success_rate: ratio(successes, tasks).unwrap_or(0.0),
+        mean_steps: ratio(total_steps, tasks).unwrap_or(0.0),
+        mean_seconds: if tasks > 0 {
+            total_seconds / tasks as f64
+        } else {
+            0.0
+        },
+        total_seconds,
+        grounded_path_rate: ratio(
+            outcomes.iter().map(|o| o.grounded_path_calls).sum(),
+            outcomes.iter().map(|o| o.path_calls).sum(),
+        ),
+        mangled_answers: count(&|o| o.mangled_answer),
+        protocol_shaped_replies: outcomes.iter().map(|o| o.protocol_shaped_replies).sum(),
+        categories: by_category(outcomes),
+    }
+}
+
+/// A markdown report: a heading, the summary, and one row per task. Runs with different models
+/// or settings append to the same file and compare at a glance.
+pub fn markdown_table(label: &str, summary: &EvalSummary, outcomes: &[TaskOutcome]) -> String {
+    let percent = |rate: Option<f64>| match rate {
+        Some(r) => format!("{:.1} %", r * 100.0),
+        None => "–".to_string(),
+    };
+    let s = summary;
+    let mut out = format!("### {}\n\n", cell(label));
+    out.push_str("| metric | value |\n|---|---|\n");
+    let rows = [
+        (
+            "tasks",
+            format!(
+                "{} ({} need a tool, {} do not)",
+                s.tasks, s.tool_tasks, s.no_tool_tasks
+            ),
+        ),
+        (
+            "call decision accuracy",
+            percent(Some(s.call_decision_accuracy)),
+        ),
+        (
+            "called when a tool was needed",
+            percent(s.called_when_needed),
+        ),
+        (
+            "answered directly when none was",
+            percent(s.answered_when_no_tool_needed),
+        ),
+        (
+            "valid call rate",
+            format!(
+                "{} ({} of {} calls)",
+                percent(s.valid_call_rate),
+                s.valid_calls,
+                s.calls_made
+            ),
+        ),
+        ("right first tool", percent(s.right_tool_rate)),
+        (
+            "success rate",
+            format!(
+                "{} ({} of {})",
+                percent(Some(s.success_rate)),
+                s.successes,
+                s.tasks
+            ),
+        ),
+        ("grounded paths", percent(s.grounded_path_rate)),
+        (
+            "protocol-shaped replies (answers)",
+            format!("{} ({})", s.protocol_shaped_replies, s.mangled_answers),
+        ),
+        ("mean steps", format!("{:.2}", s.mean_steps)),
+        (
+            "mean time",
+            format!("{:.2} s (total {:.1} s)", s.mean_seconds, s.total_seconds),
+        ),
+    ];
+    for (name, value) in rows {
+        out.push_str(&format!("| {name} | {value} |\n"));
+    }
+    out.push_str("\n| category | tasks | success | right first tool | grounded paths | mangled answers | mean steps | mean time |\n|---|---|---|---|---|---|---|---|\n");
+    for c in &s.categories {
+        out.push_str(&format!(
+            "| {} | {} | {} ({}) | {} | {} | {} | {:.2} | {:.1} s |\n",
+            cell(&c.category),
+            c.tasks,
+            percent(Some(c.success_rate)),
+            c.successes,
+            percent(c.right_tool_rate),
+            percent(c.grounded_path_rate),
+            c.mangled_answers,
+            c.mean_steps,
+            c.mean_seconds
+        ));
+    }
+    out.push_str(
+        "\n| task | needs tool | first reply | first tool | calls (invalid) | steps | end | success | time | call confidence |\n",
+    );
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
+    for o in outcomes {
+        let first_reply = match (o.responded, o.first_call_valid) {
+            (false, _) => "none",
+            (true, None) => "answer",
+            (true, Some(true)) => "call",
+            (true, Some(false)) => "invalid call",
+        };
+        let first_tool = match (&o.first_tool, o.right_tool) {
+            (None, _) => "–".to_string(),
+            (Some(tool), Some(false)) => format!("{} (wrong)", cell(tool)),
+            (Some(tool), _) => cell(tool),
+        };
+        let end = match (o.finish_reason, &o.error) {
+            (Some(reason), _) => serde_json::to_value(reason)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            (None, Some(_)) => "not run".to_string(),
+            (None, None) => "–".to_string(),
+        };
+        out.push_str(&format!(
+            "| {} | {} | {}{} | {} | {} ({}) | {} | {} | {} | {:.2} s | {} |\n",
+            cell(&o.id),
+            if o.needs_tool { "yes" } else { "no" },
+            first_reply,
+            if o.decision_correct() || !o.responded {
+                ""
+            } else {
+                " ✗"
+            },
+            first_tool,
+            o.calls_made,
+            o.invalid_calls,
+            o.steps,
+            end,
+            if o.success { "yes" } else { "no" },
+            o.seconds,
+            o.call_confidence
+                .map_or("–".to_string(), |c| format!("{c:.3}")),
+        ));
+    }
+    out
+}
+
+/// Text made safe for a table cell: no pipes or line breaks.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
