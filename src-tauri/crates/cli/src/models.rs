@@ -26,6 +26,16 @@ pub enum OnOff {
     Off,
 }
 
+impl From<bool> for OnOff {
+    fn from(on: bool) -> Self {
+        if on {
+            OnOff::On
+        } else {
+            OnOff::Off
+        }
+    }
+}
+
 /// The model options shared by `run`, `eval`, `probe` and `bench-model`. They are resolved to
 /// a model only after the other arguments are checked, since loading can take a while.
 #[derive(clap::Args)]
@@ -46,6 +56,9 @@ pub struct ModelArgs {
     /// Constrain tool calls with the grammar built from the tool schemas (local models).
     #[arg(long, value_enum, default_value_t = OnOff::On)]
     pub grammar: OnOff,
+    /// Let a constrained call carry a `reasoning` string after its arguments (local models).
+    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().call_reasoning))]
+    pub call_reasoning: OnOff,
     /// Sampling temperature; 0 decodes greedily.
     #[arg(long, default_value_t = 0.0)]
     pub temperature: f32,
@@ -99,9 +112,10 @@ impl ModelArgs {
                 )
             }
             (Provider::Local, model) => {
-                let grammar = match self.grammar {
-                    OnOff::On => "grammar on",
-                    OnOff::Off => "grammar off",
+                let grammar = match (self.grammar, self.call_reasoning) {
+                    (OnOff::On, OnOff::On) => "grammar on",
+                    (OnOff::On, OnOff::Off) => "grammar on, no reasoning in calls",
+                    (OnOff::Off, _) => "grammar off",
                 };
                 let model = model.map_or_else(|| DEFAULT_MODEL_FILE.to_string(), file_name);
                 format!("{model}, tool choice {choice}, {grammar}")
@@ -113,6 +127,7 @@ impl ModelArgs {
     fn generation(&self) -> GenerationOptions {
         GenerationOptions {
             grammar: self.grammar == OnOff::On,
+            call_reasoning: self.call_reasoning == OnOff::On,
             temperature: self.temperature,
             seed: self.seed,
         }

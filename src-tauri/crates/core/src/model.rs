@@ -194,6 +194,8 @@ impl std::error::Error for ModelError {}
 pub struct GenerationOptions {
     /// Constrain calls with a grammar built from the tools' schemas (local models).
     pub grammar: bool,
+    /// Let a constrained call carry a `reasoning` string (local models with the grammar).
+    pub call_reasoning: bool,
     /// 0 decodes greedily.
     pub temperature: f32,
     pub seed: u32,
@@ -203,6 +205,7 @@ impl Default for GenerationOptions {
     fn default() -> Self {
         GenerationOptions {
             grammar: true,
+            call_reasoning: true,
             temperature: 0.0,
             seed: 42,
         }

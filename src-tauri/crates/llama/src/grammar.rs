@@ -35,24 +35,31 @@ fn bound_strings(schema: &mut Value, field: Option<&str>) {
     }
 }
 
-/// The JSON Schema of one call: `{"tool": <name>, "args": <its schema>, "reasoning": string}`,
-/// one alternative per tool.
-pub fn call_schema(specs: &[&ToolSpec]) -> Value {
+/// The JSON Schema of one call, one alternative per tool: `{"tool": <name>, "args": <its
+/// schema>}`, and after the arguments a bounded `"reasoning": string` when `reasoning` is set.
+/// Without it a small model cannot put a made-up answer into the call before it has read
+/// anything.
+pub fn call_schema(specs: &[&ToolSpec], reasoning: bool) -> Value {
     let alternatives: Vec<Value> = specs
         .iter()
         .map(|spec| {
             let mut args = spec.input_schema.clone();
             bound_strings(&mut args, None);
-            json!({
+            let mut call = json!({
                 "type": "object",
                 "properties": {
                     "tool": {"const": spec.name},
                     "args": args,
-                    "reasoning": {"type": "string", "maxLength": MAX_REASONING_CHARS},
                 },
-                "required": ["tool", "args", "reasoning"],
+                "required": ["tool", "args"],
                 "additionalProperties": false,
-            })
+            });
+            if reasoning {
+                call["properties"]["reasoning"] =
+                    json!({"type": "string", "maxLength": MAX_REASONING_CHARS});
+                call["required"] = json!(["tool", "args", "reasoning"]);
+            }
+            call
         })
         .collect();
     json!({"oneOf": alternatives})
@@ -60,8 +67,8 @@ pub fn call_schema(specs: &[&ToolSpec]) -> Value {
 
 /// GBNF for everything after the opening tag: optional whitespace, the call object, the
 /// closing tag.
-pub fn call_grammar(specs: &[&ToolSpec]) -> Result<String, String> {
-    let schema = call_schema(specs).to_string();
+pub fn call_grammar(specs: &[&ToolSpec], reasoning: bool) -> Result<String, String> {
+    let schema = call_schema(specs, reasoning).to_string();
     let body = llama_cpp_2::json_schema_to_grammar(&schema)
         .map_err(|e| format!("could not turn the tool schemas into a grammar: {e}"))?;
     // The converter names its start rule `root`; ours wraps it with the tags.
@@ -90,7 +97,7 @@ mod tests {
     #[test]
     fn short_strings_are_bounded_and_content_is_not() {
         let registry = ToolRegistry::standard();
-        let schema = call_schema(&registry.specs());
+        let schema = call_schema(&registry.specs(), true);
         let write = schema["oneOf"]
             .as_array()
             .unwrap()
@@ -101,5 +108,8 @@ mod tests {
         assert_eq!(props["path"]["maxLength"], MAX_SHORT_STRING_CHARS);
         assert!(props["content"].get("maxLength").is_none());
         assert_eq!(write["required"], json!(["tool", "args", "reasoning"]));
+        let without = call_schema(&registry.specs(), false);
+        assert_eq!(without["oneOf"][0]["required"], json!(["tool", "args"]));
+        assert!(without["oneOf"][0]["properties"].get("reasoning").is_none());
     }
 }

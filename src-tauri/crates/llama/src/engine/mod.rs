@@ -117,6 +117,8 @@ pub struct Settings {
     pub sampling: Sampling,
     /// Constrain calls with the grammar built from the tool schemas.
     pub grammar: bool,
+    /// Let a constrained call carry a `reasoning` string after its arguments.
+    pub call_reasoning: bool,
     /// The most prompt tokens decoded in one batch. Batches are sized to take about 80 ms each
     /// (cancellation is checked between them), up to this many.
     pub prompt_batch: usize,
@@ -127,6 +129,7 @@ impl Default for Settings {
         Settings {
             sampling: Sampling::default(),
             grammar: true,
+            call_reasoning: GenerationOptions::default().call_reasoning,
             prompt_batch: 512,
         }
     }
@@ -208,6 +211,7 @@ impl Model for LocalModel {
 
     fn configure(&mut self, options: &GenerationOptions) {
         self.settings.grammar = options.grammar;
+        self.settings.call_reasoning = options.call_reasoning;
         self.settings.sampling.temperature = options.temperature;
         self.settings.sampling.seed = options.seed;
     }

@@ -231,10 +231,11 @@ pub(super) fn log_softmax_at(logits: &[f32], token: LlamaToken) -> f64 {
 impl LocalModel {
     /// The call grammar for `tools`, built once per set of tools.
     pub(super) fn new_grammar(&mut self, tools: &[ToolSpec]) -> Result<LlamaSampler, ModelError> {
-        let key = tools_fingerprint(tools);
+        let reasoning = self.settings.call_reasoning;
+        let key = tools_fingerprint(tools) ^ u64::from(reasoning);
         if self.grammar.as_ref().is_none_or(|(k, _)| *k != key) {
             let specs: Vec<&ToolSpec> = tools.iter().collect();
-            let gbnf = call_grammar(&specs).map_err(ModelError)?;
+            let gbnf = call_grammar(&specs, reasoning).map_err(ModelError)?;
             self.grammar = Some((key, gbnf));
         }
         let (_, gbnf) = self.grammar.as_ref().expect("built above");
