@@ -2,6 +2,7 @@
 
 use lantern_core::checkpoint::{UndoConflict, Version};
 use lantern_core::event::Event;
+use lantern_core::policy::Effect;
 use std::fmt::Write as _;
 
 /// Model-controlled text made safe to print on a terminal: control characters (escape
@@ -69,7 +70,7 @@ impl Human {
                 rule,
                 message,
                 ..
-            } if decision == "deny" => {
+            } if *decision == Effect::Deny => {
                 eprintln!(
                     "  denied ({rule}){}",
                     message

@@ -454,7 +454,7 @@ impl Session {
                     message: String| {
             emit(&Event::PermissionAnswered {
                 call_id: call_id.to_string(),
-                decision: "deny".to_string(),
+                decision: Effect::Deny,
                 answer,
                 rule,
                 message: Some(message.clone()),
@@ -565,7 +565,7 @@ impl Session {
         };
         emit(&Event::PermissionAnswered {
             call_id: call_id.to_string(),
-            decision: "allow".to_string(),
+            decision: Effect::Allow,
             answer,
             rule,
             message: None,

@@ -2,7 +2,7 @@
 //! a transcript is these events as JSON lines, and can be loaded back for replay.
 
 use crate::error::ErrorType;
-use crate::policy::Decision;
+use crate::policy::{Decision, Effect};
 use crate::protocol::{Dialect, Problem, Span};
 use crate::tool_result::ToolResult;
 use serde::{Deserialize, Serialize};
@@ -115,8 +115,8 @@ pub enum Event {
     },
     PermissionAnswered {
         call_id: String,
-        /// `allow` or `deny`.
-        decision: String,
+        /// What the policy, or the user it asked, decided.
+        decision: Effect,
         /// How the user answered, when asked; `None` when the policy decided alone.
         answer: Option<AnswerKind>,
         /// The rule or grant that decided.

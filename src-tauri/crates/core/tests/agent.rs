@@ -9,7 +9,7 @@ use lantern_core::model::{
     CancelToken, FinishReason, Flow, GenerateRequest, Generation, Model, ModelError, Role,
     ScriptedModel,
 };
-use lantern_core::policy::{PolicyStore, Scope};
+use lantern_core::policy::{Effect, PolicyStore, Scope};
 use lantern_core::protocol::markers::text_protocol_messages;
 use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
@@ -486,7 +486,7 @@ fn paths_outside_the_workspace_are_refused_before_the_policy() {
     let feedback = &last_read(&model, 1);
     assert!(feedback.starts_with("TOOL_ERROR:"), "{feedback}");
     assert!(!feedback.contains("root:"), "no outside content leaks");
-    assert!(events.iter().any(|e| matches!(e, Event::PermissionAnswered { decision, rule, .. } if decision == "deny" && rule.starts_with("sandbox"))));
+    assert!(events.iter().any(|e| matches!(e, Event::PermissionAnswered { decision, rule, .. } if *decision == Effect::Deny && rule.starts_with("sandbox"))));
 }
 
 #[test]

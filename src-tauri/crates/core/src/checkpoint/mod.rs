@@ -117,10 +117,19 @@ pub struct Checkpoint {
 pub struct UndoOutcome {
     pub undone: String,
     pub path: String,
-    /// `restored` (old content back) or `deleted` (the write had created the file).
-    pub action: &'static str,
+    pub action: UndoAction,
     /// The checkpoint recording the undo itself, so the undo can be undone.
     pub checkpoint: String,
+}
+
+/// What an undo did to the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UndoAction {
+    /// The old content is back.
+    Restored,
+    /// The write had created the file, so undoing it removed the file.
+    Deleted,
 }
 
 /// One of the three versions in an [`UndoConflict`].

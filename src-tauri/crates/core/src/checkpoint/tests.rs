@@ -96,7 +96,7 @@ fn undo_restores_then_the_undo_can_be_undone() {
             outcome.action,
             outcome.checkpoint.as_str()
         ),
-        ("cp-1", "restored", "cp-2")
+        ("cp-1", UndoAction::Restored, "cp-2")
     );
     assert_eq!(fx.read("a.txt").unwrap(), "mine");
     let list = store.list().unwrap();
@@ -123,7 +123,10 @@ fn undo_of_a_creation_deletes_the_file_only_while_it_is_unchanged() {
 
     // Back to what the write left: now the creation is undone by deleting the file.
     std::fs::write(fx.ws.root().join("new.txt"), "created").unwrap();
-    assert_eq!(store.undo(&fx.ws, None).unwrap().action, "deleted");
+    assert_eq!(
+        store.undo(&fx.ws, None).unwrap().action,
+        UndoAction::Deleted
+    );
     assert!(fx.read("new.txt").is_none());
     // Undoing that undo creates the file again.
     store.undo(&fx.ws, None).unwrap();

@@ -1,6 +1,6 @@
 //! Undoing a write, only while the file still holds exactly what the write left.
 
-use super::{CheckpointStore, UndoOutcome, Version};
+use super::{CheckpointStore, UndoAction, UndoOutcome, Version};
 use crate::error::ToolError;
 use crate::sandbox::Workspace;
 use sha2::{Digest, Sha256};
@@ -62,11 +62,11 @@ impl CheckpointStore {
         let action = match &checkpoint.before {
             Some(hash) => {
                 workspace.write_atomic(&path, &self.blob(hash)?)?;
-                "restored"
+                UndoAction::Restored
             }
             None => {
                 workspace.remove_file(&path)?;
-                "deleted"
+                UndoAction::Deleted
             }
         };
         // One record both marks the write undone and makes the undo undoable in turn.
