@@ -8,6 +8,7 @@
 use crate::error::{AppError, ErrorCode};
 use lantern_core::agent::{Answer, Confirmer, PermissionRequest};
 use lantern_core::event::Event;
+use schemars::JsonSchema;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,7 +17,7 @@ use std::sync::Mutex;
 use tauri::ipc::Channel;
 
 /// What the backend streams to the webview while it works.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Update {
     /// A step of the agent loop or of a manual call.

@@ -2,10 +2,12 @@
 //! message for people, and optional details (for a tool error, the hint it carries).
 
 use lantern_core::{ErrorType, ToolError};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// What kind of failure: what the UI branches on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// No workspace folder is open.
@@ -25,10 +27,14 @@ pub enum ErrorCode {
     Internal,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// What every command fails with.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct AppError {
     pub code: ErrorCode,
+    /// For people.
     pub message: String,
+    /// Facts to show beside the message: a tool error's hint, a refused undo's
+    /// `undo_conflict`.
     pub details: Option<Value>,
 }
 

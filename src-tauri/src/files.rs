@@ -4,6 +4,7 @@
 use crate::error::AppError;
 use lantern_core::sandbox::Workspace;
 use lantern_core::tools::walk::walk_files;
+use schemars::JsonSchema;
 use serde::Serialize;
 use std::io::Read;
 
@@ -12,7 +13,7 @@ pub const TREE_LIMIT: usize = 20_000;
 /// The largest file the editor opens.
 pub const EDITOR_MAX_BYTES: u64 = 4 * 1024 * 1024;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Tree {
     /// Workspace-relative file paths, sorted; folders are implied by the paths.
     pub files: Vec<String>,
@@ -41,7 +42,7 @@ pub fn tree(workspace: &Workspace) -> Result<Tree, AppError> {
     })
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct TextFile {
     /// Workspace-relative path.
     pub path: String,
@@ -78,7 +79,7 @@ pub fn read_text(workspace: &Workspace, path: &str) -> Result<TextFile, AppError
     })
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SavedFile {
     pub path: String,
     pub bytes_written: u64,

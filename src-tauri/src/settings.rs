@@ -6,6 +6,7 @@ use crate::error::{AppError, ErrorCode};
 use lantern_core::agent::AgentConfig;
 use lantern_core::model::ToolChoice;
 use lantern_core::paths::{config_dir, write_state_file};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -15,7 +16,7 @@ pub const MAX_STEPS_LIMIT: usize = 100;
 pub const MIN_CONTEXT: u32 = 1024;
 pub const MAX_TEMPERATURE: f32 = 2.0;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct Settings {
     /// Most model replies per message.

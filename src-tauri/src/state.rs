@@ -23,6 +23,7 @@ use lantern_core::tools::ToolSpec;
 use lantern_llama::probe::ProbeReport;
 use lantern_llama::{default_model_path, LocalModel, ModelFacts};
 use lantern_providers::{LocalSpec, ProviderSpec};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -35,7 +36,7 @@ const MODEL_IN_USE: &str =
     "The model is in use (answering, loading or being probed). Try again when it is done.";
 
 /// The open folder, as the window shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct WorkspaceInfo {
     pub root: String,
     pub name: String,
@@ -45,7 +46,7 @@ pub struct WorkspaceInfo {
     pub transcript: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ModelInfo {
     pub facts: ModelFacts,
     /// The model Lantern downloads and uses unless told otherwise.
@@ -53,7 +54,7 @@ pub struct ModelInfo {
 }
 
 /// How a model load is going.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
 #[serde(tag = "stage", rename_all = "snake_case")]
 pub enum LoadProgress {
     /// Reading the weights; `fraction` goes from 0 to 1.
@@ -62,14 +63,14 @@ pub enum LoadProgress {
     Calibrating,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ModelFile {
     pub path: String,
     pub name: String,
     pub size_bytes: u64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ModelList {
     pub models_dir: String,
     pub default_model: String,
@@ -79,7 +80,7 @@ pub struct ModelList {
 }
 
 /// Everything the window needs to draw itself when it (re)loads.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Startup {
     pub version: &'static str,
     pub workspace: Option<WorkspaceInfo>,
@@ -93,7 +94,7 @@ pub struct Startup {
     pub model_to_load_exists: bool,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ExportedTranscript {
     pub path: String,
     pub events: usize,

@@ -21,6 +21,7 @@ use crate::sandbox::Workspace;
 use crate::tool_result::ToolResult;
 use crate::toolbox::Toolbox;
 use crate::tools::{normalize_args, Risk, ToolContext, ToolRegistry};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
@@ -60,7 +61,7 @@ fn is_protocol_shaped_text(turn: &Turn) -> bool {
 }
 
 /// What the user is asked to approve.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct PermissionRequest {
     pub call_id: String,
     pub tool: String,
@@ -77,7 +78,7 @@ pub struct PermissionRequest {
 }
 
 /// The user's answer to a [`PermissionRequest`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "answer", rename_all = "snake_case")]
 pub enum Answer {
     AllowOnce,

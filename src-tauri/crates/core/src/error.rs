@@ -4,11 +4,12 @@
 //! call. So an error carries a kind (stable, machine-readable), a message a user understands,
 //! and an optional hint that tells the model how to do better next time.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The categories of the structured result (`error_type`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorType {
     None,

@@ -5,13 +5,14 @@ use crate::error::ErrorType;
 use crate::policy::{Decision, Effect};
 use crate::protocol::{Dialect, Problem, Span};
 use crate::tool_result::ToolResult;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::io::{BufRead, Write};
 use std::path::Path;
 
 /// Why a turn (the handling of one user message) ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FinishedReason {
     /// The model gave its final answer.
@@ -48,7 +49,7 @@ impl FinishedReason {
 }
 
 /// The user's answer to a confirmation, as recorded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AnswerKind {
     Once,
@@ -57,7 +58,8 @@ pub enum AnswerKind {
     Deny,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One step of a turn or a manual call, as the window, the CLI and transcripts see it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
     TurnStarted {

@@ -11,6 +11,7 @@
 
 use crate::toolbox::Toolbox;
 use crate::tools::ToolSpec;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -80,7 +81,7 @@ impl Message {
 }
 
 /// Whether this step may, must or must not be a tool call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolChoice {
     /// The backend decides (for llama.cpp: from the model's own probability of a call).

@@ -22,11 +22,12 @@ use crate::paths::{sha256_hex, workspace_key, write_state_file};
 use crate::sandbox::protected_reason;
 use crate::tools::Risk;
 use globset::GlobBuilder;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// What a grant covers, besides its tool.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", content = "value", rename_all = "snake_case")]
 pub enum Scope {
     /// Every call of the tool.
@@ -39,14 +40,14 @@ pub enum Scope {
     Command(String),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Effect {
     Allow,
     Deny,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Lifetime {
     /// Until the app or the CLI run ends.
@@ -56,7 +57,7 @@ pub enum Lifetime {
 }
 
 /// A standing answer of the user's.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Grant {
     /// Stable id derived from the content, for listing and revoking.
     pub id: String,

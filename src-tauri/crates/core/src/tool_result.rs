@@ -6,6 +6,7 @@
 //! [`MODEL_RESULT_LIMIT`] bytes with an explicit notice when cut.
 
 use crate::error::{ErrorType, ToolError};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -13,7 +14,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// The most bytes of a `TOOL_RESULT` line the model is shown.
 pub const MODEL_RESULT_LIMIT: usize = 12 * 1024;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Metadata {
     pub execution_time_ms: u64,
     pub data_size_bytes: usize,
@@ -21,7 +22,8 @@ pub struct Metadata {
     pub timestamp: i64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// How a call ended: its data, or the error that stopped it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ToolResult {
     pub success: bool,
     pub data: Option<Value>,

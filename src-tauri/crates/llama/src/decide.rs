@@ -14,6 +14,7 @@
 //! without a file name, and general questions — programming ones included, which score
 //! highest among them — that need no tool.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Questions that need a tool to answer. Held out from the evaluation set.
@@ -167,7 +168,7 @@ pub fn probe_set_fingerprint() -> String {
 pub const MIN_AUC: f64 = 0.75;
 
 /// The calibrated decisions for one model and system prompt.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DecisionRules {
     /// The first reply to a user message.
     pub first_step: Calibration,
@@ -176,7 +177,7 @@ pub struct DecisionRules {
 }
 
 /// How the first token of a reply is decided in `auto` mode.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Calibration {
     /// Call when the evidence (the score, a log-probability in nats, plus `prior_weight` when
     /// the lexical prior marks the message) is at least this.

@@ -8,6 +8,7 @@ use crate::engine::{LocalModel, ModelFacts};
 use lantern_core::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role, ToolChoice};
 use lantern_core::protocol::{interpret, parse, Outcome, STOP_SEQUENCES};
 use lantern_core::toolbox::Toolbox;
+use schemars::JsonSchema;
 use serde::Serialize;
 
 /// The system prompt should leave at least this share of the context for the conversation.
@@ -26,7 +27,7 @@ const TASKS: &[(&str, Option<&str>)] = &[
     ("What is two plus two?", None),
 ];
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ProbeTask {
     pub question: String,
     pub expected_tool: Option<String>,
@@ -38,7 +39,7 @@ pub struct ProbeTask {
     pub seconds: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ProbeReport {
     pub facts: ModelFacts,
     pub system_prompt_tokens: usize,

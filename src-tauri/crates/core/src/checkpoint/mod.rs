@@ -55,6 +55,7 @@ mod undo;
 
 use crate::error::ToolError;
 use crate::sandbox::Workspace;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -77,7 +78,7 @@ const LOCK: &str = "lock";
 static SESSION_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// One recorded write.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Checkpoint {
     /// `cp-<n>`, increasing.
     pub id: String,
@@ -113,7 +114,7 @@ pub struct Checkpoint {
 }
 
 /// What an undo did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct UndoOutcome {
     pub undone: String,
     pub path: String,
@@ -123,7 +124,7 @@ pub struct UndoOutcome {
 }
 
 /// What an undo did to the file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum UndoAction {
     /// The old content is back.
@@ -133,7 +134,7 @@ pub enum UndoAction {
 }
 
 /// One of the three versions in an [`UndoConflict`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Version {
     /// False when the file did not exist in this version.
     pub exists: bool,
@@ -146,7 +147,7 @@ pub struct Version {
 
 /// Why an undo was refused: the file changed after the write. Carried as the `details` of the
 /// refusal so that the app and the CLI can show all three versions.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct UndoConflict {
     pub checkpoint: String,
     /// Workspace-relative path of the file.

@@ -28,11 +28,12 @@ pub use markers::{CLOSE_TAG, OPEN_TAG, STOP_SEQUENCES};
 pub use parser::{parse, TurnParser};
 
 use crate::error::ErrorType;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// How a call was spelled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Dialect {
     /// `<TOOL_CALL>{"tool": …, "args": …, "reasoning": …}</TOOL_CALL>`
@@ -60,7 +61,7 @@ impl Dialect {
 }
 
 /// A byte range in the full model response.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Span {
     pub start: usize,
     pub end: usize,
@@ -82,7 +83,7 @@ pub struct RawCall {
 }
 
 /// Why a problem is a problem.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ProblemKind {
     /// An opening tag with no closing tag.
@@ -98,7 +99,7 @@ pub enum ProblemKind {
 }
 
 /// A protocol problem found in a response. Fatal problems mean there is no call to run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Problem {
     pub kind: ProblemKind,
     /// `parse_error` or `validation_failed`.

@@ -31,7 +31,9 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 /// How much harm a call can do; decides the default permission.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Risk {
     /// Touches no files (time, the session's task list).
@@ -45,7 +47,7 @@ pub enum Risk {
 }
 
 /// What a tool is, as the model, the CLI and the UI see it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ToolSpec {
     pub name: String,
     pub description: String,

@@ -36,6 +36,7 @@ use sampling::{
     choose, closed_call_end, closer_tokens, inside_json_string, is_looping, pick_closing,
     stop_sequence_end, would_open_a_call, Closers, CLOSING_RESERVE,
 };
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::num::NonZeroU32;
@@ -74,7 +75,7 @@ impl LoadOptions {
 }
 
 /// What a user should know about the loaded model.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ModelFacts {
     pub path: PathBuf,
     pub name: String,
