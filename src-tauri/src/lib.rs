@@ -11,12 +11,16 @@
 //! - [`files`] — the editor's file tree, reads and saves, through the sandbox.
 //! - [`settings`] — what is remembered between runs.
 //! - [`error`] — the one error type the webview receives: `{code, message, details}`.
+//! - `ipc_types` (tests only) — the webview's TypeScript types, generated from these types'
+//!   JSON Schemas and checked against `ui/src/ipc/generated.ts`.
 
 pub mod command_list;
 pub mod commands;
 pub mod confirm;
 pub mod error;
 pub mod files;
+#[cfg(test)]
+mod ipc_types;
 pub mod settings;
 pub mod state;
 
