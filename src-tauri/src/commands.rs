@@ -1,6 +1,9 @@
 //! The Tauri commands: each one only unpacks its arguments and hands the work to [`AppState`]
 //! on a blocking thread, so that a long turn, a model load or a dialog never stalls the window
 //! or the async runtime (whose few workers must stay free to deliver the user's answers).
+//!
+//! The webview's types for their arguments and results are generated from the Rust types: a
+//! command with a new argument or result type adds it to `ipc_types::definitions`.
 
 use crate::confirm::Update;
 use crate::error::AppError;

@@ -5,6 +5,7 @@ import { Channel, invoke } from "@tauri-apps/api/core";
 import type {
   AgentEvent,
   Answer,
+  AppError as AppErrorPayload,
   Checkpoint,
   ErrorCode,
   ExportedTranscript,
@@ -27,7 +28,10 @@ import type {
 
 export type * from "./types";
 
-/** A failed command: the backend's `{code, message, details}`. */
+/**
+ * A failed command: the backend's `{code, message, details}` (the generated `AppError`
+ * payload, which this class stands for wherever `AppError` is imported from here).
+ */
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details: unknown;
@@ -43,7 +47,7 @@ export class AppError extends Error {
   static from(error: unknown): AppError {
     if (error instanceof AppError) return error;
     if (typeof error === "object" && error !== null && "code" in error && "message" in error) {
-      const e = error as { code: ErrorCode; message: string; details?: unknown };
+      const e = error as AppErrorPayload;
       return new AppError(e.code, String(e.message), e.details ?? null);
     }
     // IPC failures (a missing permission, a dead backend) reject with a plain string.
