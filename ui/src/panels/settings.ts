@@ -99,7 +99,9 @@ export class SettingsPanel {
           h("span", { class: "spacer" }),
           checkpoint.undone
             ? h("span", { class: "muted small", text: "undone" })
-            : button("Undo", () => this.actions.undo(checkpoint.id), { class: "small undo-button" }),
+            : checkpoint.evicted
+              ? h("span", { class: "muted small", text: "not kept", title: "Dropped to keep the saved contents under their size limit: it can no longer be undone." })
+              : button("Undo", () => this.actions.undo(checkpoint.id), { class: "small undo-button" }),
         ),
       );
     }
