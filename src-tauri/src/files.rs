@@ -56,11 +56,11 @@ pub fn read_text(workspace: &Workspace, path: &str) -> Result<TextFile, AppError
     // One byte past the limit tells a file at the limit from a larger one.
     file.take(EDITOR_MAX_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| lantern_core::ToolError::from_io(&e, &resolved.rel))?;
+        .map_err(|e| lantern_core::ToolError::from_io(&e, resolved.rel()))?;
     if bytes.len() as u64 > EDITOR_MAX_BYTES {
         return Err(AppError::invalid(format!(
             "{} is larger than {} MiB; the editor opens smaller files.",
-            resolved.rel,
+            resolved.rel(),
             EDITOR_MAX_BYTES / 1024 / 1024
         )));
     }
@@ -70,11 +70,11 @@ pub fn read_text(workspace: &Workspace, path: &str) -> Result<TextFile, AppError
         .ok_or_else(|| {
             AppError::invalid(format!(
                 "{} is not a text file; the editor opens UTF-8 text only.",
-                resolved.rel
+                resolved.rel()
             ))
         })?;
     Ok(TextFile {
-        path: resolved.rel,
+        path: resolved.rel().to_string(),
         content,
     })
 }
@@ -92,7 +92,7 @@ pub fn save_text(workspace: &Workspace, path: &str, content: &str) -> Result<Sav
     let resolved = workspace.resolve(path)?;
     let outcome = workspace.write_atomic(&resolved, content.as_bytes())?;
     Ok(SavedFile {
-        path: resolved.rel,
+        path: resolved.rel().to_string(),
         bytes_written: outcome.bytes_written,
         created: outcome.created,
     })

@@ -160,13 +160,16 @@ pub fn path_resolver(data: &[u8]) {
         return;
     };
     assert!(
-        resolved.abs.starts_with(root),
+        resolved.abs().starts_with(root),
         "{raw:?} → {:?}",
-        resolved.abs
+        resolved.abs()
     );
-    let real = real_location(&resolved.abs);
+    let real = real_location(resolved.abs());
     assert!(real.starts_with(root), "{raw:?} really is {real:?}");
-    assert_eq!(tree.ws.relative(&resolved.abs), Some(resolved.rel.clone()));
+    assert_eq!(
+        tree.ws.relative(resolved.abs()),
+        Some(resolved.rel().to_string())
+    );
 }
 
 /// The deepest existing ancestor of `path`, canonicalised, with the rest appended.

@@ -478,7 +478,7 @@ impl Session {
         let mut paths = Vec::new();
         for raw in &target.paths {
             match self.ctx.workspace.resolve(raw) {
-                Ok(p) => paths.push(p.rel),
+                Ok(p) => paths.push(p.rel().to_string()),
                 Err(e) => {
                     return deny(
                         emit,

@@ -285,14 +285,14 @@ proptest! {
         let tree = tree();
         let root = tree.ws.root();
         if let Ok(resolved) = tree.ws.resolve(&raw) {
-            prop_assert!(resolved.abs.starts_with(root), "{raw:?} → {:?}", resolved.abs);
-            let real = real_location(&resolved.abs);
+            prop_assert!(resolved.abs().starts_with(root), "{raw:?} → {:?}", resolved.abs());
+            let real = real_location(resolved.abs());
             prop_assert!(real.starts_with(root), "{raw:?} really is {real:?}");
             prop_assert!(!real.starts_with(&tree.outside));
-            prop_assert_eq!(tree.ws.relative(&resolved.abs), Some(resolved.rel.clone()));
-            if resolved.exists {
+            prop_assert_eq!(tree.ws.relative(resolved.abs()), Some(resolved.rel().to_string()));
+            if resolved.exists() {
                 // Existing paths come back canonical: no link left in them.
-                prop_assert_eq!(&real, &resolved.abs);
+                prop_assert_eq!(&real, resolved.abs());
                 if let Ok(mut file) = tree.ws.open_read(&resolved) {
                     let mut text = String::new();
                     std::io::Read::read_to_string(&mut file, &mut text).unwrap();

@@ -39,12 +39,12 @@ impl Fixture {
     /// Writes `content` to `rel` the way write_file does: prepare, write, commit.
     fn write(&self, store: &CheckpointStore, rel: &str, content: &str) -> Checkpoint {
         let path = self.ws.resolve(rel).unwrap();
-        let old = std::fs::read(&path.abs).ok();
+        let old = std::fs::read(path.abs()).ok();
         let (before, after) = store
             .prepare(old.as_deref(), Some(content.as_bytes()))
             .unwrap();
         self.ws.write_atomic(&path, content.as_bytes()).unwrap();
-        store.commit(&path.rel, before, after, "test").unwrap()
+        store.commit(path.rel(), before, after, "test").unwrap()
     }
 }
 

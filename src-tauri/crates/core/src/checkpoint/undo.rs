@@ -44,9 +44,9 @@ impl CheckpointStore {
             )));
         }
         let path = workspace.resolve(&checkpoint.path)?;
-        let current = if path.exists {
+        let current = if path.exists() {
             let file = workspace.open_read(&path)?;
-            Some(hash_file(file).map_err(|e| ToolError::from_io(&e, &path.rel))?)
+            Some(hash_file(file).map_err(|e| ToolError::from_io(&e, path.rel()))?)
         } else {
             None
         };
@@ -55,7 +55,7 @@ impl CheckpointStore {
                 exists: current.is_some(),
                 sha256: current.as_ref().map(|(hash, _)| hash.clone()),
                 bytes: current.as_ref().map(|(_, bytes)| *bytes),
-                file: current.as_ref().map(|_| path.abs.clone()),
+                file: current.as_ref().map(|_| path.abs().to_path_buf()),
             };
             return Err(self.conflict(workspace, checkpoint, now));
         }

@@ -33,7 +33,7 @@ pub(super) fn fingerprint(
             None => {
                 // Too large (or unreadable): its size and modification time stand in.
                 let path = ws.resolve(rel).ok()?;
-                let meta = std::fs::metadata(&path.abs).ok()?;
+                let meta = std::fs::metadata(path.abs()).ok()?;
                 format!("{}:{:?}", meta.len(), meta.modified().ok())
             }
         };

@@ -122,15 +122,33 @@ pub struct FileOpener {
 
 /// A model-supplied path after [`Workspace::resolve`]: confined to the workspace when it was
 /// resolved. Every operation checks it again when it is used.
+///
+/// Its fields are private so that only the sandbox can make one: holding a `ResolvedPath`
+/// means the resolver (or the walk of a resolved folder) produced it, never that someone put a
+/// path together by hand.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResolvedPath {
+    abs: PathBuf,
+    rel: String,
+    exists: bool,
+}
+
+impl ResolvedPath {
     /// Absolute path inside the canonical root; existing components are canonicalised (symbolic
     /// links inside the workspace are replaced by what they point to).
-    pub abs: PathBuf,
+    pub fn abs(&self) -> &Path {
+        &self.abs
+    }
+
     /// Workspace-relative, `/`-separated, `.` for the root itself.
-    pub rel: String,
+    pub fn rel(&self) -> &str {
+        &self.rel
+    }
+
     /// Whether the path existed when it was resolved.
-    pub exists: bool,
+    pub fn exists(&self) -> bool {
+        self.exists
+    }
 }
 
 /// What [`Workspace::write_atomic`] did.
@@ -204,7 +222,8 @@ impl Workspace {
             .collect()
     }
 
-    /// The components of a (possibly hand-built) resolved path below the root, or a refusal.
+    /// The components of a resolved path below the root, or a refusal: a path the sandbox put
+    /// together from a walk's file (see `open_read_beneath`) is checked here like any other.
     fn confined_parts<'a>(&self, path: &'a ResolvedPath) -> Result<Vec<&'a OsStr>, ToolError> {
         self.parts_beneath(&path.abs).ok_or_else(|| {
             ToolError::denied(format!(

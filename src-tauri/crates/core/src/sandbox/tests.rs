@@ -141,9 +141,9 @@ fn resolves_relative_path() {
     let fx = Fixture::new();
     fx.write("src/main.rs", "fn main() {}");
     let path = fx.ws.resolve("src/main.rs").unwrap();
-    assert_eq!(path.abs, fx.root().join("src/main.rs"));
-    assert_eq!(path.rel, "src/main.rs");
-    assert!(path.exists);
+    assert_eq!(path.abs(), fx.root().join("src/main.rs"));
+    assert_eq!(path.rel(), "src/main.rs");
+    assert!(path.exists());
     assert_eq!(fx.ws.resolve("./src//main.rs/").unwrap(), path);
 }
 
@@ -153,10 +153,10 @@ fn resolves_absolute_path_inside() {
     fx.write("src/main.rs", "");
     let raw = format!("{}/src/main.rs", fx.root().display());
     let path = fx.ws.resolve(&raw).unwrap();
-    assert_eq!(path.rel, "src/main.rs");
-    assert!(path.exists);
+    assert_eq!(path.rel(), "src/main.rs");
+    assert!(path.exists());
     let root = fx.ws.resolve(&fx.root().display().to_string()).unwrap();
-    assert_eq!(root.rel, ".");
+    assert_eq!(root.rel(), ".");
 }
 
 #[test]
@@ -164,9 +164,9 @@ fn dot_and_empty_are_the_root() {
     let fx = Fixture::new();
     for raw in ["", ".", "./", "./.", "a/.."] {
         let path = fx.ws.resolve(raw).unwrap();
-        assert_eq!(path.abs, fx.root(), "{raw:?}");
-        assert_eq!(path.rel, ".", "{raw:?}");
-        assert!(path.exists);
+        assert_eq!(path.abs(), fx.root(), "{raw:?}");
+        assert_eq!(path.rel(), ".", "{raw:?}");
+        assert!(path.exists());
     }
 }
 
@@ -175,9 +175,9 @@ fn new_file_under_missing_folders() {
     let fx = Fixture::new();
     fx.write("a/keep", "");
     let path = fx.ws.resolve("a/b/c/new.txt").unwrap();
-    assert_eq!(path.abs, fx.root().join("a/b/c/new.txt"));
-    assert_eq!(path.rel, "a/b/c/new.txt");
-    assert!(!path.exists);
+    assert_eq!(path.abs(), fx.root().join("a/b/c/new.txt"));
+    assert_eq!(path.rel(), "a/b/c/new.txt");
+    assert!(!path.exists());
 }
 
 #[test]
@@ -276,7 +276,7 @@ fn over_long_component_is_refused_but_255_bytes_is_fine() {
     assert!(err.message.contains("300 bytes"), "{err:?}");
     assert!(err.message.contains('…'), "long names are cut: {err:?}");
     let path = fx.ws.resolve(&format!("src/{}", "n".repeat(255))).unwrap();
-    assert!(!path.exists);
+    assert!(!path.exists());
 }
 
 #[test]
@@ -346,8 +346,8 @@ fn dangling_symlink_inside_resolves_to_its_missing_target() {
     let fx = Fixture::new();
     fx.link("current", "build/v2");
     let path = fx.ws.resolve("current/out.txt").unwrap();
-    assert_eq!(path.rel, "build/v2/out.txt");
-    assert!(!path.exists);
+    assert_eq!(path.rel(), "build/v2/out.txt");
+    assert!(!path.exists());
 }
 
 #[test]
@@ -359,9 +359,9 @@ fn symlink_inside_pointing_inside_resolves_to_target() {
     fx.link("nested/up", "../real");
     for raw in ["rel-file", "abs-dir/file.txt", "nested/up/file.txt"] {
         let path = fx.ws.resolve(raw).unwrap();
-        assert_eq!(path.abs, fx.root().join("real/file.txt"), "{raw}");
-        assert_eq!(path.rel, "real/file.txt", "{raw}");
-        assert!(path.exists);
+        assert_eq!(path.abs(), fx.root().join("real/file.txt"), "{raw}");
+        assert_eq!(path.rel(), "real/file.txt", "{raw}");
+        assert!(path.exists());
     }
     assert_eq!(fx.read("rel-file").unwrap(), "hello");
 }
@@ -501,7 +501,7 @@ fn folder_swapped_for_outside_symlink_after_resolve_is_refused() {
     let fx = Fixture::new();
     fx.write("d/f.txt", "inside");
     let path = fx.ws.resolve("d/f.txt").unwrap();
-    assert!(path.exists);
+    assert!(path.exists());
     // The swap: `d` becomes a link to an outside folder that also holds `f.txt`.
     fs::rename(fx.root().join("d"), fx.root().join("d-old")).unwrap();
     symlink(fx.outside.join("sub"), fx.root().join("d")).unwrap();
@@ -621,7 +621,7 @@ fn write_keeps_a_private_mode_and_drops_setuid() {
 fn write_creates_parent_folders() {
     let fx = Fixture::new();
     let path = fx.ws.resolve("a/b/c/deep.txt").unwrap();
-    assert!(!path.exists);
+    assert!(!path.exists());
     fx.ws.write_atomic(&path, b"deep").unwrap();
     assert_eq!(
         fs::read_to_string(fx.root().join("a/b/c/deep.txt")).unwrap(),
@@ -759,7 +759,7 @@ fn write_through_a_symlink_to_git_is_refused() {
     fx.write(".git/config", "[core]");
     fx.link("gitlink", ".git");
     let path = fx.ws.resolve("gitlink/config").unwrap();
-    assert_eq!(path.rel, ".git/config");
+    assert_eq!(path.rel(), ".git/config");
     assert!(fx.ws.write_atomic(&path, b"x").is_err());
     assert_eq!(
         fs::read_to_string(fx.root().join(".git/config")).unwrap(),

@@ -65,18 +65,18 @@ impl Tool for GetDiagnostics {
         let file = match &input.file {
             Some(raw) => {
                 let path = ctx.workspace.resolve(raw)?;
-                if !path.exists {
-                    return Err(ToolError::not_found(format!("File not found: {}", path.rel))
+                if !path.exists() {
+                    return Err(ToolError::not_found(format!("File not found: {}", path.rel()))
                         .with_hint("Use list_files to see which files exist, or leave out \"file\" to check the whole workspace."));
                 }
-                if path.rel == "." || path.abs.is_dir() {
+                if path.rel() == "." || path.abs().is_dir() {
                     return Err(ToolError::invalid(format!(
                         "{} is a folder; \"file\" must name one file",
-                        path.rel
+                        path.rel()
                     ))
                     .with_hint("Leave out \"file\" to check the whole workspace."));
                 }
-                Some(path.rel)
+                Some(path.rel().to_string())
             }
             None => None,
         };

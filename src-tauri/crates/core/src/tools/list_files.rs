@@ -41,15 +41,15 @@ impl Tool for ListFiles {
         let dir = ctx
             .workspace
             .resolve(input.directory.as_deref().unwrap_or("."))?;
-        if !dir.exists {
+        if !dir.exists() {
             return Err(
-                ToolError::not_found(format!("Folder not found: {}", dir.rel))
+                ToolError::not_found(format!("Folder not found: {}", dir.rel()))
                     .with_hint("Call list_files without a directory to see the whole workspace."),
             );
         }
-        if !dir.abs.is_dir() {
+        if !dir.abs().is_dir() {
             return Err(
-                ToolError::invalid(format!("{} is a file, not a folder", dir.rel))
+                ToolError::invalid(format!("{} is a file, not a folder", dir.rel()))
                     .with_hint("Use read_file to read a file."),
             );
         }
@@ -66,7 +66,7 @@ impl Tool for ListFiles {
             .map(|f| f.rel.as_str())
             .collect();
         let mut data = json!({
-            "directory": dir.rel,
+            "directory": dir.rel(),
             "files": files,
             "count": count,
             "skipped_ignored_or_hidden": walked.skipped,

@@ -47,42 +47,42 @@ impl Tool for ReadFile {
 
     fn run(input: Input, ctx: &ToolContext) -> Result<Value, ToolError> {
         let path = ctx.workspace.resolve(&input.path)?;
-        if !path.exists {
+        if !path.exists() {
             return Err(
-                ToolError::not_found(format!("File not found: {}", path.rel))
+                ToolError::not_found(format!("File not found: {}", path.rel()))
                     .with_hint("Use list_files to see which files exist."),
             );
         }
         let file = ctx.workspace.open_read(&path)?;
         let size = file
             .metadata()
-            .map_err(|e| ToolError::from_io(&e, &path.rel))?
+            .map_err(|e| ToolError::from_io(&e, path.rel()))?
             .len();
         if size > MAX_FILE_BYTES {
             return Err(ToolError::invalid(format!(
                 "{} is {size} bytes, over the {MAX_FILE_BYTES}-byte limit for read_file",
-                path.rel
+                path.rel()
             ))
             .with_hint("Use search_code to find the part you need."));
         }
         let mut bytes = Vec::with_capacity(size as usize);
         file.take(MAX_FILE_BYTES + 1)
             .read_to_end(&mut bytes)
-            .map_err(|e| ToolError::from_io(&e, &path.rel))?;
+            .map_err(|e| ToolError::from_io(&e, path.rel()))?;
         if looks_binary(&bytes) {
             return Err(ToolError::invalid(format!(
                 "{} is a binary file ({size} bytes); read_file only returns text",
-                path.rel
+                path.rel()
             )));
         }
         let text = String::from_utf8(bytes).map_err(|e| {
             ToolError::invalid(format!(
                 "{} is not valid UTF-8 text (invalid byte at offset {})",
-                path.rel,
+                path.rel(),
                 e.utf8_error().valid_up_to()
             ))
         })?;
-        page(&path.rel, &text, input.start_line, input.end_line)
+        page(path.rel(), &text, input.start_line, input.end_line)
     }
 }
 

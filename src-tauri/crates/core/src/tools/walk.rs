@@ -263,16 +263,16 @@ impl<'s, 'a: 's> ParallelVisitorBuilder<'s> for &'s Shared<'a> {
 /// For showing the user a tree; the tools use [`walk_checked`], which reads the folder
 /// through a checked handle.
 pub fn walk_files(root: &Path, dir: &ResolvedPath, glob: Option<&GlobMatcher>) -> Walked {
-    let dir_rel = match dir.abs.strip_prefix(root) {
+    let dir_rel = match dir.abs().strip_prefix(root) {
         Ok(rest) if rest.as_os_str().is_empty() => ".".to_string(),
         Ok(rest) => rest.to_string_lossy().into_owned(),
-        Err(_) => dir.rel.clone(),
+        Err(_) => dir.rel().to_string(),
     };
-    let builder = WalkBuilder::new(&dir.abs);
+    let builder = WalkBuilder::new(dir.abs());
     walk(
         builder,
-        &dir.abs,
-        &dir.abs,
+        dir.abs(),
+        dir.abs(),
         &dir_rel,
         glob,
         WalkLimits::standard(),
@@ -298,23 +298,23 @@ pub fn walk_checked_within(
     glob: Option<&GlobMatcher>,
     limits: WalkLimits,
 ) -> Result<Walked, ToolError> {
-    if dir.abs == workspace.root() {
+    if dir.abs() == workspace.root() {
         // The sandbox opens the root by this very path (and trusts it); below it the walker
         // follows no link. Walking it by path spares every folder a lookup through /proc.
-        let mut builder = WalkBuilder::new(&dir.abs);
-        skip_hidden(&mut builder, workspace, &dir.abs, &dir.abs);
-        return Ok(walk(builder, &dir.abs, &dir.abs, ".", glob, limits));
+        let mut builder = WalkBuilder::new(dir.abs());
+        skip_hidden(&mut builder, workspace, dir.abs(), dir.abs());
+        return Ok(walk(builder, dir.abs(), dir.abs(), ".", glob, limits));
     }
     let handle = workspace.open_folder_handle(dir)?;
     let walk_root = PathBuf::from(format!("/proc/self/fd/{}", handle.as_raw_fd()));
     let mut builder = WalkBuilder::new(&walk_root);
-    skip_hidden(&mut builder, workspace, &walk_root, &dir.abs);
+    skip_hidden(&mut builder, workspace, &walk_root, dir.abs());
     // The walk root's parents are /proc folders, not the folder's: the ignore files of the
     // folders above `dir` are added by hand instead, as the walker would read them for a
     // path. (Their patterns then apply as if written next to `dir`; unanchored ones, the
     // usual kind, mean the same.)
     builder.parents(false);
-    for ancestor in dir.abs.ancestors().skip(1) {
+    for ancestor in dir.abs().ancestors().skip(1) {
         for name in [".gitignore", ".ignore"] {
             let file = ancestor.join(name);
             if file.is_file() {
@@ -323,7 +323,7 @@ pub fn walk_checked_within(
             }
         }
     }
-    let walked = walk(builder, &walk_root, &dir.abs, &dir.rel, glob, limits);
+    let walked = walk(builder, &walk_root, dir.abs(), dir.rel(), glob, limits);
     drop(handle);
     Ok(walked)
 }

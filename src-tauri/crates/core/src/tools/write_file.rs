@@ -28,18 +28,18 @@ pub struct WriteFile;
 
 /// The current content of a file, or `None` when it does not exist yet.
 fn current_content(path: &ResolvedPath, ctx: &ToolContext) -> Result<Option<Vec<u8>>, ToolError> {
-    if !path.exists {
+    if !path.exists() {
         return Ok(None);
     }
     let file = ctx.workspace.open_read(path)?;
     let size = file
         .metadata()
-        .map_err(|e| ToolError::from_io(&e, &path.rel))?
+        .map_err(|e| ToolError::from_io(&e, path.rel()))?
         .len();
     let too_large = |size: u64| {
         ToolError::invalid(format!(
             "{} is {size} bytes, over the {MAX_FILE_BYTES}-byte limit for replacing a file",
-            path.rel
+            path.rel()
         ))
         .with_hint("Write a new file instead, or ask the user to edit this one.")
     };
@@ -51,7 +51,7 @@ fn current_content(path: &ResolvedPath, ctx: &ToolContext) -> Result<Option<Vec<
     let mut bytes = Vec::with_capacity(size as usize);
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| ToolError::from_io(&e, &path.rel))?;
+        .map_err(|e| ToolError::from_io(&e, path.rel()))?;
     // It grew while being read: what was read is not the whole of it, so it cannot be the
     // checkpoint of what the write replaces.
     if bytes.len() as u64 > MAX_FILE_BYTES {
@@ -117,8 +117,8 @@ impl Tool for WriteFile {
     fn preview(input: &Input, ctx: &ToolContext) -> Option<Value> {
         let path = ctx.workspace.resolve(&input.path).ok()?;
         let old = current_content(&path, ctx).ok()?;
-        let mut preview = diff_summary(&path.rel, old.as_deref(), &input.content);
-        preview["path"] = Value::String(path.rel.clone());
+        let mut preview = diff_summary(path.rel(), old.as_deref(), &input.content);
+        preview["path"] = Value::String(path.rel().to_string());
         preview["created"] = Value::Bool(old.is_none());
         preview["old_content"] = old
             .map(|b| Value::String(String::from_utf8_lossy(&b).into_owned()))
@@ -128,7 +128,7 @@ impl Tool for WriteFile {
 
     fn run(input: Input, ctx: &ToolContext) -> Result<Value, ToolError> {
         let path = ctx.workspace.resolve(&input.path)?;
-        if path.rel == "." {
+        if path.rel() == "." {
             return Err(ToolError::invalid(
                 "write_file needs a file path, not the workspace root",
             ));
@@ -146,12 +146,12 @@ impl Tool for WriteFile {
         // rename and the record, the less a crash can leave a write that cannot be undone.
         let committed = match (&ctx.checkpoints, prepared) {
             (Some(store), Some((before, after))) => {
-                Some(store.commit(&path.rel, before, after, &ctx.origin))
+                Some(store.commit(path.rel(), before, after, &ctx.origin))
             }
             _ => None,
         };
-        let mut data = diff_summary(&path.rel, old.as_deref(), &input.content);
-        data["path"] = Value::String(path.rel.clone());
+        let mut data = diff_summary(path.rel(), old.as_deref(), &input.content);
+        data["path"] = Value::String(path.rel().to_string());
         data["created"] = Value::Bool(outcome.created);
         data["bytes_written"] = json!(outcome.bytes_written);
         match committed {

@@ -108,7 +108,7 @@ fn has_eslint_config(ws: &Workspace, dir: &str) -> bool {
         } else {
             format!("{dir}/{name}")
         };
-        ws.resolve(&rel).map(|p| p.exists).unwrap_or(false)
+        ws.resolve(&rel).map(|p| p.exists()).unwrap_or(false)
     };
     if ESLINT_CONFIGS.iter().any(|c| exists(c)) {
         return true;
