@@ -20,7 +20,7 @@ use crate::protocol::{interpret, Outcome, Turn, TurnParser, STOP_SEQUENCES};
 use crate::sandbox::Workspace;
 use crate::tool_result::ToolResult;
 use crate::toolbox::Toolbox;
-use crate::tools::{normalize_args, Risk, ToolContext, ToolRegistry};
+use crate::tools::{normalize_args, PrepareError, Risk, ToolContext, ToolRegistry};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -465,36 +465,43 @@ impl Session {
                 message,
             })
         };
-        let risk = self.toolbox.registry().risk(tool, &args, &self.ctx);
-        let target = match self.toolbox.registry().target(tool, &args) {
-            Ok(t) => t,
-            Err(e) => {
+        // The declared paths are resolved here, once, before the policy: the hard rules and
+        // the grants judge the very paths the tool will be handed.
+        let call = match self
+            .toolbox
+            .registry()
+            .prepare(tool, args.clone(), &self.ctx)
+        {
+            Ok(call) => call,
+            Err(PrepareError::Arguments(e)) => {
                 return CallOutcome::Refused(Refusal {
                     error_type: e.kind,
                     message: e.model_text(),
                 })
             }
-        };
-        let mut paths = Vec::new();
-        for raw in &target.paths {
-            match self.ctx.workspace.resolve(raw) {
-                Ok(p) => paths.push(p.rel().to_string()),
-                Err(e) => {
-                    return deny(
-                        emit,
-                        "sandbox: paths must stay inside the workspace".to_string(),
-                        None,
-                        e.kind,
-                        e.model_text(),
-                    )
-                }
+            Err(PrepareError::Sandbox(e)) => {
+                return deny(
+                    emit,
+                    "sandbox: paths must stay inside the workspace".to_string(),
+                    None,
+                    e.kind,
+                    e.model_text(),
+                )
             }
-        }
+        };
+        let risk = call.risk();
+        let paths: Vec<String> = call
+            .target()
+            .paths()
+            .iter()
+            .map(|p| p.rel().to_string())
+            .collect();
+        let command = call.target().command().map(str::to_string);
         let subject = Subject {
             tool,
             risk,
             paths: paths.clone(),
-            command: target.command.as_deref(),
+            command: command.as_deref(),
         };
         let grants: Vec<Grant> = self.grants().cloned().collect();
         let (rule, answer) = match decide(&subject, &grants) {
@@ -516,9 +523,9 @@ impl Session {
                     reasoning,
                     risk,
                     paths: paths.clone(),
-                    command: target.command.clone(),
+                    command: command.clone(),
                     rule: rule.clone(),
-                    preview: self.toolbox.registry().preview(tool, &args, &self.ctx),
+                    preview: call.preview(&self.ctx),
                 };
                 emit(&Event::PermissionAsked {
                     call_id: call_id.to_string(),
@@ -574,11 +581,11 @@ impl Session {
         emit(&Event::ToolStarted {
             call_id: call_id.to_string(),
             tool: tool.to_string(),
-            args: args.clone(),
+            args,
         });
         self.ctx.origin = format!("{call_id} {tool}");
         let started = Instant::now();
-        let outcome = self.toolbox.registry().run(tool, args, &self.ctx);
+        let outcome = call.run(&self.ctx);
         let result = ToolResult::from_outcome(outcome, started.elapsed());
         emit(&Event::ToolFinished {
             call_id: call_id.to_string(),

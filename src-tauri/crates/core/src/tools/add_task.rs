@@ -1,4 +1,4 @@
-use super::{Risk, Tool, ToolContext};
+use super::{Resolved, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -24,7 +24,11 @@ impl Tool for AddTask {
         json!({"content": "Find where the config is loaded"})
     }
 
-    fn run(input: Input, ctx: &ToolContext) -> Result<Value, ToolError> {
+    fn target(_input: &Input) -> Target {
+        Target::Nothing
+    }
+
+    fn run(input: Input, _target: &Resolved, ctx: &ToolContext) -> Result<Value, ToolError> {
         let mut tasks = ctx
             .tasks
             .lock()

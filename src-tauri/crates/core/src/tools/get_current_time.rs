@@ -1,4 +1,4 @@
-use super::{Risk, Tool, ToolContext};
+use super::{Resolved, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -20,7 +20,11 @@ impl Tool for GetCurrentTime {
         json!({})
     }
 
-    fn run(_input: Input, _ctx: &ToolContext) -> Result<Value, ToolError> {
+    fn target(_input: &Input) -> Target {
+        Target::Nothing
+    }
+
+    fn run(_input: Input, _target: &Resolved, _ctx: &ToolContext) -> Result<Value, ToolError> {
         let local = chrono::Local::now();
         Ok(json!({
             "local": local.to_rfc3339_opts(chrono::SecondsFormat::Secs, false),

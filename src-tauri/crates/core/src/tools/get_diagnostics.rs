@@ -1,4 +1,4 @@
-use super::{Risk, Target, Tool, ToolContext};
+use super::{Resolved, Risk, Target, Tool, ToolContext};
 use crate::diagnostics::{self, Request, DEFAULT_TIMEOUT};
 use crate::error::ToolError;
 use schemars::JsonSchema;
@@ -44,14 +44,17 @@ impl Tool for GetDiagnostics {
         }
     }
 
+    /// The file named, if any. Without one the checkers look at the whole project, and what
+    /// they reach is the project's build (its scripts, its dependencies), not a path a grant
+    /// could stand for: such a call is scoped by the tool alone, as it always was.
     fn target(input: &Input) -> Target {
-        Target {
-            paths: input.file.iter().cloned().collect(),
-            command: None,
+        match &input.file {
+            Some(file) => Target::Paths(vec![file.clone()]),
+            None => Target::Nothing,
         }
     }
 
-    fn preview(_input: &Input, _ctx: &ToolContext) -> Option<Value> {
+    fn preview(_input: &Input, _target: &Resolved, _ctx: &ToolContext) -> Option<Value> {
         crate::exec::bubblewrap().err().map(|reason| {
             json!({
                 "sandboxed": false,
@@ -61,10 +64,9 @@ impl Tool for GetDiagnostics {
         })
     }
 
-    fn run(input: Input, ctx: &ToolContext) -> Result<Value, ToolError> {
-        let file = match &input.file {
-            Some(raw) => {
-                let path = ctx.workspace.resolve(raw)?;
+    fn run(input: Input, target: &Resolved, ctx: &ToolContext) -> Result<Value, ToolError> {
+        let file = match target.paths().first() {
+            Some(path) => {
                 if !path.exists() {
                     return Err(ToolError::not_found(format!("File not found: {}", path.rel()))
                         .with_hint("Use list_files to see which files exist, or leave out \"file\" to check the whole workspace."));

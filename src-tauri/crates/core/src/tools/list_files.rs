@@ -1,5 +1,5 @@
 use super::walk::{add_notice, compile_glob, walk_checked};
-use super::{Risk, Tool, ToolContext};
+use super::{Resolved, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -37,10 +37,15 @@ impl Tool for ListFiles {
         json!({"directory": "src", "pattern": "*.ts"})
     }
 
-    fn run(input: Input, ctx: &ToolContext) -> Result<Value, ToolError> {
-        let dir = ctx
-            .workspace
-            .resolve(input.directory.as_deref().unwrap_or("."))?;
+    fn target(input: &Input) -> Target {
+        Target::Paths(vec![input
+            .directory
+            .clone()
+            .unwrap_or_else(|| ".".to_string())])
+    }
+
+    fn run(input: Input, target: &Resolved, ctx: &ToolContext) -> Result<Value, ToolError> {
+        let dir = target.path()?;
         if !dir.exists() {
             return Err(
                 ToolError::not_found(format!("Folder not found: {}", dir.rel()))
@@ -57,7 +62,7 @@ impl Tool for ListFiles {
         let limit = input
             .max_results
             .map_or(DEFAULT_MAX_RESULTS, |n| (n as usize).min(MAX_MAX_RESULTS));
-        let walked = walk_checked(&ctx.workspace, &dir, glob.as_ref())?;
+        let walked = walk_checked(&ctx.workspace, dir, glob.as_ref())?;
         let count = walked.files.len();
         let files: Vec<&str> = walked
             .files

@@ -6,6 +6,9 @@
 //! tool ever runs.
 
 mod add_task;
+mod call;
+#[cfg(test)]
+mod contract_tests;
 mod get_current_time;
 mod get_diagnostics;
 mod list_files;
@@ -13,16 +16,20 @@ mod list_tasks;
 mod read_file;
 mod run_command;
 mod search_code;
+mod target;
 mod tasks;
 mod update_task;
 pub mod walk;
 mod write_file;
 
+pub use call::{Call, PrepareError};
+pub use target::{Resolved, Target};
 pub use tasks::{Task, TaskList, TaskStatus};
 
 use crate::checkpoint::CheckpointStore;
 use crate::error::ToolError;
 use crate::sandbox::Workspace;
+use call::{Erased, ErasedTool};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -57,15 +64,6 @@ pub struct ToolSpec {
     pub example: Value,
 }
 
-/// What a call will touch, for the permission policy.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Target {
-    /// Model-supplied paths, as written.
-    pub paths: Vec<String>,
-    /// The exact command line, for tools that run one.
-    pub command: Option<String>,
-}
-
 /// Shared state a tool runs against.
 pub struct ToolContext {
     pub workspace: Workspace,
@@ -92,7 +90,7 @@ impl ToolContext {
 /// A tool with a typed input. Implement this; the registry erases the type.
 pub trait Tool: Send + Sync + 'static {
     /// The input struct. Its doc comment is the tool's description.
-    type Input: DeserializeOwned + JsonSchema;
+    type Input: DeserializeOwned + JsonSchema + 'static;
     const NAME: &'static str;
     const RISK: Risk;
 
@@ -105,47 +103,26 @@ pub trait Tool: Send + Sync + 'static {
         Self::RISK
     }
 
-    /// What the call touches; read tools and path-free tools can keep the default.
-    fn target(_input: &Self::Input) -> Target {
-        Target::default()
-    }
+    /// What the call touches: the workspace paths it reads or writes, the command line it
+    /// runs, or [`Target::Nothing`].
+    ///
+    /// Required, with no default: the sandbox's hard rules and every path- or command-scoped
+    /// grant see only what is declared here, and [`run`](Self::run) receives only these paths.
+    /// A tool that forgot would otherwise slip past all of them unnoticed.
+    fn target(input: &Self::Input) -> Target;
 
     /// Something to show the user before they approve the call (e.g. a diff), if useful.
-    fn preview(_input: &Self::Input, _ctx: &ToolContext) -> Option<Value> {
+    fn preview(_input: &Self::Input, _target: &Resolved, _ctx: &ToolContext) -> Option<Value> {
         None
     }
 
-    fn run(input: Self::Input, ctx: &ToolContext) -> Result<Value, ToolError>;
-}
-
-/// The type-erased face of a tool.
-trait ErasedTool: Send + Sync {
-    fn risk(&self, args: &Value, ctx: &ToolContext) -> Option<Risk>;
-    fn target(&self, args: &Value) -> Result<Target, ToolError>;
-    fn preview(&self, args: &Value, ctx: &ToolContext) -> Option<Value>;
-    fn run(&self, args: Value, ctx: &ToolContext) -> Result<Value, ToolError>;
-}
-
-struct Erased<T: Tool>(std::marker::PhantomData<T>);
-
-fn decode<I: DeserializeOwned>(args: Value) -> Result<I, ToolError> {
-    // The schema check has already passed, so a failure here means schema and struct disagree.
-    serde_json::from_value(args).map_err(|e| ToolError::invalid(format!("Invalid arguments: {e}")))
-}
-
-impl<T: Tool> ErasedTool for Erased<T> {
-    fn risk(&self, args: &Value, ctx: &ToolContext) -> Option<Risk> {
-        Some(T::risk(&decode::<T::Input>(args.clone()).ok()?, ctx))
-    }
-    fn target(&self, args: &Value) -> Result<Target, ToolError> {
-        Ok(T::target(&decode::<T::Input>(args.clone())?))
-    }
-    fn preview(&self, args: &Value, ctx: &ToolContext) -> Option<Value> {
-        T::preview(&decode::<T::Input>(args.clone()).ok()?, ctx)
-    }
-    fn run(&self, args: Value, ctx: &ToolContext) -> Result<Value, ToolError> {
-        T::run(decode::<T::Input>(args)?, ctx)
-    }
+    /// Runs the call on its target, as the sandbox resolved it before the policy decided.
+    ///
+    /// The target is an argument rather than part of the context because the context is the
+    /// session's, shared by every call, while the target is this call's alone; and a tool
+    /// works on `target`'s paths, never on paths it resolves from its input itself, so that
+    /// what the policy approved is what it touches.
+    fn run(input: Self::Input, target: &Resolved, ctx: &ToolContext) -> Result<Value, ToolError>;
 }
 
 struct Entry {
@@ -271,36 +248,20 @@ impl ToolRegistry {
         })
     }
 
-    /// What a validated call touches.
-    /// The risk of this call in this context; an unknown tool or undecodable arguments count
-    /// as the highest.
-    pub fn risk(&self, name: &str, args: &Value, ctx: &ToolContext) -> Risk {
-        self.entries
-            .get(name)
-            .and_then(|e| e.tool.risk(args, ctx))
-            .unwrap_or(Risk::Exec)
-    }
-
-    pub fn target(&self, name: &str, args: &Value) -> Result<Target, ToolError> {
-        self.entry(name)?.tool.target(args)
-    }
-
-    /// What to show the user before approval.
-    pub fn preview(&self, name: &str, args: &Value, ctx: &ToolContext) -> Option<Value> {
-        self.entries.get(name)?.tool.preview(args, ctx)
-    }
-
-    /// Runs a tool. The caller has validated the arguments and cleared the policy.
-    pub fn run(&self, name: &str, args: Value, ctx: &ToolContext) -> Result<Value, ToolError> {
-        let entry = self.entry(name)?;
-        self.check_args(name, &args).map_err(ToolError::invalid)?;
-        entry.tool.run(args, ctx)
-    }
-
-    fn entry(&self, name: &str) -> Result<&Entry, ToolError> {
-        self.entries
-            .get(name)
-            .ok_or_else(|| ToolError::invalid(format!("Unknown tool: {name}")))
+    /// Prepares a call for the policy: checks the arguments against the schema, decodes them,
+    /// weighs the risk and resolves the declared target through the sandbox, each once.
+    pub fn prepare(
+        &self,
+        name: &str,
+        args: Value,
+        ctx: &ToolContext,
+    ) -> Result<Call, PrepareError> {
+        let entry = self.entries.get(name).ok_or_else(|| {
+            PrepareError::Arguments(ToolError::invalid(format!("Unknown tool: {name}")))
+        })?;
+        self.check_args(name, &args)
+            .map_err(|message| PrepareError::Arguments(ToolError::invalid(message)))?;
+        entry.tool.prepare(args, ctx)
     }
 }
 

@@ -1,4 +1,4 @@
-use super::{Risk, Target, Tool, ToolContext};
+use super::{Resolved, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -39,21 +39,18 @@ impl Tool for ReadFile {
     }
 
     fn target(input: &Input) -> Target {
-        Target {
-            paths: vec![input.path.clone()],
-            command: None,
-        }
+        Target::Paths(vec![input.path.clone()])
     }
 
-    fn run(input: Input, ctx: &ToolContext) -> Result<Value, ToolError> {
-        let path = ctx.workspace.resolve(&input.path)?;
+    fn run(input: Input, target: &Resolved, ctx: &ToolContext) -> Result<Value, ToolError> {
+        let path = target.path()?;
         if !path.exists() {
             return Err(
                 ToolError::not_found(format!("File not found: {}", path.rel()))
                     .with_hint("Use list_files to see which files exist."),
             );
         }
-        let file = ctx.workspace.open_read(&path)?;
+        let file = ctx.workspace.open_read(path)?;
         let size = file
             .metadata()
             .map_err(|e| ToolError::from_io(&e, path.rel()))?

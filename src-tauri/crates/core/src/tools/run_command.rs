@@ -1,4 +1,4 @@
-use super::{Risk, Target, Tool, ToolContext};
+use super::{Resolved, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use crate::exec::{self, Captured};
 use schemars::JsonSchema;
@@ -48,13 +48,10 @@ impl Tool for RunCommand {
     }
 
     fn target(input: &Input) -> Target {
-        Target {
-            paths: Vec::new(),
-            command: Some(input.command.clone()),
-        }
+        Target::Command(input.command.clone())
     }
 
-    fn preview(input: &Input, ctx: &ToolContext) -> Option<Value> {
+    fn preview(input: &Input, _target: &Resolved, ctx: &ToolContext) -> Option<Value> {
         let sandbox = exec::bubblewrap();
         Some(json!({
             "command": input.command,
@@ -69,7 +66,7 @@ impl Tool for RunCommand {
         }))
     }
 
-    fn run(input: Input, ctx: &ToolContext) -> Result<Value, ToolError> {
+    fn run(input: Input, _target: &Resolved, ctx: &ToolContext) -> Result<Value, ToolError> {
         if input.command.trim().is_empty() {
             return Err(ToolError::invalid("The command is empty")
                 .with_hint("Give the command line to run, e.g. {\"command\": \"cargo test\"}."));

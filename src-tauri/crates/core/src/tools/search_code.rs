@@ -1,6 +1,6 @@
 use super::read_file::MAX_FILE_BYTES;
 use super::walk::{add_notice, compile_glob, walk_checked, Found};
-use super::{Risk, Tool, ToolContext};
+use super::{Resolved, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use crate::sandbox::FileOpener;
 use grep_matcher::Matcher;
@@ -81,7 +81,12 @@ impl Tool for SearchCode {
         json!({"query": "fn main", "options": {"glob": "*.rs"}})
     }
 
-    fn run(input: Input, ctx: &ToolContext) -> Result<Value, ToolError> {
+    /// The whole workspace: the glob only narrows which of its files are read.
+    fn target(_input: &Input) -> Target {
+        Target::Paths(vec![".".to_string()])
+    }
+
+    fn run(input: Input, target: &Resolved, ctx: &ToolContext) -> Result<Value, ToolError> {
         if input.query.is_empty() {
             return Err(
                 ToolError::invalid("query is empty").with_hint("Give the text to search for.")
@@ -98,8 +103,7 @@ impl Tool for SearchCode {
             .map_or(0, |n| (n as usize).min(MAX_CONTEXT_LINES));
 
         let started = Instant::now();
-        let root = ctx.workspace.resolve(".")?;
-        let walked = walk_checked(&ctx.workspace, &root, glob.as_ref())?;
+        let walked = walk_checked(&ctx.workspace, target.path()?, glob.as_ref())?;
         let opener = ctx.workspace.file_opener()?;
         let limits = Limits {
             max_results,
@@ -473,7 +477,9 @@ mod tests {
     }
 
     fn search(ctx: &ToolContext, args: Value) -> Value {
-        SearchCode::run(serde_json::from_value(args).unwrap(), ctx).unwrap()
+        let registry = crate::tools::ToolRegistry::standard();
+        let call = registry.prepare(SearchCode::NAME, args, ctx).unwrap();
+        call.run(ctx).unwrap()
     }
 
     fn found(data: &Value) -> Vec<(String, u64)> {

@@ -1,4 +1,4 @@
-use super::{Risk, TaskStatus, Tool, ToolContext};
+use super::{Resolved, Risk, Target, TaskStatus, Tool, ToolContext};
 use crate::error::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -25,7 +25,11 @@ impl Tool for UpdateTask {
         json!({"task_id": "task_1", "status": "completed"})
     }
 
-    fn run(input: Input, ctx: &ToolContext) -> Result<Value, ToolError> {
+    fn target(_input: &Input) -> Target {
+        Target::Nothing
+    }
+
+    fn run(input: Input, _target: &Resolved, ctx: &ToolContext) -> Result<Value, ToolError> {
         let mut tasks = ctx
             .tasks
             .lock()

@@ -1,5 +1,5 @@
 use super::read_file::MAX_FILE_BYTES;
-use super::{Risk, Target, Tool, ToolContext};
+use super::{Resolved, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use crate::sandbox::ResolvedPath;
 use schemars::JsonSchema;
@@ -108,15 +108,12 @@ impl Tool for WriteFile {
     }
 
     fn target(input: &Input) -> Target {
-        Target {
-            paths: vec![input.path.clone()],
-            command: None,
-        }
+        Target::Paths(vec![input.path.clone()])
     }
 
-    fn preview(input: &Input, ctx: &ToolContext) -> Option<Value> {
-        let path = ctx.workspace.resolve(&input.path).ok()?;
-        let old = current_content(&path, ctx).ok()?;
+    fn preview(input: &Input, target: &Resolved, ctx: &ToolContext) -> Option<Value> {
+        let path = target.path().ok()?;
+        let old = current_content(path, ctx).ok()?;
         let mut preview = diff_summary(path.rel(), old.as_deref(), &input.content);
         preview["path"] = Value::String(path.rel().to_string());
         preview["created"] = Value::Bool(old.is_none());
@@ -126,14 +123,14 @@ impl Tool for WriteFile {
         Some(preview)
     }
 
-    fn run(input: Input, ctx: &ToolContext) -> Result<Value, ToolError> {
-        let path = ctx.workspace.resolve(&input.path)?;
+    fn run(input: Input, target: &Resolved, ctx: &ToolContext) -> Result<Value, ToolError> {
+        let path = target.path()?;
         if path.rel() == "." {
             return Err(ToolError::invalid(
                 "write_file needs a file path, not the workspace root",
             ));
         }
-        let old = current_content(&path, ctx)?;
+        let old = current_content(path, ctx)?;
         let new = input.content.as_bytes();
         // The old content is saved before the file is touched, so an interrupted write can
         // still be undone.
@@ -141,7 +138,7 @@ impl Tool for WriteFile {
             Some(store) => Some(store.prepare(old.as_deref(), Some(new))?),
             None => None,
         };
-        let outcome = ctx.workspace.write_atomic(&path, new)?;
+        let outcome = ctx.workspace.write_atomic(path, new)?;
         // Recorded at once, before the summary is worked out: the shorter the time between the
         // rename and the record, the less a crash can leave a write that cannot be undone.
         let committed = match (&ctx.checkpoints, prepared) {
