@@ -90,7 +90,7 @@ pub struct SavedFile {
 /// the assistant's writes, and refuses to undo one the user has edited since.
 pub fn save_text(workspace: &Workspace, path: &str, content: &str) -> Result<SavedFile, AppError> {
     let resolved = workspace.resolve(path)?;
-    let outcome = workspace.write_atomic(&resolved, content.as_bytes())?;
+    let outcome = workspace.save_user_edit(&resolved, content.as_bytes())?;
     Ok(SavedFile {
         path: resolved.rel().to_string(),
         bytes_written: outcome.bytes_written,

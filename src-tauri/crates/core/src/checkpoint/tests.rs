@@ -36,7 +36,7 @@ impl Fixture {
         std::fs::read_to_string(self.ws.root().join(rel)).ok()
     }
 
-    /// Writes `content` to `rel` the way write_file does: prepare, write, commit.
+    /// Writes `content` to `rel` the way `ToolContext::write` does: prepare, write, commit.
     fn write(&self, store: &CheckpointStore, rel: &str, content: &str) -> Checkpoint {
         let path = self.ws.resolve(rel).unwrap();
         let old = std::fs::read(path.abs()).ok();

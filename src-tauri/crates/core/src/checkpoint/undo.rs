@@ -13,6 +13,10 @@ impl CheckpointStore {
     /// Refuses, changing nothing, when the file no longer holds what that write left; the
     /// refusal's `details` then hold an [`UndoConflict`](super::UndoConflict) with the three
     /// versions.
+    ///
+    /// One of the few writers allowed to write and remove files directly: what it restores is
+    /// already a checkpoint's, and it records itself as a write that can be undone in turn.
+    #[allow(clippy::disallowed_methods)]
     pub fn undo(&self, workspace: &Workspace, id: Option<&str>) -> Result<UndoOutcome, ToolError> {
         let all = self.list()?;
         let checkpoint = match id {

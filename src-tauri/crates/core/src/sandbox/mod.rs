@@ -58,7 +58,9 @@
 
 mod read;
 mod resolve;
+// The sandbox's own tests exercise writing and removing directly.
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests;
 mod write;
 
@@ -151,7 +153,7 @@ impl ResolvedPath {
     }
 }
 
-/// What [`Workspace::write_atomic`] did.
+/// What an atomic write did (see [`Workspace::save_user_edit`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WriteOutcome {
     /// The file did not exist before.

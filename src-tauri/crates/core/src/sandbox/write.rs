@@ -146,7 +146,13 @@ impl Workspace {
     ///
     /// An existing file keeps its permission bits (without setuid/setgid/sticky); a new one
     /// gets 0o644 minus the umask. The target must be a regular file or not exist.
-    pub fn write_atomic(
+    ///
+    /// Not public, and a disallowed method for clippy (`clippy.toml`) everywhere but the few
+    /// writers that mean it: a write that skips its checkpoint cannot be undone, so a tool
+    /// writes through [`ToolContext::write`](crate::tools::ToolContext::write), undo restores
+    /// through here and records itself, and the user's own edits go through
+    /// [`Workspace::save_user_edit`].
+    pub(crate) fn write_atomic(
         &self,
         path: &ResolvedPath,
         bytes: &[u8],
@@ -191,6 +197,18 @@ impl Workspace {
         })
     }
 
+    /// Saves the user's own edit (the editor's Save), atomically, like any write. Not
+    /// checkpointed: undo is for the model's writes, and refuses to undo one the user has
+    /// edited since, so the user's saves never need undoing by Lantern.
+    #[allow(clippy::disallowed_methods)]
+    pub fn save_user_edit(
+        &self,
+        path: &ResolvedPath,
+        bytes: &[u8],
+    ) -> Result<WriteOutcome, ToolError> {
+        self.write_atomic(path, bytes)
+    }
+
     /// A handle on a folder of the workspace, opened by the same symlink-refusing walk from
     /// the root as writes use. Reading the folder through the handle (`/proc/self/fd/N`)
     /// reads that very folder, even if its path is swapped for a link afterwards.
@@ -200,8 +218,9 @@ impl Workspace {
         Ok(dir)
     }
 
-    /// Removes a regular file inside the workspace (used to undo the creation of a file).
-    pub fn remove_file(&self, path: &ResolvedPath) -> Result<(), ToolError> {
+    /// Removes a regular file inside the workspace: undo's way of taking back a file a write
+    /// created. Restricted like [`Workspace::write_atomic`], for the same reason.
+    pub(crate) fn remove_file(&self, path: &ResolvedPath) -> Result<(), ToolError> {
         let parts = self.confined_parts(path)?;
         let rel = join_rel(&parts);
         refuse_protected(&rel)?;

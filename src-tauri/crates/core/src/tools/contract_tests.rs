@@ -185,6 +185,50 @@ fn a_tool_that_reads_an_undeclared_path_is_caught() {
     );
 }
 
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct CopyInput {
+    /// The file to write.
+    path: String,
+    /// Where to keep a copy.
+    backup: String,
+    /// What to write.
+    text: String,
+}
+
+/// Declares the file it writes but not its backup: a tool that declares some of its paths and
+/// writes another.
+struct HalfDeclaredWriter;
+
+impl Tool for HalfDeclaredWriter {
+    type Input = CopyInput;
+    const NAME: &'static str = "half_declared_writer";
+    const RISK: Risk = Risk::Write;
+
+    fn example() -> Value {
+        serde_json::json!({"path": "a.txt", "backup": "a.bak", "text": "hello"})
+    }
+
+    fn target(input: &CopyInput) -> Target {
+        Target::Paths(vec![input.path.clone()])
+    }
+
+    fn run(input: CopyInput, target: &Resolved, ctx: &ToolContext) -> Result<Value, ToolError> {
+        ctx.write(target.path()?, input.text.as_bytes())?;
+        let backup = ctx.workspace.resolve(&input.backup)?;
+        ctx.write(&backup, input.text.as_bytes())?;
+        Ok(serde_json::json!({}))
+    }
+}
+
+#[test]
+fn a_tool_that_writes_an_undeclared_path_is_caught() {
+    assert_eq!(
+        undeclared_uses(&registry_of::<HalfDeclaredWriter>()),
+        vec![format!("half_declared_writer /backup={GUARDED_FILE:?}")]
+    );
+}
+
 #[test]
 fn a_call_is_handed_its_declared_paths_resolved_and_an_escape_never_runs() {
     let fx = Fixture::new();

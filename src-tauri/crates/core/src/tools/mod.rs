@@ -21,10 +21,12 @@ mod tasks;
 mod update_task;
 pub mod walk;
 mod write_file;
+mod writes;
 
 pub use call::{Call, PrepareError};
 pub use target::{Resolved, Target};
 pub use tasks::{Task, TaskList, TaskStatus};
+pub use writes::{Undo, Written};
 
 use crate::checkpoint::CheckpointStore;
 use crate::error::ToolError;

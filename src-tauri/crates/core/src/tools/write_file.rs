@@ -1,12 +1,10 @@
-use super::read_file::MAX_FILE_BYTES;
+use super::writes::current_content;
 use super::{Resolved, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
-use crate::sandbox::ResolvedPath;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use similar::{ChangeTag, TextDiff};
-use std::io::Read;
 use std::time::Duration;
 
 /// The most bytes of unified diff returned with a write.
@@ -25,40 +23,6 @@ pub struct Input {
 }
 
 pub struct WriteFile;
-
-/// The current content of a file, or `None` when it does not exist yet.
-fn current_content(path: &ResolvedPath, ctx: &ToolContext) -> Result<Option<Vec<u8>>, ToolError> {
-    if !path.exists() {
-        return Ok(None);
-    }
-    let file = ctx.workspace.open_read(path)?;
-    let size = file
-        .metadata()
-        .map_err(|e| ToolError::from_io(&e, path.rel()))?
-        .len();
-    let too_large = |size: u64| {
-        ToolError::invalid(format!(
-            "{} is {size} bytes, over the {MAX_FILE_BYTES}-byte limit for replacing a file",
-            path.rel()
-        ))
-        .with_hint("Write a new file instead, or ask the user to edit this one.")
-    };
-    // The old content is read whole, kept as a checkpoint and diffed: a file too large for
-    // read_file is too large to be replaced wholesale by a model that cannot have read it.
-    if size > MAX_FILE_BYTES {
-        return Err(too_large(size));
-    }
-    let mut bytes = Vec::with_capacity(size as usize);
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| ToolError::from_io(&e, path.rel()))?;
-    // It grew while being read: what was read is not the whole of it, so it cannot be the
-    // checkpoint of what the write replaces.
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(too_large(bytes.len() as u64));
-    }
-    Ok(Some(bytes))
-}
 
 /// Line counts and a bounded unified diff of `old` → `new`.
 pub(crate) fn diff_summary(rel: &str, old: Option<&[u8]>, new: &str) -> Value {
@@ -113,7 +77,7 @@ impl Tool for WriteFile {
 
     fn preview(input: &Input, target: &Resolved, ctx: &ToolContext) -> Option<Value> {
         let path = target.path().ok()?;
-        let old = current_content(path, ctx).ok()?;
+        let old = current_content(&ctx.workspace, path).ok()?;
         let mut preview = diff_summary(path.rel(), old.as_deref(), &input.content);
         preview["path"] = Value::String(path.rel().to_string());
         preview["created"] = Value::Bool(old.is_none());
@@ -130,33 +94,10 @@ impl Tool for WriteFile {
                 "write_file needs a file path, not the workspace root",
             ));
         }
-        let old = current_content(path, ctx)?;
-        let new = input.content.as_bytes();
-        // The old content is saved before the file is touched, so an interrupted write can
-        // still be undone.
-        let prepared = match &ctx.checkpoints {
-            Some(store) => Some(store.prepare(old.as_deref(), Some(new))?),
-            None => None,
-        };
-        let outcome = ctx.workspace.write_atomic(path, new)?;
-        // Recorded at once, before the summary is worked out: the shorter the time between the
-        // rename and the record, the less a crash can leave a write that cannot be undone.
-        let committed = match (&ctx.checkpoints, prepared) {
-            (Some(store), Some((before, after))) => {
-                Some(store.commit(path.rel(), before, after, &ctx.origin))
-            }
-            _ => None,
-        };
-        let mut data = diff_summary(path.rel(), old.as_deref(), &input.content);
-        data["path"] = Value::String(path.rel().to_string());
-        data["created"] = Value::Bool(outcome.created);
-        data["bytes_written"] = json!(outcome.bytes_written);
-        match committed {
-            Some(Ok(cp)) => data["checkpoint"] = Value::String(cp.id),
-            // The write itself succeeded; say plainly that it cannot be undone.
-            Some(Err(e)) => data["checkpoint_error"] = Value::String(e.message),
-            None => {}
-        }
+        // Through the checkpointed write, so that undo covers it.
+        let written = ctx.write(path, input.content.as_bytes())?;
+        let mut data = diff_summary(path.rel(), written.before.as_deref(), &input.content);
+        written.report_into(&mut data);
         Ok(data)
     }
 }

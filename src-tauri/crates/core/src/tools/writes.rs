@@ -1,0 +1,214 @@
+//! The one way a tool changes a file: a checkpointed write, [`ToolContext::write`].
+//!
+//! Undo can only restore what was saved before a write, and only a write that was recorded.
+//! Rather than each writing tool repeating the order that makes both true — save the old and
+//! the new content, replace the file atomically, record the checkpoint at once — the order
+//! lives here and nowhere else. `Workspace::write_atomic` is crate-private and, by
+//! `clippy.toml`, a disallowed method everywhere but here, undo and the user's own saves, so a
+//! tool has no other way to write and every tool's write is undoable by construction.
+
+use super::read_file::MAX_FILE_BYTES;
+use super::ToolContext;
+use crate::error::ToolError;
+use crate::sandbox::{ResolvedPath, Workspace};
+use serde_json::{json, Value};
+use std::io::Read;
+
+/// What a checkpointed write did.
+#[derive(Debug)]
+pub struct Written {
+    /// Workspace-relative path of the file written.
+    pub path: String,
+    /// The content the write replaced; `None` when it created the file.
+    pub before: Option<Vec<u8>>,
+    pub created: bool,
+    pub bytes_written: u64,
+    pub undo: Undo,
+}
+
+/// Whether a write can be undone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Undo {
+    /// Recorded as this checkpoint.
+    Checkpoint(String),
+    /// The session keeps no checkpoints (the evaluation's throwaway copies, tests).
+    NotKept,
+    /// The file was written but the record could not be appended, for this reason: this
+    /// write cannot be undone.
+    Lost(String),
+}
+
+impl Written {
+    /// Adds what every write's result says to a tool's result object: the path, whether the
+    /// file was created, the bytes written, and the checkpoint that undoes the write — or,
+    /// plainly, that it cannot be undone.
+    pub fn report_into(&self, data: &mut Value) {
+        data["path"] = json!(self.path);
+        data["created"] = json!(self.created);
+        data["bytes_written"] = json!(self.bytes_written);
+        match &self.undo {
+            Undo::Checkpoint(id) => data["checkpoint"] = json!(id),
+            Undo::Lost(reason) => data["checkpoint_error"] = json!(reason),
+            Undo::NotKept => {}
+        }
+    }
+}
+
+impl ToolContext {
+    /// Replaces the file at `path` (or creates it, with any missing folders) with `content`,
+    /// so that it can be undone: the old and new contents are saved in the checkpoint store
+    /// before the file is touched, the file is replaced atomically, and the checkpoint is
+    /// recorded right after, under [`ToolContext::origin`].
+    #[allow(clippy::disallowed_methods)]
+    pub fn write(&self, path: &ResolvedPath, content: &[u8]) -> Result<Written, ToolError> {
+        let before = current_content(&self.workspace, path)?;
+        // Saved before the file is touched, so an interrupted write can still be undone.
+        let prepared = match &self.checkpoints {
+            Some(store) => Some(store.prepare(before.as_deref(), Some(content))?),
+            None => None,
+        };
+        let outcome = self.workspace.write_atomic(path, content)?;
+        // Recorded at once, before anything else is worked out: the shorter the time between
+        // the rename and the record, the less a crash can leave a write that cannot be undone.
+        let undo = match (&self.checkpoints, prepared) {
+            (Some(store), Some((old, new))) => {
+                match store.commit(path.rel(), old, new, &self.origin) {
+                    Ok(checkpoint) => Undo::Checkpoint(checkpoint.id),
+                    Err(error) => Undo::Lost(error.message),
+                }
+            }
+            _ => Undo::NotKept,
+        };
+        Ok(Written {
+            path: path.rel().to_string(),
+            before,
+            created: outcome.created,
+            bytes_written: outcome.bytes_written,
+            undo,
+        })
+    }
+}
+
+/// The current content of a file, or `None` when it does not exist yet.
+///
+/// Read whole, because it is kept as the checkpoint and diffed: a file too large for read_file
+/// is too large to be replaced wholesale by a model that cannot have read it.
+pub(crate) fn current_content(
+    workspace: &Workspace,
+    path: &ResolvedPath,
+) -> Result<Option<Vec<u8>>, ToolError> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let file = workspace.open_read(path)?;
+    let size = file
+        .metadata()
+        .map_err(|e| ToolError::from_io(&e, path.rel()))?
+        .len();
+    let too_large = |size: u64| {
+        ToolError::invalid(format!(
+            "{} is {size} bytes, over the {MAX_FILE_BYTES}-byte limit for replacing a file",
+            path.rel()
+        ))
+        .with_hint("Write a new file instead, or ask the user to edit this one.")
+    };
+    if size > MAX_FILE_BYTES {
+        return Err(too_large(size));
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| ToolError::from_io(&e, path.rel()))?;
+    // It grew while being read: what was read is not the whole of it, so it cannot be the
+    // checkpoint of what the write replaces.
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(Some(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checkpoint::CheckpointStore;
+    use tempfile::TempDir;
+
+    /// A context whose writes are checkpointed in a data folder beside the workspace.
+    fn context() -> (TempDir, ToolContext) {
+        let base = tempfile::tempdir().unwrap();
+        std::fs::create_dir(base.path().join("ws")).unwrap();
+        let workspace = Workspace::open(base.path().join("ws")).unwrap();
+        let store = CheckpointStore::for_workspace(&base.path().join("data"), &workspace);
+        let mut ctx = ToolContext::new(workspace, Some(store));
+        ctx.origin = "call-1 some_tool".to_string();
+        (base, ctx)
+    }
+
+    fn read(ctx: &ToolContext, rel: &str) -> Option<String> {
+        std::fs::read_to_string(ctx.workspace.root().join(rel)).ok()
+    }
+
+    #[test]
+    fn a_write_through_the_service_is_undoable() {
+        let (_base, ctx) = context();
+        std::fs::write(ctx.workspace.root().join("a.txt"), "old\n").unwrap();
+        let path = ctx.workspace.resolve("a.txt").unwrap();
+        let written = ctx.write(&path, b"new\n").unwrap();
+        assert_eq!(written.path, "a.txt");
+        assert_eq!(written.before.as_deref(), Some(&b"old\n"[..]));
+        assert_eq!((written.created, written.bytes_written), (false, 4));
+        assert_eq!(read(&ctx, "a.txt").as_deref(), Some("new\n"));
+        let Undo::Checkpoint(id) = &written.undo else {
+            panic!("not recorded: {:?}", written.undo);
+        };
+        let store = ctx.checkpoints.as_ref().unwrap();
+        assert_eq!(store.list().unwrap()[0].origin, "call-1 some_tool");
+
+        let undone = store.undo(&ctx.workspace, None).unwrap();
+        assert_eq!(
+            (undone.undone.as_str(), undone.action),
+            (id.as_str(), "restored")
+        );
+        assert_eq!(read(&ctx, "a.txt").as_deref(), Some("old\n"));
+    }
+
+    #[test]
+    fn undoing_a_file_the_service_created_removes_it() {
+        let (_base, ctx) = context();
+        let path = ctx.workspace.resolve("new/b.txt").unwrap();
+        let written = ctx.write(&path, b"hello").unwrap();
+        assert!(written.created && written.before.is_none());
+        let store = ctx.checkpoints.as_ref().unwrap();
+        assert_eq!(store.undo(&ctx.workspace, None).unwrap().action, "deleted");
+        assert_eq!(read(&ctx, "new/b.txt"), None);
+    }
+
+    #[test]
+    fn without_a_store_the_write_happens_and_says_it_is_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ToolContext::new(Workspace::open(dir.path()).unwrap(), None);
+        let path = ctx.workspace.resolve("c.txt").unwrap();
+        let written = ctx.write(&path, b"x").unwrap();
+        assert_eq!(written.undo, Undo::NotKept);
+        let mut data = json!({});
+        written.report_into(&mut data);
+        assert_eq!(
+            data,
+            json!({"path": "c.txt", "created": true, "bytes_written": 1})
+        );
+    }
+
+    #[test]
+    fn a_file_too_large_to_keep_is_not_replaced() {
+        let (_base, ctx) = context();
+        let big = ctx.workspace.root().join("big.bin");
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(MAX_FILE_BYTES + 1)
+            .unwrap();
+        let path = ctx.workspace.resolve("big.bin").unwrap();
+        let error = ctx.write(&path, b"small").unwrap_err();
+        assert!(error.message.contains("limit for replacing"), "{error:?}");
+        assert_eq!(std::fs::metadata(&big).unwrap().len(), MAX_FILE_BYTES + 1);
+    }
+}
