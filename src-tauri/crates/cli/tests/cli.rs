@@ -121,17 +121,22 @@ fn tools_lists_every_spec_with_its_schema() {
     ] {
         assert!(names.contains(&expected), "{expected} in {names:?}");
     }
-    let risk = |name: &str| {
+    let field = |name: &str, key: &str| {
         specs
             .as_array()
             .unwrap()
             .iter()
             .find(|s| s["name"] == name)
-            .unwrap()["risk"]
+            .unwrap()[key]
             .clone()
     };
-    assert_eq!(risk("get_diagnostics"), "read");
-    assert_eq!(risk("run_command"), "exec");
+    assert_eq!(field("get_diagnostics", "risk"), "read");
+    assert_eq!(field("run_command", "risk"), "exec");
+    // What a confirmation and a result hold, by kind, for the UI to show them by.
+    assert_eq!(field("write_file", "preview_kind"), "diff");
+    assert_eq!(field("write_file", "result_kind"), "write");
+    assert_eq!(field("get_diagnostics", "result_kind"), "diagnostics");
+    assert_eq!(field("run_command", "preview_kind"), "command");
     let read = specs
         .as_array()
         .unwrap()

@@ -1,4 +1,4 @@
-use super::{Resolved, Risk, Target, Tool, ToolContext};
+use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -19,6 +19,8 @@ impl Tool for AddTask {
     type Input = Input;
     const NAME: &'static str = "add_task";
     const RISK: Risk = Risk::Safe;
+    const PREVIEW: PreviewKind = PreviewKind::None;
+    const RESULT: ResultKind = ResultKind::Tasks;
 
     fn example() -> Value {
         json!({"content": "Find where the config is loaded"})

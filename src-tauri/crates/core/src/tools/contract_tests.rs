@@ -149,6 +149,8 @@ impl Tool for ForgetfulReader {
     type Input = NoteInput;
     const NAME: &'static str = "forgetful_reader";
     const RISK: Risk = Risk::Read;
+    const PREVIEW: PreviewKind = PreviewKind::None;
+    const RESULT: ResultKind = ResultKind::FileContent;
 
     fn example() -> Value {
         serde_json::json!({"note": "a.txt"})
@@ -204,6 +206,8 @@ impl Tool for HalfDeclaredWriter {
     type Input = CopyInput;
     const NAME: &'static str = "half_declared_writer";
     const RISK: Risk = Risk::Write;
+    const PREVIEW: PreviewKind = PreviewKind::None;
+    const RESULT: ResultKind = ResultKind::Plain;
 
     fn example() -> Value {
         serde_json::json!({"path": "a.txt", "backup": "a.bak", "text": "hello"})
@@ -280,4 +284,28 @@ fn whole_workspace_calls_declare_the_root_and_path_free_calls_declare_nothing() 
         declared("run_command", serde_json::json!({"command": "ls"})),
         (Vec::new(), Some("ls".to_string()))
     );
+}
+
+#[test]
+fn every_preview_is_of_the_kind_its_tool_declares() {
+    let fx = Fixture::new();
+    let registry = ToolRegistry::standard();
+    for spec in registry.specs() {
+        let call = registry
+            .prepare(&spec.name, spec.example.clone(), &fx.ctx)
+            .unwrap();
+        let preview = call.preview(&fx.ctx);
+        let has = |key: &str| preview.as_ref().is_some_and(|p| p.get(key).is_some());
+        let fits = match spec.preview_kind {
+            PreviewKind::None => preview.is_none(),
+            PreviewKind::Diff => has("unified") && has("path"),
+            PreviewKind::Command => has("command") && has("sandbox"),
+            PreviewKind::Sandbox => preview.is_none() || has("sandbox"),
+        };
+        assert!(
+            fits,
+            "{}: {:?} declared, {preview:?} given",
+            spec.name, spec.preview_kind
+        );
+    }
 }

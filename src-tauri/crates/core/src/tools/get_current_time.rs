@@ -1,4 +1,4 @@
-use super::{Resolved, Risk, Target, Tool, ToolContext};
+use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -15,6 +15,8 @@ impl Tool for GetCurrentTime {
     type Input = Input;
     const NAME: &'static str = "get_current_time";
     const RISK: Risk = Risk::Safe;
+    const PREVIEW: PreviewKind = PreviewKind::None;
+    const RESULT: ResultKind = ResultKind::Plain;
 
     fn example() -> Value {
         json!({})

@@ -1,4 +1,4 @@
-use super::{Resolved, Risk, Target, Tool, ToolContext};
+use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::diagnostics::{self, Request, DEFAULT_TIMEOUT};
 use crate::error::ToolError;
 use schemars::JsonSchema;
@@ -30,6 +30,8 @@ impl Tool for GetDiagnostics {
     type Input = Input;
     const NAME: &'static str = "get_diagnostics";
     const RISK: Risk = Risk::Read;
+    const PREVIEW: PreviewKind = PreviewKind::Sandbox;
+    const RESULT: ResultKind = ResultKind::Diagnostics;
 
     fn example() -> Value {
         json!({"file": "src/main.rs"})

@@ -1,5 +1,5 @@
 use super::walk::{add_notice, compile_glob, walk_checked};
-use super::{Resolved, Risk, Target, Tool, ToolContext};
+use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -32,6 +32,8 @@ impl Tool for ListFiles {
     type Input = Input;
     const NAME: &'static str = "list_files";
     const RISK: Risk = Risk::Read;
+    const PREVIEW: PreviewKind = PreviewKind::None;
+    const RESULT: ResultKind = ResultKind::FileList;
 
     fn example() -> Value {
         json!({"directory": "src", "pattern": "*.ts"})

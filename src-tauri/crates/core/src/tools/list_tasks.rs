@@ -1,4 +1,4 @@
-use super::{Resolved, Risk, Target, Tool, ToolContext};
+use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -15,6 +15,8 @@ impl Tool for ListTasks {
     type Input = Input;
     const NAME: &'static str = "list_tasks";
     const RISK: Risk = Risk::Safe;
+    const PREVIEW: PreviewKind = PreviewKind::None;
+    const RESULT: ResultKind = ResultKind::Tasks;
 
     fn example() -> Value {
         json!({})

@@ -55,6 +55,48 @@ pub enum Risk {
     Exec,
 }
 
+/// What a tool's preview holds: declared by the tool, so that a confirmation shows it by kind
+/// instead of guessing from the tool's name or the preview's keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PreviewKind {
+    /// No preview: the request's paths and arguments say it all.
+    None,
+    /// The change to one file: `path`, `created`, `lines_added`, `lines_removed`, `unified`
+    /// (a unified diff) and `old_content`.
+    Diff,
+    /// A command line and how it would run: `command`, `cwd`, `timeout_s`, `sandboxed`,
+    /// `sandbox` (in words) and `limits`.
+    Command,
+    /// Given only when the programs the call starts would run outside the sandbox:
+    /// `sandboxed`, `sandbox` (why not) and `notice`.
+    Sandbox,
+}
+
+/// What a tool's successful result holds: declared by the tool, so that the UI routes a result
+/// by kind (a write reloads the file, diagnostics mark the editor) instead of by tool name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultKind {
+    /// Text of one file: `path`, `content`, `start_line`, `end_line`, `total_lines`.
+    FileContent,
+    /// Files of a folder: `directory`, `files` (paths), `count`.
+    FileList,
+    /// Lines that match a search: `matches` (`path`, `line`, `column`, `text`), `count`.
+    Matches,
+    /// The checkers' findings, as [`crate::diagnostics::check`] reports them.
+    Diagnostics,
+    /// A file written: `path`, `created`, `bytes_written` and `checkpoint` (see
+    /// [`Written::report_into`]).
+    Write,
+    /// A program that ran: `command`, `exit_code`, `stdout`, `stderr`.
+    CommandOutput,
+    /// The session's task list, or one task of it.
+    Tasks,
+    /// Anything else, shown as it is.
+    Plain,
+}
+
 /// What a tool is, as the model, the CLI and the UI see it.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ToolSpec {
@@ -64,6 +106,8 @@ pub struct ToolSpec {
     pub input_schema: Value,
     /// Arguments of a typical correct call, shown in the prompt and in error feedback.
     pub example: Value,
+    pub preview_kind: PreviewKind,
+    pub result_kind: ResultKind,
 }
 
 /// Shared state a tool runs against.
@@ -95,6 +139,10 @@ pub trait Tool: Send + Sync + 'static {
     type Input: DeserializeOwned + JsonSchema + 'static;
     const NAME: &'static str;
     const RISK: Risk;
+    /// What [`preview`](Self::preview) returns.
+    const PREVIEW: PreviewKind;
+    /// What [`run`](Self::run) returns on success.
+    const RESULT: ResultKind;
 
     /// Arguments of a typical correct call.
     fn example() -> Value;
@@ -192,6 +240,8 @@ impl ToolRegistry {
             risk: T::RISK,
             input_schema: schema,
             example: T::example(),
+            preview_kind: T::PREVIEW,
+            result_kind: T::RESULT,
         };
         debug_assert!(validator.is_valid(&spec.example), "{} example", T::NAME);
         self.entries.insert(

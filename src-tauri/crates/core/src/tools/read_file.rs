@@ -1,4 +1,4 @@
-use super::{Resolved, Risk, Target, Tool, ToolContext};
+use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -33,6 +33,8 @@ impl Tool for ReadFile {
     type Input = Input;
     const NAME: &'static str = "read_file";
     const RISK: Risk = Risk::Read;
+    const PREVIEW: PreviewKind = PreviewKind::None;
+    const RESULT: ResultKind = ResultKind::FileContent;
 
     fn example() -> Value {
         json!({"path": "package.json"})

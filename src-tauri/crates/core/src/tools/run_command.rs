@@ -1,4 +1,4 @@
-use super::{Resolved, Risk, Target, Tool, ToolContext};
+use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use crate::exec::{self, Captured};
 use schemars::JsonSchema;
@@ -42,6 +42,8 @@ impl Tool for RunCommand {
     type Input = Input;
     const NAME: &'static str = "run_command";
     const RISK: Risk = Risk::Exec;
+    const PREVIEW: PreviewKind = PreviewKind::Command;
+    const RESULT: ResultKind = ResultKind::CommandOutput;
 
     fn example() -> Value {
         json!({"command": "cargo test"})

@@ -1,6 +1,6 @@
 use super::read_file::MAX_FILE_BYTES;
 use super::walk::{add_notice, compile_glob, walk_checked, Found};
-use super::{Resolved, Risk, Target, Tool, ToolContext};
+use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use crate::sandbox::FileOpener;
 use grep_matcher::Matcher;
@@ -76,6 +76,8 @@ impl Tool for SearchCode {
     type Input = Input;
     const NAME: &'static str = "search_code";
     const RISK: Risk = Risk::Read;
+    const PREVIEW: PreviewKind = PreviewKind::None;
+    const RESULT: ResultKind = ResultKind::Matches;
 
     fn example() -> Value {
         json!({"query": "fn main", "options": {"glob": "*.rs"}})

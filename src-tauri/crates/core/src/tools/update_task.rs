@@ -1,4 +1,4 @@
-use super::{Resolved, Risk, Target, TaskStatus, Tool, ToolContext};
+use super::{PreviewKind, Resolved, ResultKind, Risk, Target, TaskStatus, Tool, ToolContext};
 use crate::error::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -20,6 +20,8 @@ impl Tool for UpdateTask {
     type Input = Input;
     const NAME: &'static str = "update_task";
     const RISK: Risk = Risk::Safe;
+    const PREVIEW: PreviewKind = PreviewKind::None;
+    const RESULT: ResultKind = ResultKind::Tasks;
 
     fn example() -> Value {
         json!({"task_id": "task_1", "status": "completed"})

@@ -1,5 +1,5 @@
 use super::writes::current_content;
-use super::{Resolved, Risk, Target, Tool, ToolContext};
+use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -66,6 +66,8 @@ impl Tool for WriteFile {
     type Input = Input;
     const NAME: &'static str = "write_file";
     const RISK: Risk = Risk::Write;
+    const PREVIEW: PreviewKind = PreviewKind::Diff;
+    const RESULT: ResultKind = ResultKind::Write;
 
     fn example() -> Value {
         json!({"path": "notes/todo.md", "content": "# To do\n- write tests\n"})
