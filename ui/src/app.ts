@@ -7,6 +7,7 @@ import { ConfirmationDialog } from "./dialogs/confirm";
 import { confirmDiscard } from "./dialogs/discard";
 import { CallLog } from "./lib/calls";
 import { Toasts } from "./lib/toasts";
+import { ToolCatalog } from "./lib/tool-catalog";
 import { ChatPanel } from "./panels/chat";
 import { EditorPanel } from "./panels/editor";
 import { FileTreePanel } from "./panels/filetree";
@@ -27,6 +28,7 @@ export class App {
 
   constructor(root: HTMLElement) {
     const calls = new CallLog();
+    const catalog = new ToolCatalog();
     const layout = new Layout(root, {
       pickFolder: () => void folder.pick(),
       toggleTheme: () => theme.toggle(),
@@ -100,6 +102,7 @@ export class App {
     });
     const model: ModelControl = new ModelControl({ chip: layout.modelChip, panel: modelPanel, toasts, changed: () => turns.refreshAvailability() });
     const turns: Turns = new Turns({
+      catalog,
       calls,
       chat,
       dialog,
@@ -116,6 +119,7 @@ export class App {
       inspector,
       dialog,
       toasts,
+      catalog,
       route: (update, key) => turns.route(update, key),
       refreshLists,
     });
@@ -130,7 +134,7 @@ export class App {
 
     calls.subscribe((call) => chat.updateCall(call));
     turns.refreshAvailability();
-    this.startupParts = { toasts, settings: settingsPanel, folder, model, setTools: (tools) => manual.setTools(tools) };
+    this.startupParts = { toasts, settings: settingsPanel, folder, model, setTools: (tools) => catalog.set(tools) };
   }
 
   start(): Promise<void> {

@@ -2,11 +2,12 @@
 // routed like a turn's, under the call's own key), exporting the transcript, copying a call.
 
 import { AppError, backend } from "../ipc";
-import type { ToolResult, ToolSpec, Update } from "../ipc/types";
+import type { ToolResult, Update } from "../ipc/types";
 import type { ConfirmationDialog } from "../dialogs/confirm";
 import { openManualCall } from "../dialogs/manual-call";
 import type { CallLog } from "../lib/calls";
 import type { Toasts } from "../lib/toasts";
+import type { ToolCatalog } from "../lib/tool-catalog";
 import type { InspectorPanel } from "../panels/inspector";
 
 export interface ManualCallDeps {
@@ -15,6 +16,8 @@ export interface ManualCallDeps {
   inspector: InspectorPanel;
   dialog: ConfirmationDialog;
   toasts: Toasts;
+  /** The tools a call can be written for. */
+  catalog: ToolCatalog;
   /** Routes a streamed update from the call whose key is `source`. */
   route: (update: Update, source: string) => void;
   /** The grants and writes lists. */
@@ -22,25 +25,20 @@ export interface ManualCallDeps {
 }
 
 export class ManualCalls {
-  private tools: ToolSpec[] = [];
-
   constructor(private readonly deps: ManualCallDeps) {}
-
-  setTools(tools: ToolSpec[]): void {
-    this.tools = tools;
-  }
 
   /** Opens the dialog to write a call, filled with `initial` when editing one. */
   async write(initial?: { tool: string; args: unknown }): Promise<void> {
-    if (!this.tools.length) {
+    const { catalog } = this.deps;
+    if (!catalog.specs.length) {
       try {
-        this.tools = await backend.listTools();
+        catalog.set(await backend.listTools());
       } catch (error) {
         this.deps.toasts.show(AppError.from(error).message, "error");
         return;
       }
     }
-    openManualCall(this.deps.modalHost, this.tools, (tool, args) => void this.run(tool, args), initial);
+    openManualCall(this.deps.modalHost, catalog.specs, (tool, args) => void this.run(tool, args), initial);
   }
 
   async run(tool: string, args: unknown): Promise<void> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, ModelInfo } from "../ipc/types";
-import { availabilityOf, routeResultByToolName } from "./turns";
+import { availabilityOf, routeResult } from "./turns";
 
 const info = { facts: { path: "/models/m.gguf", name: "m" }, is_default: true } as ModelInfo;
 
@@ -39,28 +39,35 @@ describe("whether the chat can send", () => {
   });
 });
 
-describe("results routed by tool name", () => {
+describe("results routed by the kind their tool declares", () => {
   it("reloads a written file, and lists a created one in the tree", () => {
     const t = targets();
-    routeResultByToolName(finished("write_file", true, { path: "src/a.ts", created: false }), t);
+    routeResult(finished("write_file", true, { path: "src/a.ts", created: false }), "write", t);
     expect(t.seen).toEqual(["reload src/a.ts", "lists"]);
     t.seen.length = 0;
-    routeResultByToolName(finished("write_file", true, { path: "src/b.ts", created: true }), t);
+    routeResult(finished("write_file", true, { path: "src/b.ts", created: true }), "write", t);
     expect(t.seen).toEqual(["reload src/b.ts", "tree", "lists"]);
   });
 
   it("puts diagnostics on the open files", () => {
     const t = targets();
-    routeResultByToolName(finished("get_diagnostics", true, { findings: [] }), t);
+    routeResult(finished("get_diagnostics", true, { findings: [] }), "diagnostics", t);
     expect(t.seen).toEqual(['diagnostics {"findings":[]}']);
   });
 
-  it("leaves failed calls, writes without a path and other tools alone", () => {
+  it("goes by the kind, not the name: any tool that declares a write reloads its file", () => {
     const t = targets();
-    routeResultByToolName(finished("write_file", false, { path: "src/a.ts" }), t);
-    routeResultByToolName(finished("get_diagnostics", false, null), t);
-    routeResultByToolName(finished("write_file", true, null), t);
-    routeResultByToolName(finished("read_file", true, { path: "src/a.ts" }), t);
+    routeResult(finished("append_note", true, { path: "notes.md", created: false }), "write", t);
+    expect(t.seen).toEqual(["reload notes.md", "lists"]);
+  });
+
+  it("leaves failed calls, writes without a path, other kinds and unknown tools alone", () => {
+    const t = targets();
+    routeResult(finished("write_file", false, { path: "src/a.ts" }), "write", t);
+    routeResult(finished("get_diagnostics", false, null), "diagnostics", t);
+    routeResult(finished("write_file", true, null), "write", t);
+    routeResult(finished("read_file", true, { path: "src/a.ts" }), "file_content", t);
+    routeResult(finished("write_file", true, { path: "src/a.ts", created: true }), undefined, t);
     expect(t.seen).toEqual([]);
   });
 });

@@ -3,10 +3,11 @@
 // chat, the confirmation dialog and the editor.
 
 import { AppError, backend } from "../ipc";
-import type { AgentEvent, Update } from "../ipc/types";
+import type { AgentEvent, ResultKind, Update } from "../ipc/types";
 import { type ConfirmationDialog, MODEL_SOURCE } from "../dialogs/confirm";
 import type { CallLog } from "../lib/calls";
 import type { Toasts } from "../lib/toasts";
+import type { ToolCatalog } from "../lib/tool-catalog";
 import type { ChatAvailability, ChatPanel } from "../panels/chat";
 import type { EditorPanel } from "../panels/editor";
 import type { ModelState } from "../panels/model";
@@ -32,24 +33,31 @@ export interface ResultTargets {
   refreshLists: () => void;
 }
 
-/** Where a successful result goes besides the call log, decided by the tool's name since a
- * result does not say what kind it is: a write reloads the file in the editor, refreshes the
+/** Where a successful result goes besides the call log, decided by the result kind its tool
+ * declares (`kind`, from the tool list): a write reloads the file in the editor, refreshes the
  * tree when it created the file, and refreshes the writes list; diagnostics go on the open
- * files. */
-export function routeResultByToolName(event: ToolFinished, targets: ResultTargets): void {
+ * files. Every other kind, and a tool the list does not name, stays in the call log. */
+export function routeResult(event: ToolFinished, kind: ResultKind | undefined, targets: ResultTargets): void {
   if (!event.success) return;
-  if (event.tool === "write_file") {
-    const data = event.result.data as { path?: string; created?: boolean } | null;
-    if (data?.path) {
-      void targets.editor.changedOnDisk(data.path);
-      if (data.created) targets.refreshTree();
-      targets.refreshLists();
+  switch (kind) {
+    case "write": {
+      const data = event.result.data as { path?: string; created?: boolean } | null;
+      if (data?.path) {
+        void targets.editor.changedOnDisk(data.path);
+        if (data.created) targets.refreshTree();
+        targets.refreshLists();
+      }
+      break;
     }
+    case "diagnostics":
+      targets.editor.showDiagnostics(event.result.data);
+      break;
   }
-  if (event.tool === "get_diagnostics") targets.editor.showDiagnostics(event.result.data);
 }
 
 export interface TurnDeps extends ResultTargets {
+  /** The tools' declared kinds, which decide how a preview and a result are shown. */
+  catalog: Pick<ToolCatalog, "previewKind" | "resultKind">;
   calls: CallLog;
   chat: ChatPanel;
   dialog: ConfirmationDialog;
@@ -109,14 +117,14 @@ export class Turns {
 
   /** One streamed update from the model's turn (`MODEL_SOURCE`) or a manual call (its key). */
   route(update: Update, source: string): void {
-    const { calls, chat, dialog } = this.deps;
+    const { calls, chat, dialog, catalog } = this.deps;
     if (update.type === "confirm") {
-      dialog.enqueue(update.id, update.request, source);
+      dialog.enqueue(update.id, update.request, source, catalog.previewKind(update.request.tool));
       return;
     }
     const event = update.event;
     const call = calls.apply(event, source === MODEL_SOURCE ? undefined : source);
     if (source === MODEL_SOURCE) chat.event(event, call);
-    if (event.event === "tool_finished") routeResultByToolName(event, this.deps);
+    if (event.event === "tool_finished") routeResult(event, catalog.resultKind(event.tool), this.deps);
   }
 }

@@ -1,9 +1,10 @@
-// The confirmation dialog: what the call wants to do (for a write, the diff), why the model
-// wants it, and the user's answer. Keyboard-driven: O once, S session, A always, D or Esc deny;
-// Enter in the message field denies with that message. Closing it is a deny. Requests that
-// arrive while one is open wait in a queue.
+// The confirmation dialog: what the call wants to do (its preview, shown by the kind its tool
+// declares: for a write, the diff), why the model wants it, and the user's answer.
+// Keyboard-driven: O once, S session, A always, D or Esc deny; Enter in the message field
+// denies with that message. Closing it is a deny. Requests that arrive while one is open wait
+// in a queue.
 
-import type { Answer, PermissionRequest, WritePreview } from "../ipc/types";
+import type { Answer, PermissionRequest, PreviewKind, WritePreview } from "../ipc/types";
 import { diffLines } from "../lib/diff";
 import { button, h } from "../lib/dom";
 import { ConfirmationQueue, type PendingConfirmation } from "./queue";
@@ -14,17 +15,21 @@ export const MODEL_SOURCE = "turn";
 
 export type AnswerSender = (id: number, answer: Answer) => Promise<void>;
 
+/** Whether a preview declared a diff has the diff's shape, so that a malformed one is shown as
+ * data rather than breaking the dialog. */
 function isWritePreview(value: unknown): value is WritePreview {
   return (
     typeof value === "object" &&
     value !== null &&
-    "unified" in value &&
-    typeof (value as { unified: unknown }).unified === "string"
+    typeof (value as { unified?: unknown }).unified === "string" &&
+    typeof (value as { path?: unknown }).path === "string"
   );
 }
 
-/** For a command: where and how it runs (the sandbox, or why there is none). */
-function sandboxNote(preview: unknown): string | null {
+/** For a command, or checkers that would run unsandboxed: where and how the programs run (the
+ * sandbox, or why there is none). */
+function sandboxNote(kind: PreviewKind | undefined, preview: unknown): string | null {
+  if (kind !== "command" && kind !== "sandbox") return null;
   if (typeof preview !== "object" || preview === null) return null;
   const p = preview as { sandbox?: unknown; cwd?: unknown; timeout_s?: unknown };
   if (typeof p.sandbox !== "string") return null;
@@ -52,6 +57,28 @@ export function renderDiff(preview: WritePreview): HTMLElement {
   );
 }
 
+/** The preview shown in the dialog's body: the diff of a `diff` preview; for a kind this window
+ * does not know (its tool is not in the list yet, or the backend is newer), the preview as
+ * JSON — shown, never guessed at. */
+function renderPreview(kind: PreviewKind | undefined, preview: unknown): HTMLElement | null {
+  if (preview === null || preview === undefined) return null;
+  switch (kind) {
+    case "none":
+    case "command":
+    case "sandbox":
+      return null;
+    case "diff":
+      if (isWritePreview(preview)) return renderDiff(preview);
+      break;
+  }
+  return h(
+    "details",
+    { class: "confirm-preview" },
+    h("summary", { text: "Preview (JSON)" }),
+    h("pre", { class: "json", text: JSON.stringify(preview, null, 2) }),
+  );
+}
+
 export class ConfirmationDialog {
   private readonly queue = new ConfirmationQueue();
   private root: HTMLElement | null = null;
@@ -69,8 +96,9 @@ export class ConfirmationDialog {
     document.addEventListener("keydown", (event) => this.root?.isConnected && this.onKey(event, this.root), true);
   }
 
-  enqueue(id: number, request: PermissionRequest, source: string): void {
-    this.queue.push({ id, request, source });
+  /** Queues a request; `previewKind` is what its tool declares its preview holds. */
+  enqueue(id: number, request: PermissionRequest, source: string, previewKind: PreviewKind | undefined): void {
+    this.queue.push({ id, request, source, previewKind });
     this.render();
   }
 
@@ -147,8 +175,8 @@ export class ConfirmationDialog {
     return waiting > 0 ? `${waiting} more waiting` : "";
   }
 
-  private build({ request, source }: PendingConfirmation): HTMLElement {
-    const preview = isWritePreview(request.preview) ? request.preview : null;
+  private build({ request, source, previewKind }: PendingConfirmation): HTMLElement {
+    const sandbox = sandboxNote(previewKind, request.preview);
     const choices = scopeChoices(request);
     this.choice = choices[0]!;
     const scopeRadios = choices.map((choice, i) => {
@@ -199,7 +227,7 @@ export class ConfirmationDialog {
             ? h("p", { class: "confirm-paths" }, "Touches ", ...request.paths.map((p) => h("code", { text: p })))
             : null,
           request.command ? h("p", { class: "confirm-command" }, "Runs ", h("code", { text: request.command })) : null,
-          sandboxNote(request.preview) ? h("p", { class: "confirm-sandbox muted small", text: sandboxNote(request.preview)! }) : null,
+          sandbox ? h("p", { class: "confirm-sandbox muted small", text: sandbox }) : null,
           h(
             "div",
             { class: "confirm-reasoning" },
@@ -209,7 +237,7 @@ export class ConfirmationDialog {
               text: reasoning || (source === MODEL_SOURCE ? "(no reasoning given)" : "You wrote this call by hand."),
             }),
           ),
-          preview ? renderDiff(preview) : null,
+          renderPreview(previewKind, request.preview),
           h("details", { class: "confirm-args" }, h("summary", { text: "Arguments (JSON)" }), args),
           h("p", { class: "muted small", text: `Asked because: ${request.rule}` }),
           h("fieldset", { class: "scope" }, h("legend", { text: "A standing yes covers" }), ...scopeRadios),
