@@ -4,6 +4,12 @@
 //! description, its fields' doc comments describe the arguments, and its derived JSON Schema is
 //! the contract that [`ToolRegistry::validate`] checks with a maintained validator before the
 //! tool ever runs.
+//!
+//! Beyond its input, a tool declares what its call touches ([`Tool::target`], no default), what
+//! its preview and its result hold ([`PreviewKind`], [`ResultKind`]). The registry prepares a
+//! call once ([`ToolRegistry::prepare`]): the policy judges the paths the sandbox resolved, and
+//! the tool runs on those same paths. A tool changes files only through
+//! [`ToolContext::write`], so every tool's write can be undone.
 
 mod add_task;
 mod call;

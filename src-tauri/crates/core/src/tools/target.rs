@@ -44,8 +44,8 @@ impl Target {
 
 /// A call's [`Target`] after the sandbox: what the tool's `preview` and `run` receive.
 ///
-/// Only [`Target::resolve`] makes one (the fields are private), so a tool cannot be handed
-/// paths the policy did not see.
+/// Only the registry makes one, by resolving a [`Target`] (the fields are private), so a tool
+/// cannot be handed paths the policy did not see.
 #[derive(Debug, Clone, Default)]
 pub struct Resolved {
     paths: Vec<ResolvedPath>,
