@@ -325,6 +325,29 @@ export interface PermissionRequest {
   preview: unknown;
 }
 
+/**
+ * What a tool's preview holds: declared by the tool, so that a confirmation shows it by kind
+ * instead of guessing from the tool's name or the preview's keys.
+ */
+export type PreviewKind =
+  /** No preview: the request's paths and arguments say it all. */
+  | "none"
+  /**
+   * The change to one file: `path`, `created`, `lines_added`, `lines_removed`, `unified`
+   * (a unified diff) and `old_content`.
+   */
+  | "diff"
+  /**
+   * A command line and how it would run: `command`, `cwd`, `timeout_s`, `sandboxed`,
+   * `sandbox` (in words) and `limits`.
+   */
+  | "command"
+  /**
+   * Given only when the programs the call starts would run outside the sandbox:
+   * `sandboxed`, `sandbox` (why not) and `notice`.
+   */
+  | "sandbox";
+
 export interface ProbeReport {
   facts: ModelFacts;
   system_prompt_tokens: number;
@@ -374,6 +397,31 @@ export type ProblemKind =
   | "extra_call"
   /** Text after the call; it is discarded. */
   | "trailing_text";
+
+/**
+ * What a tool's successful result holds: declared by the tool, so that the UI routes a result
+ * by kind (a write reloads the file, diagnostics mark the editor) instead of by tool name.
+ */
+export type ResultKind =
+  /** Text of one file: `path`, `content`, `start_line`, `end_line`, `total_lines`. */
+  | "file_content"
+  /** Files of a folder: `directory`, `files` (paths), `count`. */
+  | "file_list"
+  /** Lines that match a search: `matches` (`path`, `line`, `column`, `text`), `count`. */
+  | "matches"
+  /** The checkers' findings, as [`crate::diagnostics::check`] reports them. */
+  | "diagnostics"
+  /**
+   * A file written: `path`, `created`, `bytes_written` and `checkpoint` (see
+   * [`Written::report_into`]).
+   */
+  | "write"
+  /** A program that ran: `command`, `exit_code`, `stdout`, `stderr`. */
+  | "command_output"
+  /** The session's task list, or one task of it. */
+  | "tasks"
+  /** Anything else, shown as it is. */
+  | "plain";
 
 /** How much harm a call can do; decides the default permission. */
 export type Risk =
@@ -472,6 +520,8 @@ export interface ToolSpec {
   input_schema: unknown;
   /** Arguments of a typical correct call, shown in the prompt and in error feedback. */
   example: unknown;
+  preview_kind: PreviewKind;
+  result_kind: ResultKind;
 }
 
 export interface Tree {

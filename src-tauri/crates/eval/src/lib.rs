@@ -14,7 +14,7 @@ use lantern_core::protocol::markers::protocol_fragment;
 use lantern_core::protocol::parse;
 use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
-use lantern_core::tools::{Risk, ToolRegistry};
+use lantern_core::tools::{PrepareError, Risk, ToolContext, ToolRegistry};
 use serde::{Deserialize, Serialize};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -297,6 +297,10 @@ fn score(
         ..TaskOutcome::blank(task)
     };
     let mut ran_tools: Vec<&str> = Vec::new();
+    // Paths are judged against the workspace the run left, with no checkpoints of its own.
+    let context = Workspace::open(root)
+        .ok()
+        .map(|ws| ToolContext::new(ws, None));
     for event in events {
         match event {
             Event::ResponseFinished {
@@ -317,7 +321,10 @@ fn score(
                 step, tool, args, ..
             } => {
                 outcome.valid_calls += 1;
-                if let Some(grounded) = paths_grounded(registry, tool, args, root) {
+                let grounded = context
+                    .as_ref()
+                    .and_then(|ctx| paths_grounded(registry, ctx, tool, args));
+                if let Some(grounded) = grounded {
                     outcome.path_calls += 1;
                     outcome.grounded_path_calls += usize::from(grounded);
                 }
@@ -375,19 +382,26 @@ fn score(
 /// turn created before reading it counts as existing.
 fn paths_grounded(
     registry: &ToolRegistry,
+    ctx: &ToolContext,
     tool: &str,
     args: &serde_json::Value,
-    root: &Path,
 ) -> Option<bool> {
-    let target = registry.target(tool, args).ok()?;
-    if target.paths.is_empty() {
+    let call = match registry.prepare(tool, args.clone(), ctx) {
+        Ok(call) => call,
+        // A path the sandbox refuses names nothing the model may see.
+        Err(PrepareError::Sandbox(_)) => return Some(false),
+        Err(PrepareError::Arguments(_)) => return None,
+    };
+    let paths = call.target().paths();
+    if paths.is_empty() {
         return None;
     }
-    let writes = registry.spec(tool).is_some_and(|s| s.risk == Risk::Write);
-    Some(target.paths.iter().all(|p| {
-        let path = root.join(p.trim_start_matches("./"));
-        path.exists() || (writes && path.parent().is_some_and(Path::is_dir))
-    }))
+    let writes = call.risk() == Risk::Write;
+    Some(
+        paths
+            .iter()
+            .all(|p| p.exists() || (writes && p.abs().parent().is_some_and(Path::is_dir))),
+    )
 }
 
 fn criteria_hold(

@@ -63,7 +63,7 @@ pub enum Risk {
 
 /// What a tool's preview holds: declared by the tool, so that a confirmation shows it by kind
 /// instead of guessing from the tool's name or the preview's keys.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PreviewKind {
     /// No preview: the request's paths and arguments say it all.
@@ -81,7 +81,7 @@ pub enum PreviewKind {
 
 /// What a tool's successful result holds: declared by the tool, so that the UI routes a result
 /// by kind (a write reloads the file, diagnostics mark the editor) instead of by tool name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ResultKind {
     /// Text of one file: `path`, `content`, `start_line`, `end_line`, `total_lines`.

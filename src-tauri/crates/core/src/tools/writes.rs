@@ -130,7 +130,7 @@ pub(crate) fn current_content(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checkpoint::CheckpointStore;
+    use crate::checkpoint::{CheckpointStore, UndoAction};
     use tempfile::TempDir;
 
     /// A context whose writes are checkpointed in a data folder beside the workspace.
@@ -167,7 +167,7 @@ mod tests {
         let undone = store.undo(&ctx.workspace, None).unwrap();
         assert_eq!(
             (undone.undone.as_str(), undone.action),
-            (id.as_str(), "restored")
+            (id.as_str(), UndoAction::Restored)
         );
         assert_eq!(read(&ctx, "a.txt").as_deref(), Some("old\n"));
     }
@@ -179,7 +179,10 @@ mod tests {
         let written = ctx.write(&path, b"hello").unwrap();
         assert!(written.created && written.before.is_none());
         let store = ctx.checkpoints.as_ref().unwrap();
-        assert_eq!(store.undo(&ctx.workspace, None).unwrap().action, "deleted");
+        assert_eq!(
+            store.undo(&ctx.workspace, None).unwrap().action,
+            UndoAction::Deleted
+        );
         assert_eq!(read(&ctx, "new/b.txt"), None);
     }
 
