@@ -65,17 +65,22 @@ pub fn protocol_fragment(text: &str) -> Option<&str> {
         return Some(&text[at..end]);
     }
     let compact: String = lower.chars().filter(|c| !c.is_whitespace()).collect();
-    if compact.contains("{\"tool\":") || compact.contains("\"arguments\":{") {
+    if compact.contains("{\"tool") || compact.contains("\"arguments\":{") {
         let at = lower
-            .find("\"tool\"")
+            .find("\"tool")
             .or_else(|| lower.find("\"arguments\""))?;
-        return Some(&text[at..(at + 10).min(text.len())]);
+        let end = text[at..]
+            .char_indices()
+            .nth(10)
+            .map_or(text.len(), |(i, _)| at + i);
+        return Some(&text[at..end]);
     }
     None
 }
 
-/// Where a tag whose name joins words with an underscore begins (`<TOML_CALL`, `</tool_result`):
-/// the shape of the protocol's own tags, which prose does not use.
+/// Where a tag shaped like the protocol's own begins: a name that joins words with an
+/// underscore (`<TOML_CALL`, `</tool_result`) or is three or more capitals (`<TOUBLE`,
+/// `</TOML`). Prose does not write either; generics (`Vec<T>`, `Option<String>`) are neither.
 pub fn protocol_tag_start(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
     (0..bytes.len()).find(|&at| {
@@ -86,11 +91,10 @@ pub fn protocol_tag_start(text: &str) -> Option<usize> {
         if bytes.get(i) == Some(&b'/') {
             i += 1;
         }
-        let letters = bytes[i..]
-            .iter()
-            .take_while(|b| b.is_ascii_alphabetic())
-            .count();
-        letters >= 2 && bytes.get(i + letters) == Some(&b'_')
+        let name = &bytes[i..];
+        let letters = name.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+        let capitals = name.iter().take_while(|b| b.is_ascii_uppercase()).count();
+        (letters >= 2 && name.get(letters) == Some(&b'_')) || capitals >= 3
     })
 }
 
@@ -172,6 +176,9 @@ mod tests {
             ("Sure: <TOML_CALL>{}</TOML_CALL>", "<TOML_CALL>"),
             ("TOOL_RESULT: {\"success\": true}", "TOOL_RESULT"),
             ("</Tool_Output>", "</Tool_Output>"),
+            ("<TOUBLE>\n{\"tool}: list_files", "<TOUBLE>"),
+            ("The answer. <TOML>", "<TOML>"),
+            ("{\"tool}: \"x\"", "\"tool}: \"x"),
             ("{\"tool\": \"read_file\", \"args\": {}}", "\"tool\": \"r"),
             (
                 "{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}",
@@ -184,6 +191,7 @@ mod tests {
             "The version is 2.4.1.",
             "Use a < b when comparing, and snake_case names.",
             "Vec<u8> and HashMap<K, V> are generic types.",
+            "Option<String> or Result<T, E> or <Ok>",
             "The tool reads files; the argument is a path.",
         ] {
             assert_eq!(protocol_fragment(prose), None, "{prose}");
