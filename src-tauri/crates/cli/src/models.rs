@@ -59,6 +59,9 @@ pub struct ModelArgs {
     /// Let a constrained call carry a `reasoning` string after its arguments (local models).
     #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().call_reasoning))]
     pub call_reasoning: OnOff,
+    /// Choose path arguments among the workspace's files and folders (local models).
+    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().grounded_paths))]
+    pub grounded_paths: OnOff,
     /// Sampling temperature; 0 decodes greedily.
     #[arg(long, default_value_t = 0.0)]
     pub temperature: f32,
@@ -112,10 +115,18 @@ impl ModelArgs {
                 )
             }
             (Provider::Local, model) => {
-                let grammar = match (self.grammar, self.call_reasoning) {
-                    (OnOff::On, OnOff::On) => "grammar on",
-                    (OnOff::On, OnOff::Off) => "grammar on, no reasoning in calls",
-                    (OnOff::Off, _) => "grammar off",
+                let grammar = match self.grammar {
+                    OnOff::On => {
+                        let mut levers = vec!["grammar on"];
+                        if self.call_reasoning == OnOff::Off {
+                            levers.push("no reasoning in calls");
+                        }
+                        if self.grounded_paths == OnOff::Off {
+                            levers.push("paths not grounded");
+                        }
+                        levers.join(", ")
+                    }
+                    OnOff::Off => "grammar off".to_string(),
                 };
                 let model = model.map_or_else(|| DEFAULT_MODEL_FILE.to_string(), file_name);
                 format!("{model}, tool choice {choice}, {grammar}")
@@ -128,6 +139,7 @@ impl ModelArgs {
         GenerationOptions {
             grammar: self.grammar == OnOff::On,
             call_reasoning: self.call_reasoning == OnOff::On,
+            grounded_paths: self.grounded_paths == OnOff::On,
             temperature: self.temperature,
             seed: self.seed,
         }

@@ -13,13 +13,16 @@
 use crate::checkpoint::CheckpointStore;
 use crate::error::{ErrorType, ToolError};
 use crate::event::{AnswerKind, Event, FinishedReason};
-use crate::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role, ToolChoice};
+use crate::model::{
+    CancelToken, Flow, GenerateRequest, KnownPaths, Message, Model, Role, ToolChoice,
+};
 use crate::policy::{decide, Decision, Effect, Grant, Lifetime, PolicyStore, Scope, Subject};
 use crate::protocol::markers::protocol_fragment;
 use crate::protocol::{interpret, Outcome, Turn, TurnParser, STOP_SEQUENCES};
 use crate::sandbox::Workspace;
 use crate::tool_result::ToolResult;
 use crate::toolbox::Toolbox;
+use crate::tools::walk::known_paths;
 use crate::tools::{normalize_args, PrepareError, Risk, ToolContext, ToolRegistry};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -161,6 +164,9 @@ pub struct Session {
     calls: usize,
     /// Set when the saved grants could not be read (see [`PolicyStore::load`]).
     pub policy_warning: Option<String>,
+    /// What path arguments may name, walked when a step needs it and forgotten when a turn
+    /// starts or a call may have changed the files.
+    known_paths: Option<KnownPaths>,
 }
 
 /// Where a session keeps its state. `None` fields disable that kind of persistence (tests).
@@ -210,6 +216,7 @@ impl Session {
             config: options.config,
             calls: 0,
             policy_warning,
+            known_paths: None,
         }
     }
 
@@ -244,6 +251,8 @@ impl Session {
             model: model.name(),
         });
         self.history.push(Message::new(Role::User, message));
+        // The user may have changed the files since the last turn.
+        self.known_paths = None;
         let mut last_calls: Vec<(String, Value)> = Vec::new();
         let mut protocol_errors = 0;
         let mut steps = 0;
@@ -259,9 +268,13 @@ impl Session {
 
             let mut parser = TurnParser::new();
             let mut streamed = String::new();
+            let paths = self
+                .known_paths
+                .get_or_insert_with(|| known_paths(&self.ctx.workspace));
             let request = GenerateRequest {
                 messages: &self.history,
                 tools: self.toolbox.specs(),
+                paths: Some(paths),
                 stop: STOP_SEQUENCES,
                 tool_choice: self.config.tool_choice,
                 max_tokens: self.config.max_tokens,
@@ -585,6 +598,10 @@ impl Session {
         });
         self.ctx.origin = format!("{call_id} {tool}");
         let started = Instant::now();
+        if call.risk() >= Risk::Write {
+            // The files may change: walk again before the next step.
+            self.known_paths = None;
+        }
         let outcome = call.run(&self.ctx);
         let result = ToolResult::from_outcome(outcome, started.elapsed());
         emit(&Event::ToolFinished {

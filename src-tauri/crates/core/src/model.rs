@@ -113,12 +113,25 @@ impl CancelToken {
     }
 }
 
+/// The files and folders of the workspace a call may name: those the tools can see (not
+/// ignored, not hidden, not Lantern's own), relative to the root. A backend that can constrain
+/// decoding uses them to make a path argument name something that exists.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KnownPaths {
+    /// Sorted.
+    pub files: Vec<String>,
+    /// Sorted; `.` (the root) first.
+    pub folders: Vec<String>,
+}
+
 /// One generation request.
 pub struct GenerateRequest<'a> {
     pub messages: &'a [Message],
     /// The tools this step may call (name, description, JSON Schema); a backend constrains or
     /// declares calls with these, never with a list of its own.
     pub tools: &'a [ToolSpec],
+    /// What path arguments may name, when the caller knows its workspace.
+    pub paths: Option<&'a KnownPaths>,
     /// Generation ends right after any of these; the stop sequence stays in the text.
     pub stop: &'a [&'a str],
     pub tool_choice: ToolChoice,
@@ -197,6 +210,9 @@ pub struct GenerationOptions {
     pub grammar: bool,
     /// Let a constrained call carry a `reasoning` string (local models with the grammar).
     pub call_reasoning: bool,
+    /// Choose path arguments among the workspace's files and folders while a constrained call
+    /// is decoded (local models with the grammar, when the request brings known paths).
+    pub grounded_paths: bool,
     /// 0 decodes greedily.
     pub temperature: f32,
     pub seed: u32,
@@ -207,6 +223,7 @@ impl Default for GenerationOptions {
         GenerationOptions {
             grammar: true,
             call_reasoning: true,
+            grounded_paths: true,
             temperature: 0.0,
             seed: 42,
         }

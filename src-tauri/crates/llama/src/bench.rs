@@ -60,6 +60,7 @@ pub fn grammar_speed(
             let request = GenerateRequest {
                 messages: &messages,
                 tools: toolbox.specs(),
+                paths: None,
                 stop: STOP_SEQUENCES,
                 tool_choice: ToolChoice::Required,
                 max_tokens: 160,
@@ -108,6 +109,7 @@ pub fn follow_up(model: &mut LocalModel, toolbox: &Toolbox) -> FollowUp {
         let request = GenerateRequest {
             messages,
             tools: toolbox.specs(),
+            paths: None,
             stop: STOP_SEQUENCES,
             tool_choice: choice,
             max_tokens: 160,

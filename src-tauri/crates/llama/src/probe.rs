@@ -76,6 +76,7 @@ pub fn probe(model: &mut LocalModel, toolbox: &Toolbox) -> Result<ProbeReport, S
         let request = GenerateRequest {
             messages: &messages,
             tools: toolbox.specs(),
+            paths: None,
             stop: STOP_SEQUENCES,
             tool_choice: ToolChoice::Auto,
             max_tokens: 200,

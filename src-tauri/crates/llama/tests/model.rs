@@ -65,6 +65,7 @@ fn generate(
     let request = GenerateRequest {
         messages,
         tools: toolbox().specs(),
+        paths: None,
         stop: STOP_SEQUENCES,
         tool_choice: choice,
         max_tokens,
@@ -183,6 +184,7 @@ fn the_grammar_offers_exactly_the_tools_of_the_request() {
     let request = GenerateRequest {
         messages: &messages,
         tools: &only_listing,
+        paths: None,
         stop: STOP_SEQUENCES,
         tool_choice: ToolChoice::Required,
         max_tokens: 200,
@@ -263,6 +265,7 @@ fn cancellation_stops_generation() {
     let request = GenerateRequest {
         messages: &messages,
         tools: toolbox().specs(),
+        paths: None,
         stop: STOP_SEQUENCES,
         tool_choice: ToolChoice::None,
         max_tokens: 400,
@@ -342,6 +345,7 @@ fn an_overflowing_conversation_drops_its_oldest_turns() {
     let request = GenerateRequest {
         messages: &huge,
         tools: toolbox().specs(),
+        paths: None,
         stop: STOP_SEQUENCES,
         tool_choice: ToolChoice::None,
         max_tokens: 8,

@@ -40,6 +40,7 @@ fn generate_with(
     let request = GenerateRequest {
         messages: &messages,
         tools: &[],
+        paths: None,
         stop: STOP_SEQUENCES,
         tool_choice,
         max_tokens: 256,

@@ -163,6 +163,7 @@ fn streams_and_runs_a_turn_against_a_real_llama_server() {
     let request = GenerateRequest {
         messages: &messages,
         tools: &[],
+        paths: None,
         stop: STOP_SEQUENCES,
         tool_choice: ToolChoice::Auto,
         max_tokens: 32,

@@ -23,6 +23,7 @@ fn http_proxy_from_the_environment_is_ignored() {
     let request = GenerateRequest {
         messages: &messages,
         tools: &[],
+        paths: None,
         stop: &[],
         tool_choice: ToolChoice::Auto,
         max_tokens: 8,

@@ -137,6 +137,7 @@ mod tests {
                 &GenerateRequest {
                     messages: &[],
                     tools: &[],
+                    paths: None,
                     stop: &[],
                     tool_choice: ToolChoice::Auto,
                     max_tokens: 16,

@@ -13,8 +13,9 @@ use std::time::Duration;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
-    /// Only report problems in this file, relative to the workspace root, e.g. "src/main.rs".
+    /// Only report problems in this file of the project, relative to the workspace root.
     /// Leave it out to check the whole workspace.
+    #[schemars(extend("x-path" = "file"))]
     pub file: Option<String>,
     /// Stop the checkers after this many seconds. Defaults to 60.
     #[schemars(range(min = 1, max = 600))]
@@ -34,7 +35,7 @@ impl Tool for GetDiagnostics {
     const RESULT: ResultKind = ResultKind::Diagnostics;
 
     fn example() -> Value {
-        json!({"file": "src/main.rs"})
+        json!({})
     }
 
     /// The checkers run project code. Inside the sandbox profile that is allowed like reading;

@@ -15,6 +15,7 @@ const MAX_MAX_RESULTS: usize = 2000;
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// Folder to list, relative to the workspace root. Defaults to "." (the whole workspace).
+    #[schemars(extend("x-path" = "folder"))]
     pub directory: Option<String>,
     /// Glob the file path (relative to `directory`) must match, e.g. "*.rs" or "src/**/*.ts".
     /// `*` also matches inside subfolders; a pattern without "/" matches file names in any

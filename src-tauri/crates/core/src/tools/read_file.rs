@@ -17,7 +17,8 @@ pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
-    /// File path relative to the workspace root, e.g. "src/main.rs" or "package.json".
+    /// Path of an existing file of this project, relative to the workspace root.
+    #[schemars(extend("x-path" = "file"))]
     pub path: String,
     /// First line to return, counting from 1. Defaults to 1.
     #[schemars(range(min = 1))]

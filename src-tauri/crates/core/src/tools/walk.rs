@@ -6,6 +6,7 @@
 //! whichever comes first, and [`Walked::stopped`] says which; the tools pass that on.
 
 use crate::error::ToolError;
+use crate::model::KnownPaths;
 use crate::sandbox::{path_below, ResolvedPath, Workspace};
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
@@ -279,6 +280,38 @@ pub fn walk_files(root: &Path, dir: &ResolvedPath, glob: Option<&GlobMatcher>) -
     )
 }
 
+/// The files and folders the tools can see, for grounding path arguments: the same walk as
+/// `list_files` of the whole workspace, within the standard limits (a huge workspace offers
+/// what the walk reached). Folders are the ones that hold a visible file, and the root.
+pub fn known_paths(workspace: &Workspace) -> KnownPaths {
+    let Ok(root) = workspace.resolve(".") else {
+        return KnownPaths::default();
+    };
+    let Ok(walked) = walk_checked(workspace, &root, None) else {
+        return KnownPaths::default();
+    };
+    let files: Vec<String> = walked
+        .files
+        .into_iter()
+        .filter(|f| f.utf8)
+        .map(|f| f.rel)
+        .collect();
+    let mut folders: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    for file in &files {
+        let mut rest = file.as_str();
+        while let Some((parent, _)) = rest.rsplit_once('/') {
+            if !folders.insert(parent.to_string()) {
+                break;
+            }
+            rest = parent;
+        }
+    }
+    KnownPaths {
+        files,
+        folders: std::iter::once(".".to_string()).chain(folders).collect(),
+    }
+}
+
 /// Walks a folder of the workspace like [`walk_files`], within the standard limits, but reads
 /// a subfolder through a handle the sandbox opened and checked: the walker works with paths,
 /// so a folder swapped for a link to outside between the check and the walk would otherwise be
@@ -429,6 +462,27 @@ mod tests {
         assert_eq!(walked.files[0].abs, ws.root().join("d1/f1.txt"));
         let by_path = walk_files(ws.root(), &sub, None);
         assert_eq!(by_path.files[0].rel, "d1/f1.txt");
+    }
+
+    #[test]
+    fn known_paths_are_what_the_tools_see_with_every_folder_that_holds_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in [
+            ("src/lib/a.rs", "x"),
+            ("src/b.rs", "x"),
+            ("README.md", "x"),
+            ("build/out.log", "x"),
+            (".secret/key", "x"),
+            (".gitignore", "build/\n"),
+        ] {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let ws = Workspace::open(dir.path()).unwrap();
+        let known = known_paths(&ws);
+        assert_eq!(known.files, ["README.md", "src/b.rs", "src/lib/a.rs"]);
+        assert_eq!(known.folders, [".", "src", "src/lib"]);
     }
 
     #[test]

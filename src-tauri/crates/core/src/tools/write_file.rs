@@ -16,7 +16,9 @@ const MAX_DIFF_BYTES: usize = 4096;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
-    /// File path relative to the workspace root, e.g. "src/lib.rs".
+    /// Path of the file to write, relative to the workspace root: an existing file, or a new
+    /// name in a folder of the project.
+    #[schemars(extend("x-path" = "new_or_existing_file"))]
     pub path: String,
     /// The complete new content of the file.
     pub content: String,

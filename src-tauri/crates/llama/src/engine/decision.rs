@@ -5,7 +5,7 @@ use super::sampling::log_softmax_at;
 use super::*;
 
 /// The last user message: what the user actually asked (tool results are tool messages).
-fn user_question(messages: &[Message]) -> &str {
+pub(super) fn user_question(messages: &[Message]) -> &str {
     messages
         .iter()
         .rev()
@@ -64,7 +64,11 @@ impl LocalModel {
 
     /// log P(the reply starts with `tag`), given the logits after the prompt. The tag's tokens
     /// are decoded in one batch; they stay in the cache (the caller keeps or drops them).
-    fn score(&mut self, first_logits: &[f32], tag: &[LlamaToken]) -> Result<f64, ModelError> {
+    pub(super) fn score(
+        &mut self,
+        first_logits: &[f32],
+        tag: &[LlamaToken],
+    ) -> Result<f64, ModelError> {
         let mut total = log_softmax_at(first_logits, tag[0]);
         if tag.len() > 1 {
             let start = self.cached.len();

@@ -1,6 +1,7 @@
 //! The llama.cpp engine: one loaded model, one context, the KV cache kept between steps.
 
 mod decision;
+mod grounding;
 mod kv;
 mod load;
 mod sampling;
@@ -13,6 +14,7 @@ use crate::decide::{
 };
 use crate::grammar::call_grammar;
 use crate::utf8::Utf8Stream;
+use decision::user_question;
 use lantern_core::model::{
     CancelToken, FinishReason, Flow, GenerateRequest, Generation, GenerationOptions, Message,
     Model, ModelError, Role, ToolChoice,
@@ -120,6 +122,8 @@ pub struct Settings {
     pub grammar: bool,
     /// Let a constrained call carry a `reasoning` string after its arguments.
     pub call_reasoning: bool,
+    /// Choose path arguments among the request's known paths (see `grounding`).
+    pub grounded_paths: bool,
     /// The most prompt tokens decoded in one batch. Batches are sized to take about 80 ms each
     /// (cancellation is checked between them), up to this many.
     pub prompt_batch: usize,
@@ -131,6 +135,7 @@ impl Default for Settings {
             sampling: Sampling::default(),
             grammar: true,
             call_reasoning: GenerationOptions::default().call_reasoning,
+            grounded_paths: GenerationOptions::default().grounded_paths,
             prompt_batch: 512,
         }
     }
@@ -145,6 +150,8 @@ pub struct StepStats {
     pub tokens_reused: usize,
     pub tokens_generated: usize,
     pub messages_trimmed: usize,
+    /// Path arguments chosen among the workspace's paths.
+    pub grounded_paths: usize,
     pub prompt_ms: f64,
     pub scoring_ms: f64,
     /// From the request to the first generated token.
@@ -213,6 +220,7 @@ impl Model for LocalModel {
     fn configure(&mut self, options: &GenerationOptions) {
         self.settings.grammar = options.grammar;
         self.settings.call_reasoning = options.call_reasoning;
+        self.settings.grounded_paths = options.grounded_paths;
         self.settings.sampling.temperature = options.temperature;
         self.settings.sampling.seed = options.seed;
     }
@@ -306,12 +314,40 @@ impl Model for LocalModel {
         // low: from then on the grammar-allowed token that closes something is preferred.
         let closing_from = request.max_tokens.saturating_sub(CLOSING_RESERVE);
         let mut closing = false;
+        // Where in the text a path argument was last grounded, so one is chosen only once.
+        let mut grounded_at = usize::MAX;
         let finish = loop {
             if cancel.is_cancelled() {
                 break FinishReason::Cancelled;
             }
             if generated >= request.max_tokens {
                 break FinishReason::Length;
+            }
+            if let (Some(g), Some(known), true) = (
+                grammar.as_mut(),
+                request.paths,
+                self.settings.grounded_paths,
+            ) {
+                let kind = (!closing && grounded_at != text.len())
+                    .then(|| grounding::open_path_argument(&text[OPEN_TAG.len()..], request.tools))
+                    .flatten();
+                if let Some(kind) = kind {
+                    grounded_at = text.len();
+                    let question = user_question(request.messages);
+                    if let Some(grounded) =
+                        self.ground_path(kind, known, question, &logits, g, cancel)?
+                    {
+                        stats.grounded_paths += 1;
+                        generated += grounded.tokens.len();
+                        text.push_str(&grounded.text);
+                        reply_tokens.extend_from_slice(&grounded.tokens);
+                        logits = grounded.logits;
+                        if on_text(&grounded.text) == Flow::Stop {
+                            break FinishReason::Stop;
+                        }
+                        continue;
+                    }
+                }
             }
             // Greedy decoding of a tiny model can fall into a loop; outside a call (the
             // grammar bounds those) a reply that only repeats itself is ended.

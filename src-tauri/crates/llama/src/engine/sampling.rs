@@ -216,7 +216,7 @@ pub(super) fn is_looping(tokens: &[LlamaToken]) -> bool {
 }
 
 /// Would the grammar accept `token` next? Checks that one candidate only.
-fn grammar_allows(grammar: &mut LlamaSampler, token: LlamaToken, logit: f32) -> bool {
+pub(super) fn grammar_allows(grammar: &mut LlamaSampler, token: LlamaToken, logit: f32) -> bool {
     let mut one = LlamaTokenDataArray::new(vec![LlamaTokenData::new(token, logit, 0.0)], false);
     one.apply_sampler(grammar);
     one.data[0].logit().is_finite()

@@ -103,3 +103,43 @@ fn the_earliest_stop_sequence_ends_the_text_and_the_search_starts_on_a_character
         Some(text.len())
     );
 }
+
+#[test]
+fn a_path_argument_is_recognised_when_its_string_opens() {
+    let toolbox = lantern_core::toolbox::Toolbox::standard();
+    let tools = toolbox.specs();
+    use super::grounding::{open_path_argument, PathKind};
+    let read = "\n{\"tool\": \"read_file\", \"args\": {\"path\": \"";
+    assert_eq!(open_path_argument(read, tools), Some(PathKind::File));
+    let list = "{\"tool\":\"list_files\",\"args\":{\"directory\":\"";
+    assert_eq!(open_path_argument(list, tools), Some(PathKind::Folder));
+    // A new file's name is the model's to choose; a query is not a path.
+    let write = "{\"tool\": \"write_file\", \"args\": {\"path\": \"";
+    assert_eq!(open_path_argument(write, tools), None);
+    let search = "{\"tool\": \"search_code\", \"args\": {\"query\": \"";
+    assert_eq!(open_path_argument(search, tools), None);
+    // Not at the opening quote any more.
+    assert_eq!(open_path_argument(&format!("{read}pack"), tools), None);
+}
+
+#[test]
+fn the_shortlist_puts_paths_that_name_the_question_first_then_shallow_ones() {
+    use super::grounding::shortlist;
+    let paths: Vec<String> = [
+        "README.md",
+        "classes/comparator.js",
+        "functions/coerce.js",
+        "internal/lrucache.js",
+        "package.json",
+        "with\"quote.js",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let list = shortlist(&paths, "Where is the coerce function defined?");
+    assert_eq!(list[0], ("functions/coerce.js", 2));
+    assert_eq!(list[1].0, "README.md");
+    assert!(list.iter().all(|(p, _)| !p.contains('"')));
+    let list = shortlist(&paths, "Which file defines the LRUCache class?");
+    assert_eq!(list[0].0, "internal/lrucache.js");
+}

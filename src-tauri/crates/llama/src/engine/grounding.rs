@@ -1,0 +1,173 @@
+//! Workspace-grounded path arguments: when a constrained call opens the string of a path
+//! argument, the value is chosen among the workspace's real files or folders instead of being
+//! written token by token.
+//!
+//! A tool declares which of its arguments are paths in its schema (`"x-path": "file"` or
+//! `"folder"`), so every tool gets this without code of its own. Whole candidates are ranked —
+//! committing token by token picks the first token of a plausible name and then has to finish
+//! whatever it started — by the model's own log-probability of the whole path (and of the
+//! string ending there), plus a bonus for each word of the question the path contains. Only
+//! the candidates the words and the depth rank highest are scored by the model, so a large
+//! workspace costs no more than a small one.
+
+use super::sampling::grammar_allows;
+use super::*;
+use lantern_core::model::KnownPaths;
+
+/// The most candidates the model scores for one argument.
+const MAX_SCORED: usize = 48;
+
+/// Log-probability (nats) one question word found in a path is worth.
+const WORD_BONUS: f64 = 2.0;
+
+/// A path argument's value as written: its text (with the closing quote), its tokens, and the
+/// logits after them.
+pub(super) struct Grounded {
+    pub text: String,
+    pub tokens: Vec<LlamaToken>,
+    pub logits: Vec<f32>,
+}
+
+/// Which paths an argument accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum PathKind {
+    File,
+    Folder,
+}
+
+/// The kind of path argument whose string value the call text (after the opening tag) has just
+/// opened, if any: the text ends with `"KEY": "` where KEY is a path argument of the named tool.
+pub(super) fn open_path_argument(call_text: &str, tools: &[ToolSpec]) -> Option<PathKind> {
+    let before_quote = call_text.strip_suffix('"')?.trim_end();
+    let before_colon = before_quote.strip_suffix(':')?.trim_end();
+    let key_end = before_colon.strip_suffix('"')?;
+    let key_start = key_end.rfind('"')? + 1;
+    let key = &key_end[key_start..];
+    if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    let tool = called_tool(call_text)?;
+    let spec = tools.iter().find(|s| s.name == tool)?;
+    match spec.input_schema["properties"][key]["x-path"].as_str()? {
+        "file" => Some(PathKind::File),
+        "folder" => Some(PathKind::Folder),
+        // A new name cannot be chosen from what exists.
+        _ => None,
+    }
+}
+
+/// The tool a call being written names: the value of its `"tool"` member.
+fn called_tool(call_text: &str) -> Option<&str> {
+    let after_key = &call_text[call_text.find("\"tool\"")? + "\"tool\"".len()..];
+    let value = after_key.trim_start().strip_prefix(':')?.trim_start();
+    let value = value.strip_prefix('"')?;
+    Some(&value[..value.find('"')?])
+}
+
+/// Lower-case words of three letters or more, the way the question and paths are compared.
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 3)
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// How many distinct words of the question a path contains (as parts of its names).
+pub(super) fn question_words_in(path: &str, question: &[String]) -> usize {
+    let parts = words(path);
+    let mut hits: Vec<&String> = question
+        .iter()
+        .filter(|w| {
+            parts
+                .iter()
+                .any(|p| p == *w || (w.len() >= 5 && p.contains(w.as_str())))
+        })
+        .collect();
+    hits.dedup();
+    hits.len()
+}
+
+/// The candidates worth scoring: paths a JSON string can hold as they are, ranked by question
+/// words, then by depth (what sits near the root is what a question most often means), then
+/// by length.
+pub(super) fn shortlist<'a>(paths: &'a [String], question: &str) -> Vec<(&'a str, usize)> {
+    let question = words(question);
+    let mut ranked: Vec<(&str, usize)> = paths
+        .iter()
+        .map(String::as_str)
+        .filter(|p| p.len() <= 200 && !p.chars().any(|c| c == '"' || c == '\\' || c.is_control()))
+        .map(|p| (p, question_words_in(p, &question)))
+        .collect();
+    ranked.sort_by_key(|(p, hits)| (std::cmp::Reverse(*hits), p.matches('/').count(), p.len()));
+    ranked.truncate(MAX_SCORED);
+    ranked
+}
+
+impl LocalModel {
+    /// Chooses the value of the path argument just opened and writes it, with the closing
+    /// quote, into the cache and through `grammar`. Returns the text written and the logits
+    /// after it; `None` when there is nothing to choose from or the grammar would not take the
+    /// value (decoding then goes on token by token).
+    pub(super) fn ground_path(
+        &mut self,
+        kind: PathKind,
+        known: &KnownPaths,
+        question: &str,
+        logits: &[f32],
+        grammar: &mut LlamaSampler,
+        cancel: &CancelToken,
+    ) -> Result<Option<Grounded>, ModelError> {
+        let pool = match kind {
+            PathKind::File => &known.files,
+            PathKind::Folder => &known.folders,
+        };
+        let candidates = shortlist(pool, question);
+        if candidates.is_empty() {
+            return Ok(None);
+        }
+        let base = self.cached.len();
+        let mut best: Option<(f64, String, Vec<LlamaToken>)> = None;
+        for (path, hits) in candidates {
+            let value = format!("{path}\"");
+            let tokens = self.model.vocab().tokenize(value.as_bytes(), false, false);
+            if tokens.is_empty() {
+                continue;
+            }
+            let score = self.score(logits, &tokens)? + WORD_BONUS * hits as f64;
+            self.rewind_to(base, cancel)?;
+            if best.as_ref().is_none_or(|(s, _, _)| score > *s) {
+                best = Some((score, value, tokens));
+            }
+        }
+        let Some((_, _, tokens)) = best else {
+            return Ok(None);
+        };
+        // A plain path and its closing quote are always valid string content; should the
+        // grammar still refuse a token, what it took so far is written and decoding goes on
+        // from there, so grammar, cache and text never disagree.
+        let mut taken = Vec::with_capacity(tokens.len());
+        for token in tokens {
+            if !grammar_allows(grammar, token, 0.0) {
+                break;
+            }
+            grammar.accept(token);
+            taken.push(token);
+        }
+        if taken.is_empty() {
+            return Ok(None);
+        }
+        let text: String = taken
+            .iter()
+            .map(|t| {
+                String::from_utf8_lossy(&self.model.vocab().token_to_piece(*t, false, None))
+                    .into_owned()
+            })
+            .collect();
+        let logits = self.append(&taken)?;
+        Ok(Some(Grounded {
+            text,
+            tokens: taken,
+            logits,
+        }))
+    }
+}
