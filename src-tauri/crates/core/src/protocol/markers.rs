@@ -79,8 +79,9 @@ pub fn protocol_fragment(text: &str) -> Option<&str> {
 }
 
 /// Where a tag shaped like the protocol's own begins: a name that joins words with an
-/// underscore (`<TOML_CALL`, `</tool_result`) or is three or more capitals (`<TOUBLE`,
-/// `</TOML`). Prose does not write either; generics (`Vec<T>`, `Option<String>`) are neither.
+/// underscore (`<TOML_CALL`, `</tool_result`), or a whole tag of three or more capitals
+/// (`<TOUBLE>`, `</TOML>`). Prose does not write either; generics (`Vec<T>`,
+/// `Option<String>`) and a mention such as "the <TOOL tag" are neither.
 pub fn protocol_tag_start(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
     (0..bytes.len()).find(|&at| {
@@ -94,7 +95,8 @@ pub fn protocol_tag_start(text: &str) -> Option<usize> {
         let name = &bytes[i..];
         let letters = name.iter().take_while(|b| b.is_ascii_alphabetic()).count();
         let capitals = name.iter().take_while(|b| b.is_ascii_uppercase()).count();
-        (letters >= 2 && name.get(letters) == Some(&b'_')) || capitals >= 3
+        (letters >= 2 && name.get(letters) == Some(&b'_'))
+            || (capitals >= 3 && name.get(capitals) == Some(&b'>'))
     })
 }
 

@@ -78,6 +78,7 @@ fn an_answer_may_not_begin_a_call_or_a_protocol_prefix_even_across_pieces() {
     assert!(would_open_a_call("The result: TOOL_", "RESULT:"));
     assert!(would_open_a_call("ok ", "<tool_call>"));
     assert!(would_open_a_call("Here: <TOUB", "_RESULT>"));
+    assert!(would_open_a_call("Here: <TOUBLE", ">"));
     assert!(would_open_a_call("Here: ", "{\"tool\": \"list_files\""));
     assert!(!would_open_a_call("A Vec", "<u8>"));
     assert!(!would_open_a_call("The version is ", "2.4.1"));
