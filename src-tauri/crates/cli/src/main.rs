@@ -186,6 +186,8 @@ enum Command {
 enum Lever {
     /// Refusing protocol-shaped replies (`<TOML_CALL>…`) as final answers.
     ProtocolGuard,
+    /// Showing the lines of a file that match the question before the whole file.
+    FocusedResults,
 }
 
 #[derive(Subcommand)]
@@ -418,6 +420,7 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
                 tool_choice: model.tool_choice,
                 max_steps,
                 protocol_guard: !off.contains(&Lever::ProtocolGuard),
+                focus_results: !off.contains(&Lever::FocusedResults),
                 ..AgentConfig::default()
             };
             let label = label.unwrap_or_else(|| {

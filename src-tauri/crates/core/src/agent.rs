@@ -19,11 +19,12 @@ use crate::model::{
 use crate::policy::{decide, Decision, Effect, Grant, Lifetime, PolicyStore, Scope, Subject};
 use crate::protocol::markers::protocol_fragment;
 use crate::protocol::{interpret, Outcome, Turn, TurnParser, STOP_SEQUENCES};
+use crate::relevance::focus_file_result;
 use crate::sandbox::Workspace;
 use crate::tool_result::ToolResult;
 use crate::toolbox::Toolbox;
 use crate::tools::walk::known_paths;
-use crate::tools::{normalize_args, PrepareError, Risk, ToolContext, ToolRegistry};
+use crate::tools::{normalize_args, PrepareError, ResultKind, Risk, ToolContext, ToolRegistry};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -42,6 +43,9 @@ pub struct AgentConfig {
     /// a malformed call, so tag soup never ends a turn as its answer. Off only to measure what
     /// it is worth.
     pub protocol_guard: bool,
+    /// Show the model the lines of a file it read that share words with the question, before
+    /// the whole file (see [`crate::relevance`]). Off only to measure what it is worth.
+    pub focus_results: bool,
 }
 
 impl Default for AgentConfig {
@@ -53,6 +57,7 @@ impl Default for AgentConfig {
             tool_choice: ToolChoice::Auto,
             max_tokens: 1024,
             protocol_guard: true,
+            focus_results: true,
         }
     }
 }
@@ -402,7 +407,16 @@ impl Session {
                         break (FinishedReason::Repetition, String::new());
                     }
                     let outcome = self.execute(&call_id, &tool, args, reasoning, confirmer, emit);
-                    self.history.push(outcome.to_message(&call_id));
+                    let mut reply = outcome.to_message(&call_id);
+                    let reads_a_file = self
+                        .toolbox
+                        .registry()
+                        .spec(&tool)
+                        .is_some_and(|s| s.result_kind == ResultKind::FileContent);
+                    if self.config.focus_results && reads_a_file && !reply.rejected {
+                        reply.content = focus_file_result(&reply.content, message);
+                    }
+                    self.history.push(reply);
                 }
             }
         };

@@ -43,6 +43,7 @@ pub mod paths;
 pub mod policy;
 pub mod prompt;
 pub mod protocol;
+pub mod relevance;
 pub mod sandbox;
 pub mod tool_result;
 pub mod toolbox;

@@ -1,0 +1,139 @@
+//! What in a tool result answers the question: the lines of a file that share words with what
+//! the user asked, shown to the model before the whole file.
+//!
+//! A small model that has read the right file still answers from memory more often than from
+//! the file; shown the few lines that match the question first, it copies from them. The
+//! excerpt is added next to the data, never instead of it, so nothing the tool returned is lost.
+
+use serde_json::{Map, Value};
+
+/// The most lines an excerpt holds.
+const MAX_LINES: usize = 4;
+
+/// The longest line quoted, in characters.
+const MAX_LINE_CHARS: usize = 200;
+
+/// Words too common in questions to say what a line is about.
+const COMMON: &[&str] = &[
+    "the", "and", "for", "what", "which", "where", "when", "who", "how", "why", "this", "that",
+    "these", "those", "does", "did", "done", "is", "are", "was", "were", "has", "have", "had",
+    "with", "from", "into", "about", "there", "here", "its", "it's", "can", "could", "would",
+    "should", "will", "use", "used", "uses", "tell", "show", "give", "find", "file", "files",
+    "project", "code", "please", "me", "you", "your", "our", "any", "all", "some", "defined",
+    "define", "defines", "function", "class", "value", "values", "name", "names", "exact",
+    "number", "need", "know", "want", "set", "get", "one", "many", "much",
+];
+
+/// The question's words that can pick out a line: lower-case, three characters or more, not
+/// common.
+pub fn question_words(question: &str) -> Vec<String> {
+    let mut words: Vec<String> = question
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map(str::to_lowercase)
+        .filter(|w| w.chars().count() >= 3 && !COMMON.contains(&w.as_str()))
+        .collect();
+    words.sort();
+    words.dedup();
+    words
+}
+
+/// Up to [`MAX_LINES`] lines of `content` that contain the most of `words`, in file order,
+/// each as `NUMBER: TEXT` (numbered from `first_line`).
+pub fn lines_about(content: &str, words: &[String], first_line: u64) -> Vec<String> {
+    if words.is_empty() {
+        return Vec::new();
+    }
+    let mut scored: Vec<(usize, usize, &str)> = content
+        .lines()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let lower = line.to_lowercase();
+            let hits = words.iter().filter(|w| lower.contains(w.as_str())).count();
+            (hits > 0).then_some((hits, i, line))
+        })
+        .collect();
+    scored.sort_by_key(|(hits, i, _)| (std::cmp::Reverse(*hits), *i));
+    scored.truncate(MAX_LINES);
+    scored.sort_by_key(|(_, i, _)| *i);
+    scored
+        .into_iter()
+        .map(|(_, i, line)| {
+            let line: String = line.trim().chars().take(MAX_LINE_CHARS).collect();
+            format!("{}: {line}", first_line + i as u64)
+        })
+        .collect()
+}
+
+/// A rendered file-content result (`{"success":…,"data":{"content":…},…}`) with the lines
+/// about `question` put first, as `lines_about_the_question`; the result as it was when it is
+/// not one, failed, or no line matches.
+pub fn focus_file_result(rendered: &str, question: &str) -> String {
+    let Ok(Value::Object(result)) = serde_json::from_str::<Value>(rendered) else {
+        return rendered.to_string();
+    };
+    let Some(content) = result
+        .get("data")
+        .and_then(|d| d.get("content"))
+        .and_then(Value::as_str)
+    else {
+        return rendered.to_string();
+    };
+    let first_line = result["data"]
+        .get("start_line")
+        .and_then(Value::as_u64)
+        .unwrap_or(1);
+    let lines = lines_about(content, &question_words(question), first_line);
+    if lines.is_empty() {
+        return rendered.to_string();
+    }
+    let mut focused = Map::new();
+    focused.insert("success".into(), result["success"].clone());
+    focused.insert("lines_about_the_question".into(), lines.into());
+    for (key, value) in result {
+        focused.entry(key).or_insert(value);
+    }
+    Value::Object(focused).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lines_that_share_the_question_s_words_come_first() {
+        let rendered = r#"{"success":true,"data":{"path":"package.json","content":"{\n  \"name\": \"semver\",\n  \"version\": \"7.6.3\",\n  \"main\": \"index.js\"\n}\n","total_lines":5},"error":null}"#;
+        let focused = focus_file_result(rendered, "Which version of this package is it?");
+        let value: Value = serde_json::from_str(&focused).unwrap();
+        assert_eq!(
+            value["lines_about_the_question"],
+            serde_json::json!(["3: \"version\": \"7.6.3\","])
+        );
+        // Nothing is taken away, and the excerpt is read before the data.
+        assert!(value["data"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("index.js"));
+        assert!(focused.find("lines_about").unwrap() < focused.find("\"data\"").unwrap());
+    }
+
+    #[test]
+    fn a_result_without_matching_lines_or_content_is_left_as_it_was() {
+        let listing = r#"{"success":true,"data":{"files":["a.js"]},"error":null}"#;
+        assert_eq!(focus_file_result(listing, "version?"), listing);
+        let content = r#"{"success":true,"data":{"content":"x = 1\n"},"error":null}"#;
+        assert_eq!(focus_file_result(content, "Which version?"), content);
+        assert_eq!(focus_file_result("not json", "Which version?"), "not json");
+    }
+
+    #[test]
+    fn common_words_do_not_count_and_numbers_follow_the_range_read() {
+        assert_eq!(
+            question_words("What is the max_length of the help?"),
+            ["help", "max_length"]
+        );
+        assert_eq!(
+            lines_about("a\nmax_length = 45\n", &question_words("max_length?"), 10),
+            ["11: max_length = 45"]
+        );
+    }
+}
