@@ -411,6 +411,81 @@ fn the_agent_reads_a_file_through_a_valid_call() {
     ));
 }
 
+/// Copies a folder tree of plain files (a fixture) to `to`.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn grounded_calls_name_paths_that_exist() {
+    let dir = tempfile_dir();
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/fixtures/semver");
+    copy_tree(&fixture, &dir);
+    let mut model = model();
+    let toolbox: std::sync::Arc<Toolbox> = Toolbox::standard().into();
+    let mut calls = Vec::new();
+    for question in [
+        "Which version of semver is this package?",
+        "Where is the coerce function defined?",
+        "List the files in the internal folder.",
+        "What does the clean function in functions/clean.js do?",
+    ] {
+        let mut session = Session::new(
+            Workspace::open(&dir).unwrap(),
+            SessionOptions {
+                toolbox: toolbox.clone(),
+                policy: None,
+                checkpoints: None,
+                config: Default::default(),
+            },
+        );
+        session.config.tool_choice = ToolChoice::Required;
+        session.config.max_steps = 1;
+        let mut events = Vec::new();
+        session.send(
+            question,
+            &mut *model,
+            &mut FixedAnswer(Answer::AllowOnce),
+            &mut |e| events.push(e.clone()),
+            &CancelToken::new(),
+        );
+        calls.extend(events.into_iter().filter_map(|e| match e {
+            Event::CallParsed { tool, args, .. } => Some((question, tool, args)),
+            _ => None,
+        }));
+    }
+    let mut named = 0;
+    for (question, tool, args) in &calls {
+        for key in ["path", "directory", "file"] {
+            if let Some(path) = args.get(key).and_then(|v| v.as_str()) {
+                if tool == "write_file" {
+                    continue;
+                }
+                named += 1;
+                assert!(
+                    dir.join(path).exists(),
+                    "{question}: {tool} names {path:?}, which does not exist"
+                );
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(
+        named >= 2,
+        "too few calls named a path to prove anything: {calls:?}"
+    );
+}
+
 fn tempfile_dir() -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!(
         "lantern-llama-test-{}-{:?}",
