@@ -370,24 +370,11 @@ fn the_agent_reads_a_file_through_a_valid_call() {
     )
     .unwrap();
     let mut model = model();
-    let mut session = Session::new(
-        Workspace::open(&dir).unwrap(),
-        SessionOptions {
-            toolbox: Toolbox::standard().into(),
-            policy: None,
-            checkpoints: None,
-            config: Default::default(),
-        },
-    );
-    session.config.tool_choice = ToolChoice::Required;
-    session.config.max_steps = 1;
-    let mut events = Vec::new();
-    session.send(
+    let events = one_call(
+        &dir,
+        Toolbox::standard().into(),
         "What version is in package.json?",
-        &mut *model,
-        &mut FixedAnswer(Answer::AllowOnce),
-        &mut |e| events.push(e.clone()),
-        &CancelToken::new(),
+        &mut model,
     );
     std::fs::remove_dir_all(&dir).unwrap();
     let call = events.iter().find_map(|e| match e {
@@ -409,6 +396,35 @@ fn the_agent_reads_a_file_through_a_valid_call() {
             ..
         })
     ));
+}
+
+/// One step of a fresh session on `dir` that must be a call, approved; its events.
+fn one_call(
+    dir: &std::path::Path,
+    toolbox: std::sync::Arc<Toolbox>,
+    question: &str,
+    model: &mut LocalModel,
+) -> Vec<Event> {
+    let mut session = Session::new(
+        Workspace::open(dir).unwrap(),
+        SessionOptions {
+            toolbox,
+            policy: None,
+            checkpoints: None,
+            config: Default::default(),
+        },
+    );
+    session.config.tool_choice = ToolChoice::Required;
+    session.config.max_steps = 1;
+    let mut events = Vec::new();
+    session.send(
+        question,
+        model,
+        &mut FixedAnswer(Answer::AllowOnce),
+        &mut |e| events.push(e.clone()),
+        &CancelToken::new(),
+    );
+    events
 }
 
 /// Copies a folder tree of plain files (a fixture) to `to`.
@@ -440,25 +456,7 @@ fn grounded_calls_name_paths_that_exist() {
         "List the files in the internal folder.",
         "What does the clean function in functions/clean.js do?",
     ] {
-        let mut session = Session::new(
-            Workspace::open(&dir).unwrap(),
-            SessionOptions {
-                toolbox: toolbox.clone(),
-                policy: None,
-                checkpoints: None,
-                config: Default::default(),
-            },
-        );
-        session.config.tool_choice = ToolChoice::Required;
-        session.config.max_steps = 1;
-        let mut events = Vec::new();
-        session.send(
-            question,
-            &mut *model,
-            &mut FixedAnswer(Answer::AllowOnce),
-            &mut |e| events.push(e.clone()),
-            &CancelToken::new(),
-        );
+        let events = one_call(&dir, toolbox.clone(), question, &mut model);
         calls.extend(events.into_iter().filter_map(|e| match e {
             Event::CallParsed { tool, args, .. } => Some((question, tool, args)),
             _ => None,
