@@ -57,7 +57,7 @@ export function routeResult(event: ToolFinished, kind: ResultKind | undefined, t
 
 export interface TurnDeps extends ResultTargets {
   /** The tools' declared kinds, which decide how a preview and a result are shown. */
-  catalog: Pick<ToolCatalog, "previewKind" | "resultKind">;
+  catalog: Pick<ToolCatalog, "resultKind">;
   calls: CallLog;
   chat: ChatPanel;
   dialog: ConfirmationDialog;
@@ -119,7 +119,8 @@ export class Turns {
   route(update: Update, source: string): void {
     const { calls, chat, dialog, catalog } = this.deps;
     if (update.type === "confirm") {
-      dialog.enqueue(update.id, update.request, source, catalog.previewKind(update.request.tool));
+      // The request says what its preview holds, so nothing waits for the tool catalog.
+      dialog.enqueue(update.id, update.request, source);
       return;
     }
     const event = update.event;

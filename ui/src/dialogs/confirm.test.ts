@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Answer, PermissionRequest } from "../ipc/types";
+import type { Answer, PermissionRequest, PreviewKind } from "../ipc/types";
 import { ConfirmationDialog, MODEL_SOURCE } from "./confirm";
 import { folderGlob, scopeChoices } from "./scope";
 
@@ -13,6 +13,7 @@ function writeRequest(path: string, callId = "call-1"): PermissionRequest {
     paths: [path],
     command: null,
     rule: "default: writes ask first",
+    preview_kind: "diff",
     preview: {
       path,
       created: false,
@@ -47,7 +48,7 @@ afterEach(() => {
 describe("ConfirmationDialog", () => {
   it("shows the tool, the reasoning and the diff, and focuses Allow once", () => {
     const { host, dialog } = setup();
-    dialog.enqueue(1, writeRequest("src/cart.ts"), MODEL_SOURCE, "diff");
+    dialog.enqueue(1, writeRequest("src/cart.ts"), MODEL_SOURCE);
     const text = host.textContent ?? "";
     expect(text).toContain("write_file");
     expect(text).toContain("The price was wrong");
@@ -58,13 +59,13 @@ describe("ConfirmationDialog", () => {
 
   it("says when a call was written by hand rather than by the model", () => {
     const { host, dialog } = setup();
-    dialog.enqueue(5, { ...writeRequest("a.txt"), reasoning: null }, "manual-1", "diff");
+    dialog.enqueue(5, { ...writeRequest("a.txt"), reasoning: null }, "manual-1");
     expect(host.querySelector(".confirm-reasoning")?.textContent).toContain("You wrote this call by hand.");
   });
 
   it("denies on Escape", async () => {
     const { host, dialog, answers } = setup();
-    dialog.enqueue(4, writeRequest("a.txt"), MODEL_SOURCE, "diff");
+    dialog.enqueue(4, writeRequest("a.txt"), MODEL_SOURCE);
     key("Escape");
     await settle();
     expect(answers).toEqual([[4, { answer: "deny", message: null }]]);
@@ -73,7 +74,7 @@ describe("ConfirmationDialog", () => {
 
   it("denies with the typed message on Enter in the message field", async () => {
     const { host, dialog, answers } = setup();
-    dialog.enqueue(2, writeRequest("a.txt"), MODEL_SOURCE, "diff");
+    dialog.enqueue(2, writeRequest("a.txt"), MODEL_SOURCE);
     const input = host.querySelector<HTMLInputElement>(".deny-message")!;
     input.focus();
     input.value = "use b.txt instead";
@@ -85,8 +86,8 @@ describe("ConfirmationDialog", () => {
 
   it("queues requests and answers them in order with the keyboard", async () => {
     const { host, dialog, answers } = setup();
-    dialog.enqueue(1, writeRequest("src/a.ts", "call-1"), MODEL_SOURCE, "diff");
-    dialog.enqueue(2, writeRequest("src/b.ts", "call-2"), MODEL_SOURCE, "diff");
+    dialog.enqueue(1, writeRequest("src/a.ts", "call-1"), MODEL_SOURCE);
+    dialog.enqueue(2, writeRequest("src/b.ts", "call-2"), MODEL_SOURCE);
     expect(host.querySelector(".confirm-queue")?.textContent).toBe("1 more waiting");
     key("o");
     await settle();
@@ -102,7 +103,7 @@ describe("ConfirmationDialog", () => {
 
   it("grants always for an edited folder glob", async () => {
     const { host, dialog, answers } = setup();
-    dialog.enqueue(9, writeRequest("src/lib/x.ts"), MODEL_SOURCE, "diff");
+    dialog.enqueue(9, writeRequest("src/lib/x.ts"), MODEL_SOURCE);
     const glob = host.querySelector<HTMLInputElement>(".scope-glob")!;
     expect(glob.value).toBe("src/lib/**");
     glob.value = "src/**";
@@ -114,7 +115,7 @@ describe("ConfirmationDialog", () => {
 
   it("closing with × is a deny", async () => {
     const { host, dialog, answers } = setup();
-    dialog.enqueue(3, writeRequest("a.txt"), MODEL_SOURCE, "diff");
+    dialog.enqueue(3, writeRequest("a.txt"), MODEL_SOURCE);
     host.querySelector<HTMLButtonElement>(".dialog-header .icon-button")!.click();
     await settle();
     expect(answers).toEqual([[3, { answer: "deny", message: null }]]);
@@ -122,8 +123,8 @@ describe("ConfirmationDialog", () => {
 
   it("drops what a cancelled run left waiting", () => {
     const { host, dialog } = setup();
-    dialog.enqueue(1, writeRequest("a.txt"), MODEL_SOURCE, "diff");
-    dialog.enqueue(2, writeRequest("b.txt"), "manual-1", "diff");
+    dialog.enqueue(1, writeRequest("a.txt"), MODEL_SOURCE);
+    dialog.enqueue(2, writeRequest("b.txt"), "manual-1");
     dialog.dropSource(MODEL_SOURCE);
     expect(host.querySelector(".confirm-paths")?.textContent).toContain("b.txt");
     expect(host.querySelector(".confirm-queue")?.textContent).toBe("");
@@ -156,6 +157,7 @@ function commandRequest(command: string): PermissionRequest {
     paths: [],
     command,
     rule: "default: commands ask first",
+    preview_kind: "command",
     preview: {
       command,
       cwd: "/home/u/shop",
@@ -169,7 +171,7 @@ function commandRequest(command: string): PermissionRequest {
 describe("a command's confirmation", () => {
   it("shows the command and whether it is sandboxed, without a diff", () => {
     const { host, dialog } = setup();
-    dialog.enqueue(1, commandRequest("git status && rm -rf ~"), MODEL_SOURCE, "command");
+    dialog.enqueue(1, commandRequest("git status && rm -rf ~"), MODEL_SOURCE);
     const text = host.textContent ?? "";
     expect(text).toContain("run_command");
     expect(host.querySelector(".confirm-command code")?.textContent).toBe("git status && rm -rf ~");
@@ -183,21 +185,23 @@ describe("a command's confirmation", () => {
 describe("a preview is shown by the kind its tool declares", () => {
   it("shows no diff when the tool declares none, whatever the preview holds", () => {
     const { host, dialog } = setup();
-    dialog.enqueue(1, writeRequest("a.txt"), MODEL_SOURCE, "none");
+    dialog.enqueue(1, { ...writeRequest("a.txt"), preview_kind: "none" }, MODEL_SOURCE);
     expect(host.querySelector(".diff")).toBeNull();
     expect(host.querySelector(".confirm-preview")).toBeNull();
   });
 
   it("shows a preview of an unknown kind as JSON rather than guessing a diff", () => {
     const { host, dialog } = setup();
-    dialog.enqueue(1, writeRequest("a.txt"), MODEL_SOURCE, undefined);
+    // A kind this window does not know yet, from a newer backend.
+    const kind = "hologram" as unknown as PreviewKind;
+    dialog.enqueue(1, { ...writeRequest("a.txt"), preview_kind: kind }, MODEL_SOURCE);
     expect(host.querySelector(".diff")).toBeNull();
     expect(host.querySelector(".confirm-preview pre")?.textContent).toContain('"unified"');
   });
 
   it("shows a declared diff that lacks the diff's fields as JSON too", () => {
     const { host, dialog } = setup();
-    dialog.enqueue(1, { ...writeRequest("a.txt"), preview: { note: "no diff here" } }, MODEL_SOURCE, "diff");
+    dialog.enqueue(1, { ...writeRequest("a.txt"), preview: { note: "no diff here" } }, MODEL_SOURCE);
     expect(host.querySelector(".diff")).toBeNull();
     expect(host.querySelector(".confirm-preview pre")?.textContent).toContain("no diff here");
   });
@@ -209,8 +213,9 @@ describe("a preview is shown by the kind its tool declares", () => {
       tool: "get_diagnostics",
       command: null,
       preview: { sandboxed: false, sandbox: "not sandboxed: bwrap is missing", notice: "checkers run project code" },
+      preview_kind: "sandbox",
     };
-    dialog.enqueue(1, request, MODEL_SOURCE, "sandbox");
+    dialog.enqueue(1, request, MODEL_SOURCE);
     expect(host.querySelector(".confirm-sandbox")?.textContent).toContain("bwrap is missing");
     expect(host.querySelector(".confirm-preview")).toBeNull();
   });

@@ -96,9 +96,9 @@ export class ConfirmationDialog {
     document.addEventListener("keydown", (event) => this.root?.isConnected && this.onKey(event, this.root), true);
   }
 
-  /** Queues a request; `previewKind` is what its tool declares its preview holds. */
-  enqueue(id: number, request: PermissionRequest, source: string, previewKind: PreviewKind | undefined): void {
-    this.queue.push({ id, request, source, previewKind });
+  /** Queues a request; its `preview_kind` (what its tool declares) decides how the preview shows. */
+  enqueue(id: number, request: PermissionRequest, source: string): void {
+    this.queue.push({ id, request, source });
     this.render();
   }
 
@@ -175,8 +175,8 @@ export class ConfirmationDialog {
     return waiting > 0 ? `${waiting} more waiting` : "";
   }
 
-  private build({ request, source, previewKind }: PendingConfirmation): HTMLElement {
-    const sandbox = sandboxNote(previewKind, request.preview);
+  private build({ request, source }: PendingConfirmation): HTMLElement {
+    const sandbox = sandboxNote(request.preview_kind, request.preview);
     const choices = scopeChoices(request);
     this.choice = choices[0]!;
     const scopeRadios = choices.map((choice, i) => {
@@ -237,7 +237,7 @@ export class ConfirmationDialog {
               text: reasoning || (source === MODEL_SOURCE ? "(no reasoning given)" : "You wrote this call by hand."),
             }),
           ),
-          renderPreview(previewKind, request.preview),
+          renderPreview(request.preview_kind, request.preview),
           h("details", { class: "confirm-args" }, h("summary", { text: "Arguments (JSON)" }), args),
           h("p", { class: "muted small", text: `Asked because: ${request.rule}` }),
           h("fieldset", { class: "scope" }, h("legend", { text: "A standing yes covers" }), ...scopeRadios),

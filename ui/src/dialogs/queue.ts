@@ -1,14 +1,13 @@
 // Confirmations waiting for the user, oldest first. Each remembers which run asked (a turn or a
 // manual call) so that the ones a cancelled run leaves behind can be dropped.
 
-import type { PermissionRequest, PreviewKind } from "../ipc/types";
+import type { PermissionRequest } from "../ipc/types";
 
 export interface PendingConfirmation {
   id: number;
   request: PermissionRequest;
   source: string;
   /** What the request's preview holds, as its tool declares; undefined when not known. */
-  previewKind: PreviewKind | undefined;
 }
 
 export class ConfirmationQueue {

@@ -323,6 +323,8 @@ export interface PermissionRequest {
   rule: string;
   /** For writes: the diff of old and new content. */
   preview: unknown;
+  /** What `preview` holds, as the tool declares it: a confirmation shows it by this kind. */
+  preview_kind: PreviewKind;
 }
 
 /**

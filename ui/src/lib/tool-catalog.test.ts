@@ -12,8 +12,8 @@ describe("the tool catalog", () => {
     expect(catalog.resultKind("write_file")).toBeUndefined();
     catalog.set([spec("write_file", "diff", "write"), spec("read_file", "none", "file_content")]);
     expect(catalog.specs.map((s) => s.name)).toEqual(["write_file", "read_file"]);
-    expect([catalog.previewKind("write_file"), catalog.resultKind("write_file")]).toEqual(["diff", "write"]);
+    expect(catalog.resultKind("write_file")).toBe("write");
     expect(catalog.resultKind("read_file")).toBe("file_content");
-    expect(catalog.previewKind("no_such_tool")).toBeUndefined();
+    expect(catalog.resultKind("no_such_tool")).toBeUndefined();
   });
 });

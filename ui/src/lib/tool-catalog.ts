@@ -1,8 +1,9 @@
 // The tools the backend offers (`list_tools`), by name: what the window knows of a call's tool
-// beyond its name — what kind of preview and of result it declares — so that previews and
-// results are shown by the kind their tool declares rather than by recognising tool names.
+// beyond its name — what kind of result it declares — so that results are routed by the kind
+// their tool declares rather than by recognising tool names. (A confirmation carries its own
+// preview kind.)
 
-import type { PreviewKind, ResultKind, ToolSpec } from "../ipc/types";
+import type { ResultKind, ToolSpec } from "../ipc/types";
 
 export class ToolCatalog {
   private byName = new Map<string, ToolSpec>();
@@ -15,11 +16,6 @@ export class ToolCatalog {
   /** Every tool, in the backend's order; empty until the list has been loaded. */
   get specs(): ToolSpec[] {
     return [...this.byName.values()];
-  }
-
-  /** What the tool's preview holds; undefined for a tool the list does not (yet) name. */
-  previewKind(tool: string): PreviewKind | undefined {
-    return this.byName.get(tool)?.preview_kind;
   }
 
   /** What the tool's result holds; undefined for a tool the list does not (yet) name. */

@@ -24,7 +24,9 @@ use crate::sandbox::Workspace;
 use crate::tool_result::ToolResult;
 use crate::toolbox::Toolbox;
 use crate::tools::walk::known_paths;
-use crate::tools::{normalize_args, PrepareError, ResultKind, Risk, ToolContext, ToolRegistry};
+use crate::tools::{
+    normalize_args, PrepareError, PreviewKind, ResultKind, Risk, ToolContext, ToolRegistry,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -83,6 +85,8 @@ pub struct PermissionRequest {
     pub rule: String,
     /// For writes: the diff of old and new content.
     pub preview: Option<Value>,
+    /// What `preview` holds, as the tool declares it: a confirmation shows it by this kind.
+    pub preview_kind: PreviewKind,
 }
 
 /// The user's answer to a [`PermissionRequest`].
@@ -553,6 +557,11 @@ impl Session {
                     command: command.clone(),
                     rule: rule.clone(),
                     preview: call.preview(&self.ctx),
+                    preview_kind: self
+                        .toolbox
+                        .registry()
+                        .spec(tool)
+                        .map_or(PreviewKind::None, |s| s.preview_kind),
                 };
                 emit(&Event::PermissionAsked {
                     call_id: call_id.to_string(),
