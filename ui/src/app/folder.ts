@@ -5,6 +5,7 @@ import { AppError, backend } from "../ipc";
 import type { WorkspaceInfo } from "../ipc/types";
 import type { CallLog } from "../lib/calls";
 import type { Toasts } from "../lib/toasts";
+import { suggestionsFor } from "../lib/suggestions";
 import type { ChatPanel } from "../panels/chat";
 import type { EditorPanel } from "../panels/editor";
 import type { FileTreePanel } from "../panels/filetree";
@@ -69,7 +70,9 @@ export class Folder {
   async refreshTree(): Promise<void> {
     if (!this.info) return;
     try {
-      this.deps.tree.setTree(await backend.listTree(), this.info.name);
+      const tree = await backend.listTree();
+      this.deps.tree.setTree(tree, this.info.name);
+      this.deps.chat.setSuggestions(suggestionsFor(tree.files));
     } catch (error) {
       this.deps.toasts.show(`Cannot list the files: ${AppError.from(error).message}`, "error");
     }

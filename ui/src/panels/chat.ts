@@ -18,11 +18,8 @@ export type ChatAvailability =
   | { ready: true }
   | { ready: false; reason: string };
 
-const EXAMPLES = [
-  "What version is in package.json?",
-  "Which TypeScript files are in src?",
-  "Where is the cart total computed?",
-];
+/** Offered before a folder's files are known. */
+const GENERAL_EXAMPLES = ["What files are in this folder?"];
 
 export class ChatPanel {
   private readonly log = h("div", { class: "chat-log", attrs: { "aria-live": "polite" } });
@@ -39,6 +36,7 @@ export class ChatPanel {
   private busy = false;
   private thinkingTimer: ReturnType<typeof setInterval> | null = null;
   private availability: ChatAvailability = { ready: false, reason: "" };
+  private examples: string[] = GENERAL_EXAMPLES;
 
   constructor(
     readonly root: HTMLElement,
@@ -82,6 +80,16 @@ export class ChatPanel {
     this.actions.send(text);
   }
 
+  /** What the empty chat offers to ask (made from the open project). */
+  setSuggestions(examples: string[]): void {
+    this.examples = examples;
+    const empty = this.log.querySelector(".chat-empty");
+    if (empty) {
+      empty.remove();
+      this.renderEmpty();
+    }
+  }
+
   reset(): void {
     clear(this.log);
     this.reply = null;
@@ -95,7 +103,7 @@ export class ChatPanel {
         "div",
         { class: "empty-state chat-empty" },
         h("p", { text: "Ask about the open folder. The assistant reads, searches and edits it with tools you can see." }),
-        h("div", { class: "examples" }, ...EXAMPLES.map((example) => button(example, () => {
+        h("div", { class: "examples" }, ...this.examples.map((example) => button(example, () => {
           this.input.value = example;
           this.input.focus();
         }, { class: "chip" }))),
