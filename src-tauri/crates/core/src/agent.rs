@@ -17,8 +17,8 @@ use crate::model::{
     CancelToken, Flow, GenerateRequest, KnownPaths, Message, Model, Role, ToolChoice,
 };
 use crate::policy::{decide, Decision, Effect, Grant, Lifetime, PolicyStore, Scope, Subject};
-use crate::protocol::markers::protocol_fragment;
-use crate::protocol::{interpret, Outcome, Turn, TurnParser, STOP_SEQUENCES};
+use crate::protocol::markers::is_protocol_shaped_text;
+use crate::protocol::{interpret, Outcome, TurnParser, STOP_SEQUENCES};
 use crate::relevance::focus_file_result;
 use crate::sandbox::Workspace;
 use crate::tool_result::ToolResult;
@@ -62,12 +62,6 @@ impl Default for AgentConfig {
             focus_results: true,
         }
     }
-}
-
-/// A reply with no call and no fatal problem that [`interpret`] refused only for looking like
-/// the protocol.
-fn is_protocol_shaped_text(turn: &Turn) -> bool {
-    turn.call.is_none() && turn.fatal_problem().is_none() && protocol_fragment(&turn.text).is_some()
 }
 
 /// What the user is asked to approve.

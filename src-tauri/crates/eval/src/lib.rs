@@ -10,7 +10,7 @@
 use lantern_core::agent::{AgentConfig, Answer, FixedAnswer, Session, SessionOptions};
 use lantern_core::event::{Event, FinishedReason};
 use lantern_core::model::{CancelToken, Model};
-use lantern_core::protocol::markers::protocol_fragment;
+use lantern_core::protocol::markers::{is_protocol_shaped_text, protocol_fragment};
 use lantern_core::protocol::parse;
 use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
@@ -334,6 +334,8 @@ fn score(
                     outcome.first_tool = Some(tool.clone());
                 }
             }
+            // Tag soup refused as an answer was no attempt at a call: it is counted apart.
+            Event::CallRejected { response, .. } if is_protocol_shaped_text(&parse(response)) => {}
             Event::CallRejected { step, response, .. } => {
                 outcome.invalid_calls += 1;
                 if *step == 1 {

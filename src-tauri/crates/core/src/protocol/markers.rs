@@ -7,7 +7,7 @@
 //! ([`Message`] with [`Role::Tool`] for results), and a backend that speaks the text protocol
 //! renders it with [`text_protocol_messages`].
 
-use super::Dialect;
+use super::{Dialect, Turn};
 use crate::model::{Message, Role};
 
 /// The opening tag of the native protocol.
@@ -79,9 +79,9 @@ pub fn protocol_fragment(text: &str) -> Option<&str> {
 }
 
 /// Where a tag shaped like the protocol's own begins: a name that joins words with an
-/// underscore (`<TOML_CALL`, `</tool_result`), or a whole tag of three or more capitals
-/// (`<TOUBLE>`, `</TOML>`). Prose does not write either; generics (`Vec<T>`,
-/// `Option<String>`) and a mention such as "the <TOOL tag" are neither.
+/// underscore (`<TOML_CALL`, `</tool_result`), or three or more capitals closed like a tag or
+/// a label (`<TOUBLE>`, `</TOML>`, `<TOUBLE:`). Prose does not write either; generics
+/// (`Vec<T>`, `Option<String>`) and a mention such as "the <TOOL tag" are neither.
 pub fn protocol_tag_start(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
     (0..bytes.len()).find(|&at| {
@@ -96,8 +96,15 @@ pub fn protocol_tag_start(text: &str) -> Option<usize> {
         let letters = name.iter().take_while(|b| b.is_ascii_alphabetic()).count();
         let capitals = name.iter().take_while(|b| b.is_ascii_uppercase()).count();
         (letters >= 2 && name.get(letters) == Some(&b'_'))
-            || (capitals >= 3 && name.get(capitals) == Some(&b'>'))
+            || (capitals >= 3
+                && matches!(name.get(capitals), None | Some(b'>' | b':' | b'"' | b'\n')))
     })
+}
+
+/// A reply that [`crate::protocol::interpret`] refuses only for looking like the protocol: no
+/// call, no fatal problem, but tag soup. It was never an attempt at a call.
+pub fn is_protocol_shaped_text(turn: &Turn) -> bool {
+    turn.call.is_none() && turn.fatal_problem().is_none() && protocol_fragment(&turn.text).is_some()
 }
 
 /// What follows every tool result the model reads: small models otherwise echo the result or
@@ -180,6 +187,10 @@ mod tests {
             ("</Tool_Output>", "</Tool_Output>"),
             ("<TOUBLE>\n{\"tool}: list_files", "<TOUBLE>"),
             ("The answer. <TOML>", "<TOML>"),
+            (
+                "<TOUBLE: \"The files in the ranges folder",
+                "<TOUBLE: \"The files in the ranges folder",
+            ),
             ("{\"tool}: \"x\"", "\"tool}: \"x"),
             ("{\"tool\": \"read_file\", \"args\": {}}", "\"tool\": \"r"),
             (
