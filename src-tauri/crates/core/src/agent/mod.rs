@@ -10,6 +10,10 @@
 //! a row, `max_protocol_errors` invalid calls in a row, and the cancel token. Every step is an
 //! [`Event`]; the caller renders them (UI, CLI) and may save them as a transcript.
 
+mod calls;
+
+pub use calls::{Answer, CallOutcome, Confirmer, FixedAnswer, PermissionRequest, Refusal};
+
 use crate::checkpoint::CheckpointStore;
 use crate::error::{ErrorType, ToolError};
 use crate::event::{AnswerKind, Event, FinishedReason};
@@ -27,7 +31,6 @@ use crate::tools::walk::known_paths;
 use crate::tools::{
     normalize_args, PrepareError, PreviewKind, ResultKind, Risk, ToolContext, ToolRegistry,
 };
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
@@ -60,97 +63,6 @@ impl Default for AgentConfig {
             max_tokens: 1024,
             protocol_guard: true,
             focus_results: true,
-        }
-    }
-}
-
-/// What the user is asked to approve.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct PermissionRequest {
-    pub call_id: String,
-    pub tool: String,
-    pub args: Value,
-    pub reasoning: Option<String>,
-    pub risk: Risk,
-    /// Workspace-relative paths the call touches.
-    pub paths: Vec<String>,
-    pub command: Option<String>,
-    /// Why the policy asks.
-    pub rule: String,
-    /// For writes: the diff of old and new content.
-    pub preview: Option<Value>,
-    /// What `preview` holds, as the tool declares it: a confirmation shows it by this kind.
-    pub preview_kind: PreviewKind,
-}
-
-/// The user's answer to a [`PermissionRequest`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "answer", rename_all = "snake_case")]
-pub enum Answer {
-    AllowOnce,
-    AllowSession {
-        scope: Scope,
-    },
-    AllowAlways {
-        scope: Scope,
-    },
-    /// Closing the dialog is a deny too. `message` is passed on to the model.
-    Deny {
-        message: Option<String>,
-    },
-    /// Nobody can be asked (no terminal, no window); `reason` says how to allow such calls.
-    Unanswerable {
-        reason: String,
-    },
-}
-
-/// Asks the user. The app shows a dialog and waits for its reply; the CLI asks on the terminal.
-pub trait Confirmer {
-    fn confirm(&mut self, request: &PermissionRequest) -> Answer;
-}
-
-/// A confirmer that gives the same answer every time (`--approve all|none`, `--yes`, `--deny`).
-pub struct FixedAnswer(pub Answer);
-
-impl Confirmer for FixedAnswer {
-    fn confirm(&mut self, _request: &PermissionRequest) -> Answer {
-        self.0.clone()
-    }
-}
-
-/// A call that was not run, and why.
-#[derive(Debug, Clone)]
-pub struct Refusal {
-    pub error_type: ErrorType,
-    pub message: String,
-}
-
-/// How one call ended.
-pub enum CallOutcome {
-    Ran(ToolResult),
-    Refused(Refusal),
-}
-
-impl CallOutcome {
-    /// What the model reads next: the result, or why the call was not run.
-    pub fn to_message(&self, call_id: &str) -> Message {
-        match self {
-            CallOutcome::Ran(result) => Message::tool_result(call_id, result.render_for_model()),
-            CallOutcome::Refused(r) => Message {
-                call_id: Some(call_id.to_string()),
-                ..Message::call_rejected(r.message.clone())
-            },
-        }
-    }
-
-    /// The structured result, refusals included (for the CLI and the inspector).
-    pub fn into_result(self) -> ToolResult {
-        match self {
-            CallOutcome::Ran(result) => result,
-            CallOutcome::Refused(r) => ToolResult::failure(
-                ToolError::new(r.error_type, r.message),
-                std::time::Duration::ZERO,
-            ),
         }
     }
 }
