@@ -4,7 +4,7 @@
 
 use crate::error::{AppError, ErrorCode};
 use lantern_core::agent::AgentConfig;
-use lantern_core::model::ToolChoice;
+use lantern_core::model::{GenerationOptions, ToolChoice};
 use lantern_core::paths::{config_dir, write_state_file};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -44,6 +44,15 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// The generation options these settings choose; the rest keep the model's defaults.
+    pub fn generation(&self) -> GenerationOptions {
+        GenerationOptions {
+            grammar: self.grammar,
+            temperature: self.temperature,
+            ..GenerationOptions::default()
+        }
+    }
+
     /// Refuses values the agent or the model cannot work with, saying which and why.
     pub fn check(&self) -> Result<(), AppError> {
         if !(1..=MAX_STEPS_LIMIT).contains(&self.max_steps) {

@@ -13,7 +13,7 @@ use crate::settings::{AppConfig, Settings};
 use lantern_core::agent::{Answer, Session, SessionOptions};
 use lantern_core::checkpoint::{Checkpoint, CheckpointStore, UndoOutcome};
 use lantern_core::event::{Event, TranscriptWriter};
-use lantern_core::model::{CancelToken, GenerationOptions, Model};
+use lantern_core::model::{CancelToken, Model};
 use lantern_core::paths;
 use lantern_core::policy::Grant;
 use lantern_core::sandbox::Workspace;
@@ -339,11 +339,7 @@ impl AppState {
         let mut model = hold(&self.model, MODEL_IN_USE)?;
         let model = model.as_mut().ok_or_else(no_model)?;
         let settings = self.settings();
-        model.configure(&GenerationOptions {
-            grammar: settings.grammar,
-            temperature: settings.temperature,
-            ..GenerationOptions::default()
-        });
+        model.configure(&settings.generation());
         session.config.max_steps = settings.max_steps;
         session.config.tool_choice = settings.tool_choice;
         self.cancel.reset();
@@ -445,12 +441,7 @@ impl AppState {
             context: self.settings().context,
             threads: None,
         });
-        let settings = self.settings();
-        let options = GenerationOptions {
-            grammar: settings.grammar,
-            temperature: settings.temperature,
-            ..GenerationOptions::default()
-        };
+        let options = self.settings().generation();
         let reading = progress.clone();
         let mut loaded = lantern_providers::open(&spec, &options, move |fraction| {
             reading(LoadProgress::Reading { fraction })
