@@ -5,6 +5,7 @@
 //! the file; shown the few lines that match the question first, it copies from them. The
 //! excerpt is added next to the data, never instead of it, so nothing the tool returned is lost.
 
+use crate::tool_result::ToolResult;
 use serde_json::{Map, Value};
 
 /// The most lines an excerpt holds.
@@ -64,45 +65,40 @@ pub fn lines_about(content: &str, words: &[String], first_line: u64) -> Vec<Stri
         .collect()
 }
 
-/// A rendered file-content result (`{"success":…,"data":{"content":…},…}`) with the lines
-/// about `question` put first, as `lines_about_the_question`; the result as it was when it is
-/// not one, failed, or no line matches.
-pub fn focus_file_result(rendered: &str, question: &str) -> String {
-    let Ok(Value::Object(result)) = serde_json::from_str::<Value>(rendered) else {
-        return rendered.to_string();
+/// A file-content result as the model reads it, with the lines about `question` put first as
+/// `lines_about_the_question`; rendered as it is when it failed or no line matches.
+pub fn focus_file_result(result: &ToolResult, question: &str) -> String {
+    let data = result.data.as_ref().filter(|_| result.success);
+    let Some(content) = data.and_then(|d| d.get("content")).and_then(Value::as_str) else {
+        return result.render_for_model();
     };
-    let Some(content) = result
-        .get("data")
-        .and_then(|d| d.get("content"))
-        .and_then(Value::as_str)
-    else {
-        return rendered.to_string();
-    };
-    let first_line = result["data"]
-        .get("start_line")
+    let first_line = data
+        .and_then(|d| d.get("start_line"))
         .and_then(Value::as_u64)
         .unwrap_or(1);
     let lines = lines_about(content, &question_words(question), first_line);
     if lines.is_empty() {
-        return rendered.to_string();
+        return result.render_for_model();
     }
-    let mut focused = Map::new();
-    focused.insert("success".into(), result["success"].clone());
-    focused.insert("lines_about_the_question".into(), lines.into());
-    for (key, value) in result {
-        focused.entry(key).or_insert(value);
-    }
-    Value::Object(focused).to_string()
+    let mut lead = Map::new();
+    lead.insert("lines_about_the_question".into(), lines.into());
+    result.render_for_model_led_by(lead)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn read(data: Value) -> ToolResult {
+        ToolResult::from_outcome(Ok(data), std::time::Duration::ZERO)
+    }
+
     #[test]
     fn the_lines_that_share_the_question_s_words_come_first() {
-        let rendered = r#"{"success":true,"data":{"path":"package.json","content":"{\n  \"name\": \"semver\",\n  \"version\": \"7.6.3\",\n  \"main\": \"index.js\"\n}\n","total_lines":5},"error":null}"#;
-        let focused = focus_file_result(rendered, "Which version of this package is it?");
+        let result = read(
+            serde_json::json!({"path": "package.json", "content": "{\n  \"name\": \"semver\",\n  \"version\": \"7.6.3\",\n  \"main\": \"index.js\"\n}\n", "total_lines": 5}),
+        );
+        let focused = focus_file_result(&result, "Which version of this package is it?");
         let value: Value = serde_json::from_str(&focused).unwrap();
         assert_eq!(
             value["lines_about_the_question"],
@@ -118,11 +114,24 @@ mod tests {
 
     #[test]
     fn a_result_without_matching_lines_or_content_is_left_as_it_was() {
-        let listing = r#"{"success":true,"data":{"files":["a.js"]},"error":null}"#;
-        assert_eq!(focus_file_result(listing, "version?"), listing);
-        let content = r#"{"success":true,"data":{"content":"x = 1\n"},"error":null}"#;
-        assert_eq!(focus_file_result(content, "Which version?"), content);
-        assert_eq!(focus_file_result("not json", "Which version?"), "not json");
+        let listing = read(serde_json::json!({"files": ["a.js"]}));
+        assert_eq!(
+            focus_file_result(&listing, "version?"),
+            listing.render_for_model()
+        );
+        let content = read(serde_json::json!({"content": "x = 1\n"}));
+        assert_eq!(
+            focus_file_result(&content, "Which version?"),
+            content.render_for_model()
+        );
+        let failed = ToolResult::failure(
+            crate::error::ToolError::invalid("no such file"),
+            std::time::Duration::ZERO,
+        );
+        assert_eq!(
+            focus_file_result(&failed, "Which version?"),
+            failed.render_for_model()
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@
 use crate::error::{ErrorType, ToolError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The most bytes of a `TOOL_RESULT` line the model is shown.
@@ -87,16 +87,23 @@ impl ToolResult {
     /// shortened (each with a note of how much was cut) until it fits, so the JSON stays valid
     /// and the model still sees the shape of the answer.
     pub fn render_for_model(&self) -> String {
+        self.render_for_model_led_by(Map::new())
+    }
+
+    /// [`render_for_model`](Self::render_for_model) with `lead`'s members read before the data
+    /// (e.g. the lines of a file that answer the question).
+    pub fn render_for_model_led_by(&self, lead: Map<String, Value>) -> String {
         let error = match (&self.error_message, &self.error_hint) {
             (Some(m), Some(h)) => Value::String(format!("{m} {h}")),
             (Some(m), None) => Value::String(m.clone()),
             _ => Value::Null,
         };
-        let mut body = serde_json::json!({
-            "success": self.success,
-            "data": self.data.clone().unwrap_or(Value::Null),
-            "error": error,
-        });
+        let mut members = Map::new();
+        members.insert("success".into(), Value::Bool(self.success));
+        members.extend(lead);
+        members.insert("data".into(), self.data.clone().unwrap_or(Value::Null));
+        members.insert("error".into(), error);
+        let mut body = Value::Object(members);
         if !self.success {
             body["error_type"] = Value::String(self.error_type.to_string());
         }

@@ -317,15 +317,17 @@ impl Session {
                         break (FinishedReason::Repetition, String::new());
                     }
                     let outcome = self.execute(&call_id, &tool, args, reasoning, confirmer, emit);
-                    let mut reply = outcome.to_message(&call_id);
                     let reads_a_file = self
                         .toolbox
                         .registry()
                         .spec(&tool)
                         .is_some_and(|s| s.result_kind == ResultKind::FileContent);
-                    if self.config.focus_results && reads_a_file && !reply.rejected {
-                        reply.content = focus_file_result(&reply.content, message);
-                    }
+                    let reply = match &outcome {
+                        CallOutcome::Ran(result) if self.config.focus_results && reads_a_file => {
+                            Message::tool_result(&call_id, focus_file_result(result, message))
+                        }
+                        _ => outcome.to_message(&call_id),
+                    };
                     self.history.push(reply);
                 }
             }
