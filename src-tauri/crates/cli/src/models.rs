@@ -62,6 +62,17 @@ pub struct ModelArgs {
     /// Choose path arguments among the workspace's files and folders (local models).
     #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().grounded_paths))]
     pub grounded_paths: OnOff,
+    /// Offer constrained calls only their required and path arguments (local models).
+    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().lean_calls))]
+    pub lean_calls: OnOff,
+    /// Choose a call's tool by its whole name and the words the question shares with each
+    /// tool's description (local models).
+    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().ranked_tools))]
+    pub ranked_tools: OnOff,
+    /// In an answer after a tool result, favour copying the result's paths, numbers and names
+    /// exactly (local models).
+    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().copy_spans))]
+    pub copy_spans: OnOff,
     /// Sampling temperature; 0 decodes greedily.
     #[arg(long, default_value_t = 0.0)]
     pub temperature: f32,
@@ -124,6 +135,15 @@ impl ModelArgs {
                         if self.grounded_paths == OnOff::Off {
                             levers.push("paths not grounded");
                         }
+                        if self.lean_calls == OnOff::Off {
+                            levers.push("all optional arguments offered");
+                        }
+                        if self.ranked_tools == OnOff::Off {
+                            levers.push("tools not ranked");
+                        }
+                        if self.copy_spans == OnOff::Off {
+                            levers.push("no copying from results");
+                        }
                         levers.join(", ")
                     }
                     OnOff::Off => "grammar off".to_string(),
@@ -140,6 +160,9 @@ impl ModelArgs {
             grammar: self.grammar == OnOff::On,
             call_reasoning: self.call_reasoning == OnOff::On,
             grounded_paths: self.grounded_paths == OnOff::On,
+            lean_calls: self.lean_calls == OnOff::On,
+            ranked_tools: self.ranked_tools == OnOff::On,
+            copy_spans: self.copy_spans == OnOff::On,
             temperature: self.temperature,
             seed: self.seed,
         }

@@ -213,6 +213,16 @@ pub struct GenerationOptions {
     /// Choose path arguments among the workspace's files and folders while a constrained call
     /// is decoded (local models with the grammar, when the request brings known paths).
     pub grounded_paths: bool,
+    /// Offer a constrained call only the tool's required arguments and its path arguments, not
+    /// the optional line ranges, limits and search options (local models with the grammar).
+    pub lean_calls: bool,
+    /// Choose a constrained call's tool by the model's score for each whole name together with
+    /// the words the question shares with each tool's description (local models with the
+    /// grammar).
+    pub ranked_tools: bool,
+    /// In an answer after a tool result, favour tokens that copy a span of the result (a path,
+    /// a number, an identifier) exactly, once the answer has begun one (local models).
+    pub copy_spans: bool,
     /// 0 decodes greedily.
     pub temperature: f32,
     pub seed: u32,
@@ -224,6 +234,9 @@ impl Default for GenerationOptions {
             grammar: true,
             call_reasoning: true,
             grounded_paths: true,
+            lean_calls: true,
+            ranked_tools: true,
+            copy_spans: true,
             temperature: 0.0,
             seed: 42,
         }

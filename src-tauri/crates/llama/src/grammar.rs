@@ -35,16 +35,45 @@ fn bound_strings(schema: &mut Value, field: Option<&str>) {
     }
 }
 
+/// What a constrained call may hold besides the tool and its required arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CallShape {
+    /// A bounded `"reasoning": string` after the arguments. Never before them: a small model
+    /// would put a made-up answer there before it has read anything.
+    pub reasoning: bool,
+    /// Leave out the optional arguments that are not paths (line ranges, result limits, search
+    /// options). A tiny model fills every optional argument it is offered, with numbers and
+    /// patterns copied from anywhere (`"start_line": 12`, `"pattern": "file.txt"`), and each
+    /// one narrows the result to nothing; path arguments stay, since they are grounded.
+    pub lean: bool,
+}
+
+/// Removes the optional arguments that are not paths from an argument schema.
+fn keep_required_and_paths(args: &mut Value) {
+    let required: Vec<String> = args["required"]
+        .as_array()
+        .map(|r| {
+            r.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(Value::Object(props)) = args.get_mut("properties") {
+        props.retain(|name, prop| required.contains(name) || prop.get("x-path").is_some());
+    }
+}
+
 /// The JSON Schema of one call, one alternative per tool: `{"tool": <name>, "args": <its
-/// schema>}`, and after the arguments a bounded `"reasoning": string` when `reasoning` is set.
-/// Without it a small model cannot put a made-up answer into the call before it has read
-/// anything.
-pub fn call_schema(specs: &[&ToolSpec], reasoning: bool) -> Value {
+/// schema>}`, shaped by `shape`.
+pub fn call_schema(specs: &[&ToolSpec], shape: CallShape) -> Value {
     let alternatives: Vec<Value> = specs
         .iter()
         .map(|spec| {
             let mut args = spec.input_schema.clone();
             bound_strings(&mut args, None);
+            if shape.lean {
+                keep_required_and_paths(&mut args);
+            }
             let mut call = json!({
                 "type": "object",
                 "properties": {
@@ -54,7 +83,7 @@ pub fn call_schema(specs: &[&ToolSpec], reasoning: bool) -> Value {
                 "required": ["tool", "args"],
                 "additionalProperties": false,
             });
-            if reasoning {
+            if shape.reasoning {
                 call["properties"]["reasoning"] =
                     json!({"type": "string", "maxLength": MAX_REASONING_CHARS});
                 call["required"] = json!(["tool", "args", "reasoning"]);
@@ -67,8 +96,8 @@ pub fn call_schema(specs: &[&ToolSpec], reasoning: bool) -> Value {
 
 /// GBNF for everything after the opening tag: optional whitespace, the call object, the
 /// closing tag.
-pub fn call_grammar(specs: &[&ToolSpec], reasoning: bool) -> Result<String, String> {
-    let schema = call_schema(specs, reasoning).to_string();
+pub fn call_grammar(specs: &[&ToolSpec], shape: CallShape) -> Result<String, String> {
+    let schema = call_schema(specs, shape).to_string();
     let body = llama_cpp_2::json_schema_to_grammar(&schema)
         .map_err(|e| format!("could not turn the tool schemas into a grammar: {e}"))?;
     // The converter names its start rule `root`; ours wraps it with the tags.
@@ -94,22 +123,57 @@ mod tests {
     use super::*;
     use lantern_core::tools::ToolRegistry;
 
-    #[test]
-    fn short_strings_are_bounded_and_content_is_not() {
-        let registry = ToolRegistry::standard();
-        let schema = call_schema(&registry.specs(), true);
-        let write = schema["oneOf"]
+    /// The alternative of `schema` that calls `tool`.
+    fn alternative<'a>(schema: &'a Value, tool: &str) -> &'a Value {
+        schema["oneOf"]
             .as_array()
             .unwrap()
             .iter()
-            .find(|a| a["properties"]["tool"]["const"] == "write_file")
-            .unwrap();
+            .find(|a| a["properties"]["tool"]["const"] == tool)
+            .unwrap()
+    }
+
+    #[test]
+    fn short_strings_are_bounded_and_content_is_not() {
+        let registry = ToolRegistry::standard();
+        let full = CallShape {
+            reasoning: true,
+            lean: false,
+        };
+        let schema = call_schema(&registry.specs(), full);
+        let write = alternative(&schema, "write_file");
         let props = &write["properties"]["args"]["properties"];
         assert_eq!(props["path"]["maxLength"], MAX_SHORT_STRING_CHARS);
         assert!(props["content"].get("maxLength").is_none());
         assert_eq!(write["required"], json!(["tool", "args", "reasoning"]));
-        let without = call_schema(&registry.specs(), false);
+        let without = call_schema(
+            &registry.specs(),
+            CallShape {
+                reasoning: false,
+                ..full
+            },
+        );
         assert_eq!(without["oneOf"][0]["required"], json!(["tool", "args"]));
         assert!(without["oneOf"][0]["properties"].get("reasoning").is_none());
+    }
+
+    #[test]
+    fn a_lean_call_offers_required_and_path_arguments_only() {
+        let registry = ToolRegistry::standard();
+        let lean = CallShape {
+            reasoning: false,
+            lean: true,
+        };
+        let schema = call_schema(&registry.specs(), lean);
+        let args = |tool: &str| {
+            let props = alternative(&schema, tool)["properties"]["args"]["properties"]
+                .as_object()
+                .unwrap();
+            props.keys().cloned().collect::<Vec<_>>()
+        };
+        assert_eq!(args("read_file"), ["path"]);
+        assert_eq!(args("list_files"), ["directory"]);
+        assert_eq!(args("search_code"), ["query"]);
+        assert_eq!(args("write_file"), ["path", "content"]);
     }
 }

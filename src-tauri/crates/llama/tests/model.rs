@@ -442,7 +442,7 @@ fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
 }
 
 #[test]
-fn grounded_calls_name_paths_that_exist() {
+fn grounded_calls_name_paths_that_exist_with_only_lean_arguments() {
     let dir = tempfile_dir();
     let fixture =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/fixtures/semver");
@@ -464,6 +464,18 @@ fn grounded_calls_name_paths_that_exist() {
     }
     let mut named = 0;
     for (question, tool, args) in &calls {
+        // Lean calls (the default): only required and path arguments are offered.
+        let spec = toolbox.specs().iter().find(|s| &s.name == tool).unwrap();
+        let schema = &spec.input_schema;
+        for key in args.as_object().into_iter().flat_map(|a| a.keys()) {
+            let required = schema["required"]
+                .as_array()
+                .is_some_and(|r| r.iter().any(|k| k == key));
+            assert!(
+                required || schema["properties"][key].get("x-path").is_some(),
+                "{question}: {tool} was offered the optional argument {key:?}"
+            );
+        }
         for key in ["path", "directory", "file"] {
             if let Some(path) = args.get(key).and_then(|v| v.as_str()) {
                 if tool == "write_file" {

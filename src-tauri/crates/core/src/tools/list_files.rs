@@ -10,7 +10,8 @@ const MAX_MAX_RESULTS: usize = 2000;
 
 /// List the files in a workspace folder and all its subfolders, sorted by path, optionally
 /// only those matching a glob pattern. Files ignored by .gitignore/.ignore and hidden files are
-/// not listed; the result says how many entries were skipped.
+/// not listed; the result says how many entries were skipped. Use it to see which files a
+/// folder holds, or to count them.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {

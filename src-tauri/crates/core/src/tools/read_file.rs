@@ -13,7 +13,9 @@ pub const MAX_RETURN_LINES: usize = 2000;
 pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
 
 /// Read a text file from the workspace. Returns its content (or the requested line range), the
-/// total number of lines, and a notice with the next start_line when the output was cut.
+/// total number of lines, and a notice with the next start_line when the output was cut. Use it
+/// to look up a value in a file, such as a version or a setting, or to explain what its code
+/// does.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {

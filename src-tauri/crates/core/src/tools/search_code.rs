@@ -26,11 +26,14 @@ const SEARCH_TIME_BUDGET: Duration = Duration::from_secs(20);
 
 /// Search the text of the workspace's files for a literal string or a regular expression, like
 /// ripgrep. Returns matching lines with file path, line and column, sorted by path and line.
-/// Files ignored by .gitignore/.ignore, hidden files and binary files are skipped.
+/// Files ignored by .gitignore/.ignore, hidden files and binary files are skipped. Use it to
+/// find where a function, class, constant or variable is defined or used, or which file
+/// contains a name.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
-    /// The text to find, e.g. "fn main" (or a regular expression when options.regex is true).
+    /// The text to find, such as a function's name (or a regular expression when options.regex
+    /// is true).
     #[schemars(length(max = 4096))]
     pub query: String,
     /// How to search.

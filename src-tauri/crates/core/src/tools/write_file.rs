@@ -12,7 +12,7 @@ const MAX_DIFF_BYTES: usize = 4096;
 
 /// Write a text file in the workspace, replacing its whole content (or creating it, with any
 /// missing folders). Returns a summary of the change as a unified diff. The user may be asked
-/// to approve the write first.
+/// to approve the write first. Use it to create a file, or to change or fix one.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {

@@ -1,6 +1,7 @@
-//! Workspace-grounded path arguments: when a constrained call opens the string of a path
-//! argument, the value is chosen among the workspace's real files or folders instead of being
-//! written token by token.
+//! Grounded arguments: when a constrained call opens the string of a path argument, the value
+//! is chosen among the workspace's real files or folders instead of being written token by
+//! token; when it opens the tool's name, the name is chosen the same way among the request's
+//! tools.
 //!
 //! A tool declares which of its arguments are paths in its schema (`"x-path": "file"` or
 //! `"folder"`), so every tool gets this without code of its own. Whole candidates are ranked —
@@ -8,7 +9,10 @@
 //! whatever it started — by the model's own log-probability of the whole path (and of the
 //! string ending there), plus a bonus for each word of the question the path contains. Only
 //! the candidates the words and the depth rank highest are scored by the model, so a large
-//! workspace costs no more than a small one.
+//! workspace costs no more than a small one. A tool's name gets a bonus for the question's
+//! words its description shares, weighted by how few of the other tools share them: a tiny
+//! model's first token of a name is often a guess ("list" for a where-defined question), while
+//! the description says what each tool is for.
 
 use super::sampling::grammar_allows;
 use super::*;
@@ -54,6 +58,120 @@ pub(super) fn open_path_argument(call_text: &str, tools: &[ToolSpec]) -> Option<
         // A new name cannot be chosen from what exists.
         _ => None,
     }
+}
+
+/// Has the call text (after the opening tag) just opened the string of its `"tool"` member?
+pub(super) fn opens_tool_name(call_text: &str) -> bool {
+    let Some(before_quote) = call_text.strip_suffix('"') else {
+        return false;
+    };
+    let Some(before_colon) = before_quote.trim_end().strip_suffix(':') else {
+        return false;
+    };
+    before_colon.trim_end().ends_with("\"tool\"") && call_text.matches('"').count() == 3
+}
+
+/// Log-probability (nats) a word of the question found in a tool's name or description is
+/// worth when no other tool's has it; a word `n` tools have is worth `1/n` of it.
+const TOOL_WORD_BONUS: f64 = 4.0;
+
+/// Words that say nothing about which tool is meant.
+const COMMON_WORDS: &[&str] = &[
+    "the",
+    "and",
+    "for",
+    "with",
+    "what",
+    "which",
+    "where",
+    "how",
+    "when",
+    "who",
+    "why",
+    "this",
+    "that",
+    "these",
+    "those",
+    "are",
+    "was",
+    "were",
+    "does",
+    "did",
+    "its",
+    "all",
+    "any",
+    "you",
+    "your",
+    "can",
+    "from",
+    "into",
+    "there",
+    "here",
+    "has",
+    "have",
+    "use",
+    "not",
+    "one",
+    "many",
+    "much",
+    "tell",
+    "show",
+    "give",
+    "please",
+    "about",
+    "our",
+    "their",
+    "them",
+    "then",
+    "than",
+    "optionally",
+    "returns",
+    "workspace",
+    "project",
+];
+
+/// A word reduced to what its plural and past forms share ("files" and "file", "defined" and
+/// "define"), for comparing a question with descriptions.
+fn stem(word: &str) -> &str {
+    for ending in ["ing", "ed", "es", "s", "e"] {
+        if let Some(stem) = word.strip_suffix(ending) {
+            if stem.len() >= 3 {
+                return stem;
+            }
+        }
+    }
+    word
+}
+
+/// The bonus of each tool (in order) for the words of `question` its name and description
+/// contain, each word weighted by how few of the tools contain it.
+pub(super) fn tool_bonuses(question: &str, tools: &[ToolSpec]) -> Vec<f64> {
+    let stems = |text: &str| -> Vec<String> {
+        let mut stems: Vec<String> = words(text)
+            .iter()
+            .filter(|w| !COMMON_WORDS.contains(&w.as_str()))
+            .map(|w| stem(w).to_string())
+            .collect();
+        stems.sort();
+        stems.dedup();
+        stems
+    };
+    let described: Vec<Vec<String>> = tools
+        .iter()
+        .map(|t| stems(&format!("{} {}", t.name.replace('_', " "), t.description)))
+        .collect();
+    let asked = stems(question);
+    let sharing = |word: &String| described.iter().filter(|d| d.contains(word)).count();
+    described
+        .iter()
+        .map(|own| {
+            asked
+                .iter()
+                .filter(|w| own.contains(w))
+                .map(|w| TOOL_WORD_BONUS / sharing(w) as f64)
+                .sum()
+        })
+        .collect()
 }
 
 /// The tool a call being written names: the value of its `"tool"` member.
@@ -121,28 +239,59 @@ impl LocalModel {
             PathKind::File => &known.files,
             PathKind::Folder => &known.folders,
         };
-        let candidates = shortlist(pool, question);
-        if candidates.is_empty() {
-            return Ok(None);
-        }
+        let candidates: Vec<(String, f64)> = shortlist(pool, question)
+            .into_iter()
+            .map(|(path, hits)| (format!("{path}\""), WORD_BONUS * hits as f64))
+            .collect();
+        self.write_best(&candidates, logits, grammar, cancel)
+    }
+
+    /// Chooses the tool of the call just opened among the request's tools, by the model's
+    /// score for each whole name plus what the question shares with each tool's description
+    /// (see [`tool_bonuses`]), and writes it with its closing quote.
+    pub(super) fn ground_tool_name(
+        &mut self,
+        tools: &[ToolSpec],
+        question: &str,
+        logits: &[f32],
+        grammar: &mut LlamaSampler,
+        cancel: &CancelToken,
+    ) -> Result<Option<Grounded>, ModelError> {
+        let candidates: Vec<(String, f64)> = tools
+            .iter()
+            .zip(tool_bonuses(question, tools))
+            .map(|(tool, bonus)| (format!("{}\"", tool.name), bonus))
+            .collect();
+        self.write_best(&candidates, logits, grammar, cancel)
+    }
+
+    /// Scores every candidate value (its text, the closing quote included, and a bonus in
+    /// nats) by the model's log-probability of its tokens plus the bonus, then writes the best
+    /// into the cache and through `grammar`.
+    fn write_best(
+        &mut self,
+        candidates: &[(String, f64)],
+        logits: &[f32],
+        grammar: &mut LlamaSampler,
+        cancel: &CancelToken,
+    ) -> Result<Option<Grounded>, ModelError> {
         let base = self.cached.len();
-        let mut best: Option<(f64, String, Vec<LlamaToken>)> = None;
-        for (path, hits) in candidates {
-            let value = format!("{path}\"");
+        let mut best: Option<(f64, Vec<LlamaToken>)> = None;
+        for (value, bonus) in candidates {
             let tokens = self.model.vocab().tokenize(value.as_bytes(), false, false);
             if tokens.is_empty() {
                 continue;
             }
-            let score = self.score(logits, &tokens)? + WORD_BONUS * hits as f64;
+            let score = self.score(logits, &tokens)? + bonus;
             self.rewind_to(base, cancel)?;
-            if best.as_ref().is_none_or(|(s, _, _)| score > *s) {
-                best = Some((score, value, tokens));
+            if best.as_ref().is_none_or(|(s, _)| score > *s) {
+                best = Some((score, tokens));
             }
         }
-        let Some((_, _, tokens)) = best else {
+        let Some((_, tokens)) = best else {
             return Ok(None);
         };
-        // A plain path and its closing quote are always valid string content; should the
+        // A plain value and its closing quote are always valid string content; should the
         // grammar still refuse a token, what it took so far is written and decoding goes on
         // from there, so grammar, cache and text never disagree.
         let mut taken = Vec::with_capacity(tokens.len());

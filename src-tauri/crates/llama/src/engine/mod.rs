@@ -1,5 +1,6 @@
 //! The llama.cpp engine: one loaded model, one context, the KV cache kept between steps.
 
+mod copying;
 mod decision;
 mod grounding;
 mod kv;
@@ -12,7 +13,7 @@ use crate::decide::{
     lexical_prior, log_add, probe_set_fingerprint, Calibration, DecisionRules, ANSWER_PROBES,
     FOLLOW_UP_PROBES, TOOL_PROBES,
 };
-use crate::grammar::call_grammar;
+use crate::grammar::{call_grammar, CallShape};
 use crate::utf8::Utf8Stream;
 use decision::user_question;
 use lantern_core::model::{
@@ -36,7 +37,7 @@ use llama_cpp_2::token::LlamaToken;
 pub use load::physical_cores;
 use sampling::{
     choose, closed_call_end, closer_tokens, inside_json_string, is_looping, pick_closing,
-    stop_sequence_end, would_open_a_call, Closers, CLOSING_RESERVE,
+    repeats_itself, stop_sequence_end, would_open_a_call, Closers, CLOSING_RESERVE,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -124,6 +125,13 @@ pub struct Settings {
     pub call_reasoning: bool,
     /// Choose path arguments among the request's known paths (see `grounding`).
     pub grounded_paths: bool,
+    /// Offer a constrained call only its required and path arguments (see `grammar`).
+    pub lean_calls: bool,
+    /// Choose a call's tool by its whole name and the question's words (see `grounding`).
+    pub ranked_tools: bool,
+    /// Favour, in an answer after a tool result, tokens that copy a span of the result
+    /// (see `copying`).
+    pub copy_spans: bool,
     /// The most prompt tokens decoded in one batch. Batches are sized to take about 80 ms each
     /// (cancellation is checked between them), up to this many.
     pub prompt_batch: usize,
@@ -136,6 +144,9 @@ impl Default for Settings {
             grammar: true,
             call_reasoning: GenerationOptions::default().call_reasoning,
             grounded_paths: GenerationOptions::default().grounded_paths,
+            lean_calls: GenerationOptions::default().lean_calls,
+            ranked_tools: GenerationOptions::default().ranked_tools,
+            copy_spans: GenerationOptions::default().copy_spans,
             prompt_batch: 512,
         }
     }
@@ -221,6 +232,9 @@ impl Model for LocalModel {
         self.settings.grammar = options.grammar;
         self.settings.call_reasoning = options.call_reasoning;
         self.settings.grounded_paths = options.grounded_paths;
+        self.settings.lean_calls = options.lean_calls;
+        self.settings.ranked_tools = options.ranked_tools;
+        self.settings.copy_spans = options.copy_spans;
         self.settings.sampling.temperature = options.temperature;
         self.settings.sampling.seed = options.seed;
     }
@@ -314,8 +328,11 @@ impl Model for LocalModel {
         // low: from then on the grammar-allowed token that closes something is preferred.
         let closing_from = request.max_tokens.saturating_sub(CLOSING_RESERVE);
         let mut closing = false;
-        // Where in the text a path argument was last grounded, so one is chosen only once.
+        // Where in the text an argument was last grounded, so one is chosen only once.
         let mut grounded_at = usize::MAX;
+        let evidence = (!call && self.settings.copy_spans)
+            .then(|| copying::Evidence::of_last_results(request.messages))
+            .flatten();
         let finish = loop {
             if cancel.is_cancelled() {
                 break FinishReason::Cancelled;
@@ -323,36 +340,42 @@ impl Model for LocalModel {
             if generated >= request.max_tokens {
                 break FinishReason::Length;
             }
-            if let (Some(g), Some(known), true) = (
-                grammar.as_mut(),
-                request.paths,
-                self.settings.grounded_paths,
-            ) {
-                let kind = (!closing && grounded_at != text.len())
-                    .then(|| grounding::open_path_argument(&text[OPEN_TAG.len()..], request.tools))
-                    .flatten();
-                if let Some(kind) = kind {
-                    grounded_at = text.len();
-                    let question = user_question(request.messages);
-                    if let Some(grounded) =
-                        self.ground_path(kind, known, question, &logits, g, cancel)?
-                    {
-                        stats.grounded_paths += 1;
-                        generated += grounded.tokens.len();
-                        text.push_str(&grounded.text);
-                        reply_tokens.extend_from_slice(&grounded.tokens);
-                        logits = grounded.logits;
-                        if on_text(&grounded.text) == Flow::Stop {
-                            break FinishReason::Stop;
-                        }
-                        continue;
+            // A tool name or a path argument just opened is chosen whole (see `grounding`),
+            // once per position.
+            if let (Some(g), false) = (grammar.as_mut(), closing || grounded_at == text.len()) {
+                let call_text = &text[OPEN_TAG.len()..];
+                let question = user_question(request.messages);
+                let grounded =
+                    if self.settings.ranked_tools && grounding::opens_tool_name(call_text) {
+                        grounded_at = text.len();
+                        self.ground_tool_name(request.tools, question, &logits, g, cancel)?
+                    } else if let (Some(known), true, Some(kind)) = (
+                        request.paths,
+                        self.settings.grounded_paths,
+                        grounding::open_path_argument(call_text, request.tools),
+                    ) {
+                        grounded_at = text.len();
+                        let path = self.ground_path(kind, known, question, &logits, g, cancel)?;
+                        stats.grounded_paths += usize::from(path.is_some());
+                        path
+                    } else {
+                        None
+                    };
+                if let Some(grounded) = grounded {
+                    generated += grounded.tokens.len();
+                    text.push_str(&grounded.text);
+                    reply_tokens.extend_from_slice(&grounded.tokens);
+                    logits = grounded.logits;
+                    if on_text(&grounded.text) == Flow::Stop {
+                        break FinishReason::Stop;
                     }
+                    continue;
                 }
             }
             // Greedy decoding of a tiny model can fall into a loop; outside a call (the
             // grammar bounds those) a reply that only repeats itself is ended.
             let looping = !closing && is_looping(&reply_tokens);
-            if grammar.is_none() && looping {
+            if grammar.is_none() && (looping || repeats_itself(&reply_tokens)) {
                 stats.stopped_looping = true;
                 break FinishReason::Length;
             }
@@ -369,6 +392,13 @@ impl Model for LocalModel {
                     pick_closing(&logits, g, closers.for_position(in_string))
                 }
                 (_, grammar, _) => {
+                    if let (Some(evidence), None) = (&evidence, &grammar) {
+                        let vocab = self.model.vocab();
+                        evidence.favour(&text, &mut logits, &mut |t| {
+                            String::from_utf8_lossy(&vocab.token_to_piece(t, false, None))
+                                .into_owned()
+                        });
+                    }
                     let model = &*self.model;
                     let so_far = &text;
                     let mut banned = |t: LlamaToken| {

@@ -215,6 +215,18 @@ pub(super) fn is_looping(tokens: &[LlamaToken]) -> bool {
     })
 }
 
+/// Have the last 12 tokens of an answer already stood twice before in it? That is a loop
+/// whose lines differ only in a counter ("47. The function …", "48. The function …"), which
+/// [`is_looping`] does not see. Only for answers: a file's content in a call may well repeat
+/// a line of code three times.
+pub(super) fn repeats_itself(tokens: &[LlamaToken]) -> bool {
+    const WINDOW: usize = 12;
+    tokens.len() > WINDOW && {
+        let (before, tail) = tokens.split_at(tokens.len() - WINDOW);
+        before.windows(WINDOW).filter(|w| *w == tail).count() >= 2
+    }
+}
+
 /// Would the grammar accept `token` next? Checks that one candidate only.
 pub(super) fn grammar_allows(grammar: &mut LlamaSampler, token: LlamaToken, logit: f32) -> bool {
     let mut one = LlamaTokenDataArray::new(vec![LlamaTokenData::new(token, logit, 0.0)], false);
@@ -231,11 +243,15 @@ pub(super) fn log_softmax_at(logits: &[f32], token: LlamaToken) -> f64 {
 impl LocalModel {
     /// The call grammar for `tools`, built once per set of tools.
     pub(super) fn new_grammar(&mut self, tools: &[ToolSpec]) -> Result<LlamaSampler, ModelError> {
-        let reasoning = self.settings.call_reasoning;
-        let key = tools_fingerprint(tools) ^ u64::from(reasoning);
+        let shape = CallShape {
+            reasoning: self.settings.call_reasoning,
+            lean: self.settings.lean_calls,
+        };
+        let key =
+            tools_fingerprint(tools) ^ u64::from(shape.reasoning) ^ (u64::from(shape.lean) << 1);
         if self.grammar.as_ref().is_none_or(|(k, _)| *k != key) {
             let specs: Vec<&ToolSpec> = tools.iter().collect();
-            let gbnf = call_grammar(&specs, reasoning).map_err(ModelError)?;
+            let gbnf = call_grammar(&specs, shape).map_err(ModelError)?;
             self.grammar = Some((key, gbnf));
         }
         let (_, gbnf) = self.grammar.as_ref().expect("built above");
@@ -269,18 +285,26 @@ fn tools_fingerprint(tools: &[ToolSpec]) -> u64 {
 }
 
 /// Whether `piece`, written after `so_far`, would begin what an answer never contains: a call
-/// opener of any dialect, a protocol prefix, a tag shaped like the protocol's (`<TOML_`), or a
-/// bare call object (`{"tool":`). Only the last 16 characters of `so_far` are looked at: no
+/// opener of any dialect, a protocol prefix, a tag shaped like the protocol's (`<TOML_`), a
+/// protocol word in any case or spelling of its end (`TOOL_RESULT>`), a call's `"tool"` key
+/// (`{"tool": …`, `{"tool"=…`), or a `<` at the very start of the answer (`<TOoolRef>`, `<
+/// TOOL_RESULT>`: after a result a tiny model begins a mangled call far more often than an
+/// answer that opens with markup). Only the last 16 characters of `so_far` are looked at: no
 /// banned form is longer.
 pub(super) fn would_open_a_call(so_far: &str, piece: &str) -> bool {
     let tail_start = so_far.char_indices().rev().nth(15).map_or(0, |(i, _)| i);
     let joined = format!("{}{piece}", &so_far[tail_start..]);
     let lower = joined.to_lowercase();
+    let opens_with_tag = tail_start == 0 && joined.trim_start().starts_with('<');
     NOT_IN_ANSWERS
         .iter()
         .any(|banned| lower.contains(&banned.to_lowercase()))
         || protocol_tag_start(&joined).is_some()
-        || lower.replace(' ', "").contains("{\"tool\":")
+        || lower.contains("\"tool\"")
+        || ["tool_call", "tool_result", "tool_error"]
+            .iter()
+            .any(|word| lower.contains(word))
+        || opens_with_tag
 }
 
 /// Where the earliest stop sequence ends in `text`, looking from `search_from` (moved forward

@@ -1,6 +1,6 @@
 use super::sampling::{
-    best_by_logit, closed_call_end, inside_json_string, is_looping, pick, stop_sequence_end,
-    would_open_a_call,
+    best_by_logit, closed_call_end, inside_json_string, is_looping, pick, repeats_itself,
+    stop_sequence_end, would_open_a_call,
 };
 use super::*;
 
@@ -81,6 +81,14 @@ fn an_answer_may_not_begin_a_call_or_a_protocol_prefix_even_across_pieces() {
     assert!(would_open_a_call("Here: <TOUBLE", ">"));
     assert!(would_open_a_call("Here: ", "{\"tool\": \"list_files\""));
     assert!(!would_open_a_call("A Vec", "<u8>"));
+    // A mangled call: a tag at the very start, or a call's key written any way.
+    assert!(would_open_a_call("", "<TO"));
+    assert!(would_open_a_call("\n<", "TOoolRef>"));
+    assert!(would_open_a_call("x ", "{\"tool\"=\"read_file\""));
+    assert!(!would_open_a_call("", "The"));
+    assert!(!would_open_a_call("Use ", "<div>"));
+    assert!(would_open_a_call("< ", "TOOL_RESULT>"));
+    assert!(would_open_a_call("\n", "< "));
     assert!(!would_open_a_call("The version is ", "2.4.1"));
     // Only the tail matters: an old opener far back does not ban every later token.
     assert!(!would_open_a_call(
@@ -143,4 +151,18 @@ fn the_shortlist_puts_paths_that_name_the_question_first_then_shallow_ones() {
     assert!(list.iter().all(|(p, _)| !p.contains('"')));
     let list = shortlist(&paths, "Which file defines the LRUCache class?");
     assert_eq!(list[0].0, "internal/lrucache.js");
+}
+
+#[test]
+fn an_answer_whose_lines_differ_only_in_a_counter_repeats_itself() {
+    let line = |n: i32| {
+        let mut t = vec![n, 100];
+        t.extend(200..212);
+        t
+    };
+    let list: Vec<i32> = (1..=3).flat_map(line).collect();
+    assert!(repeats_itself(&tokens(&list)));
+    let twice: Vec<i32> = (1..=2).flat_map(line).collect();
+    assert!(!repeats_itself(&tokens(&twice)));
+    assert!(!repeats_itself(&tokens(&(0..40).collect::<Vec<_>>())));
 }

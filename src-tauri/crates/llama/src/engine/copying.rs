@@ -1,0 +1,210 @@
+//! Copying from the evidence: in an answer written after a tool result, tokens that copy a fact
+//! of the result exactly are favoured.
+//!
+//! A tiny model that has just read `"version": "3.2.0"` often answers "3.2.2", and after a
+//! search that found `functions/coerce.js` it may still name a path from its prompt's example.
+//! The facts of a result — paths, numbers, versions, dotted or underscored names — are kept as
+//! spans. At the start of a word (not the answer's first), a token of three characters or more
+//! that begins one of them gets a small bonus; once the
+//! answer's current word is the beginning of a span, a token that continues it gets a large
+//! one, so the copy is finished as it stands in the result. Everything else keeps the model's
+//! own score: the bonus steers among the likely tokens, it never forbids one.
+
+use super::sampling::best_by_logit;
+use lantern_core::model::{Message, Role};
+use llama_cpp_2::token::LlamaToken;
+
+/// Log-probability (nats) added to a token that begins a fact of the result at a word start.
+const START_BONUS: f32 = 2.0;
+
+/// Log-probability (nats) added to a token that goes on copying the fact the word has begun.
+const CONTINUE_BONUS: f32 = 6.0;
+
+/// How many of the likeliest tokens are looked at each step.
+const CANDIDATES: usize = 32;
+
+/// Characters that end a word, in prose and in a rendered result alike.
+fn is_separator(c: char) -> bool {
+    c.is_whitespace()
+        || matches!(
+            c,
+            '"' | '\''
+                | '`'
+                | ','
+                | ';'
+                | ':'
+                | '('
+                | ')'
+                | '['
+                | ']'
+                | '{'
+                | '}'
+                | '<'
+                | '>'
+                | '='
+                | '*'
+                | '|'
+                | '\\'
+        )
+}
+
+/// Is this word a fact worth copying exactly: a path, a number or version, or a name with a
+/// dot, an underscore or a dash in it? Plain words are left to the model.
+fn is_fact(word: &str) -> bool {
+    word.chars().count() >= 2
+        && word.chars().any(|c| c.is_alphanumeric())
+        && word
+            .chars()
+            .any(|c| c.is_ascii_digit() || matches!(c, '/' | '.' | '_' | '-'))
+}
+
+/// The facts of the tool results an answer is written from.
+pub(super) struct Evidence {
+    /// Sorted and without duplicates, for prefix look-ups.
+    spans: Vec<String>,
+}
+
+impl Evidence {
+    /// The facts of the tool results since the user's last message; `None` when the answer
+    /// follows no result.
+    pub(super) fn of_last_results(messages: &[Message]) -> Option<Evidence> {
+        let since_user = messages
+            .iter()
+            .rposition(|m| m.role == Role::User)
+            .map_or(0, |i| i + 1);
+        let mut spans: Vec<String> = messages[since_user..]
+            .iter()
+            .filter(|m| m.is_tool_result())
+            .flat_map(|m| m.content.split(is_separator))
+            .map(|w| w.trim_end_matches(['.', ',']))
+            .filter(|w| is_fact(w))
+            .map(str::to_string)
+            .collect();
+        if spans.is_empty() {
+            return None;
+        }
+        spans.sort();
+        spans.dedup();
+        Some(Evidence { spans })
+    }
+
+    fn has_prefix(&self, prefix: &str) -> bool {
+        let at = self.spans.partition_point(|s| s.as_str() < prefix);
+        self.spans.get(at).is_some_and(|s| s.starts_with(prefix))
+    }
+
+    fn has(&self, word: &str) -> bool {
+        self.spans
+            .binary_search_by(|s| s.as_str().cmp(word))
+            .is_ok()
+    }
+
+    /// The bonus for writing `piece` after `answer`.
+    fn bonus(&self, answer: &str, piece: &str) -> f32 {
+        let word_start = answer
+            .char_indices()
+            .rev()
+            .find(|(_, c)| is_separator(*c))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        let word = &answer[word_start..];
+        let rest = piece.trim_start_matches(is_separator);
+        let starts_word = rest.len() < piece.len() || word.is_empty();
+        // What the piece adds to a word, and whether the piece also ends that word.
+        let (head, ends_word) = match rest.find(is_separator) {
+            Some(i) => (&rest[..i], true),
+            None => (rest, false),
+        };
+        if head.is_empty() {
+            return 0.0;
+        }
+        let fits = |w: &str| match ends_word {
+            true => self.has(w),
+            false => self.has_prefix(w),
+        };
+        if starts_word {
+            // Not the answer's first word, and not a lone digit or letter: those begin many
+            // facts and would pull an answer into a list of numbers.
+            let begun = !answer.trim().is_empty() && head.chars().count() >= 3;
+            return if begun && fits(head) {
+                START_BONUS
+            } else {
+                0.0
+            };
+        }
+        // Going on copying: the word so far must already be the start of a fact.
+        let going_on = word.chars().count() >= 2 && self.has_prefix(word);
+        if going_on && fits(&format!("{word}{head}")) {
+            CONTINUE_BONUS
+        } else {
+            0.0
+        }
+    }
+
+    /// Adds the copying bonus to the likeliest tokens' logits, given the answer so far and
+    /// each token's text.
+    pub(super) fn favour(
+        &self,
+        answer: &str,
+        logits: &mut [f32],
+        piece: &mut dyn FnMut(LlamaToken) -> String,
+    ) {
+        for token in best_by_logit(logits, &[], CANDIDATES) {
+            let bonus = self.bonus(answer, &piece(token));
+            logits[token.0 as usize] += bonus;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn evidence(result: &str) -> Evidence {
+        Evidence::of_last_results(&[
+            Message::new(Role::User, "Which version is this?"),
+            Message::tool_result("call_1", result),
+        ])
+        .expect("the result has facts")
+    }
+
+    #[test]
+    fn facts_are_paths_numbers_and_marked_names_not_plain_words() {
+        let e = evidence(
+            r#"{"path": "package.json", "content": "\"version\": \"3.2.0\", the parse_config name"}"#,
+        );
+        assert!(e.has("package.json"));
+        assert!(e.has("3.2.0"));
+        assert!(e.has("parse_config"));
+        assert!(!e.has("the"));
+        assert!(!e.has("version"));
+    }
+
+    #[test]
+    fn a_begun_fact_is_continued_as_it_stands_in_the_result() {
+        let e = evidence(r#""version": "3.2.0""#);
+        assert_eq!(e.bonus("The version is 3.2.", "0"), CONTINUE_BONUS);
+        assert_eq!(e.bonus("The version is 3.2.", "2"), 0.0);
+        // Ending the word early is left to the model.
+        assert_eq!(e.bonus("The version is 3.2", " and"), 0.0);
+    }
+
+    #[test]
+    fn a_word_start_that_begins_a_fact_gets_the_small_bonus() {
+        let e = evidence(r#"{"path": "functions/coerce.js", "line": 5}"#);
+        assert_eq!(e.bonus("It is defined in", " functions"), START_BONUS);
+        assert_eq!(e.bonus("It is defined in", " src"), 0.0);
+        assert_eq!(e.bonus("", "functions"), 0.0, "not the answer's first word");
+        assert_eq!(e.bonus("It is", " f"), 0.0, "not a lone letter");
+        assert_eq!(e.bonus("It is defined in functions", "/co"), CONTINUE_BONUS);
+        assert_eq!(
+            e.bonus("It is defined in functions/coerce", ".js"),
+            CONTINUE_BONUS
+        );
+    }
+
+    #[test]
+    fn an_answer_after_no_result_has_no_evidence() {
+        let messages = [Message::new(Role::User, "What does HTTP stand for?")];
+        assert!(Evidence::of_last_results(&messages).is_none());
+    }
+}
