@@ -17,7 +17,7 @@ import { Keys, Session, sleep, waitForServer } from "./webdriver.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "../..");
-const fixture = join(repo, "tests/fixtures/node-shop");
+const fixtures = join(repo, "tests/fixtures");
 const screenshots = join(here, "screenshots");
 const app = process.env.LANTERN_APP;
 /** A port nothing listens on now, so that runs side by side do not meet. */
@@ -68,9 +68,10 @@ driver.on("exit", (code, signal) => (driverExit = `tauri-driver exited (${signal
 
 const workspaces = [];
 
-function freshWorkspace() {
-  const dir = mkdtempSync(join(tmpdir(), "lantern-e2e-shop-"));
-  cpSync(fixture, dir, { recursive: true });
+/** A fresh copy of a fixture project: the small shop by default, or a real package. */
+function freshWorkspace(fixture = "node-shop") {
+  const dir = mkdtempSync(join(tmpdir(), `lantern-e2e-${fixture}-`));
+  cpSync(join(fixtures, fixture), dir, { recursive: true });
   workspaces.push(dir);
   return dir;
 }
@@ -145,6 +146,19 @@ async function useTheme(session, theme) {
   if (current !== theme) await session.click(".theme-button");
 }
 
+/** Sends `question` in the chat and waits until the model has made a call and the turn ended. */
+async function askAndWaitForACall(session, question) {
+  const input = await session.find(".chat-input");
+  await input.type(question);
+  await input.type(Keys.Enter);
+  await session.waitForElement(".call-card", MODEL_MS);
+  await session.waitFor(
+    "the turn to finish",
+    async () => (await session.findAll(".msg.assistant .thinking")).length === 0 && (await session.findAll(".stop-button.hidden")).length === 1,
+    MODEL_MS,
+  );
+}
+
 function assert(condition, message) {
   if (!condition) throw new Error(message);
 }
@@ -179,15 +193,7 @@ const tests = [
       const session = await launch(freshWorkspace());
       await session.click('.tree-row[data-path="package.json"]');
       await session.waitFor("package.json in the editor", async () => (await editorText(session))?.includes("corner-shop-api"));
-      const input = await session.find(".chat-input");
-      await input.type("What version is in package.json?");
-      await input.type(Keys.Enter);
-      await session.waitForElement(".call-card", MODEL_MS);
-      await session.waitFor(
-        "the turn to finish",
-        async () => (await session.findAll(".msg.assistant .thinking")).length === 0 && (await session.findAll(".stop-button.hidden")).length === 1,
-        MODEL_MS,
-      );
+      await askAndWaitForACall(session, "What version is in package.json?");
       await session.click(".call-card");
       const tool = await session.text(".inspector-detail .detail-tool");
       assert(tool === "read_file", `the call is read_file: ${tool}`);
@@ -198,6 +204,21 @@ const tests = [
       assert(detail.includes("valid against the tool's schema"), "the validation result is shown");
       assert((await selectedStatus(session)) === "ok", "the call succeeded");
       await shot(session, "03-answer");
+    },
+  ],
+  [
+    "on a real package, \"Which version is this?\" gets the right answer from the default model",
+    async () => {
+      // npm's semver 7.6.3, as published: a project nobody here wrote.
+      const session = await launch(freshWorkspace("semver"));
+      await askAndWaitForACall(session, "Which version is this?");
+      const answers = await session.execute("return [...document.querySelectorAll('.msg.assistant')].map(e => e.textContent);");
+      const answer = answers.at(-1) ?? "";
+      assert(answer.includes("7.6.3"), `the answer names the version in package.json: ${answer}`);
+      await session.click(".call-card");
+      const tool = await session.text(".inspector-detail .detail-tool");
+      assert(tool === "read_file", `the call is read_file: ${tool}`);
+      await shot(session, "10-right-answer");
     },
   ],
   [
