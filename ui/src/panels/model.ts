@@ -100,7 +100,7 @@ export class ModelPanel {
           ["Architecture", f.architecture],
           ["Parameters", formatCount(f.parameters)],
           ["File", `${formatBytes(f.size_bytes)}${s.info.is_default ? " · the default model" : ""}`],
-          ["Context", `${f.context} tokens (trained for ${f.trained_context})`],
+          ["Context", `${f.context} tokens (trained for ${f.trained_context}; the default is the trained context, up to 8192)`],
           ["Threads", String(f.threads)],
           ["Chat template", f.chat_template],
           ["Loaded in", formatDuration(f.load_seconds * 1000)],

@@ -69,6 +69,9 @@ pub struct ModelArgs {
     /// tool's description (local models).
     #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().ranked_tools))]
     pub ranked_tools: OnOff,
+    /// Choose a search's query among the words of the question (local models).
+    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().question_words))]
+    pub question_words: OnOff,
     /// In an answer after a tool result, favour copying the result's paths, numbers and names
     /// exactly (local models).
     #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().copy_spans))]
@@ -79,7 +82,7 @@ pub struct ModelArgs {
     /// Sampling seed.
     #[arg(long, default_value_t = 42)]
     pub seed: u32,
-    /// Context size in tokens (local models; default 4096, or less if the model was trained
+    /// Context size in tokens (local models; default 8192, or less if the model was trained
     /// for less).
     #[arg(long)]
     pub context: Option<u32>,
@@ -141,6 +144,9 @@ impl ModelArgs {
                         if self.ranked_tools == OnOff::Off {
                             levers.push("tools not ranked");
                         }
+                        if self.question_words == OnOff::Off {
+                            levers.push("queries not from the question");
+                        }
                         if self.copy_spans == OnOff::Off {
                             levers.push("no copying from results");
                         }
@@ -162,6 +168,7 @@ impl ModelArgs {
             grounded_paths: self.grounded_paths == OnOff::On,
             lean_calls: self.lean_calls == OnOff::On,
             ranked_tools: self.ranked_tools == OnOff::On,
+            question_words: self.question_words == OnOff::On,
             copy_spans: self.copy_spans == OnOff::On,
             temperature: self.temperature,
             seed: self.seed,

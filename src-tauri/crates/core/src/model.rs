@@ -220,6 +220,9 @@ pub struct GenerationOptions {
     /// the words the question shares with each tool's description (local models with the
     /// grammar).
     pub ranked_tools: bool,
+    /// Choose an argument declared `"x-words": "question"` (a search's query) among the words
+    /// of the user's question (local models with the grammar).
+    pub question_words: bool,
     /// In an answer after a tool result, favour tokens that copy a span of the result (a path,
     /// a number, an identifier) exactly, once the answer has begun one (local models).
     pub copy_spans: bool,
@@ -236,6 +239,7 @@ impl Default for GenerationOptions {
             grounded_paths: true,
             lean_calls: true,
             ranked_tools: true,
+            question_words: true,
             copy_spans: true,
             temperature: 0.0,
             seed: 42,

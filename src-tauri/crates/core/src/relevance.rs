@@ -1,5 +1,6 @@
 //! What in a tool result answers the question: the lines of a file that share words with what
-//! the user asked, shown to the model before the whole file.
+//! the user asked, shown to the model before the whole file; and of a search's matches, those
+//! that define a name the question asks about, shown before all the matches.
 //!
 //! A small model that has read the right file still answers from memory more often than from
 //! the file; shown the few lines that match the question first, it copies from them. The
@@ -65,10 +66,88 @@ pub fn lines_about(content: &str, words: &[String], first_line: u64) -> Vec<Stri
         .collect()
 }
 
-/// A file-content result as the model reads it, with the lines about `question` put first as
-/// `lines_about_the_question`; rendered as it is when it failed or no line matches.
-pub fn focus_file_result(result: &ToolResult, question: &str) -> String {
+/// Words that, followed by a name, define it in the common languages.
+const DEFINING_WORDS: &[&str] = &[
+    "function",
+    "class",
+    "def",
+    "fn",
+    "struct",
+    "enum",
+    "trait",
+    "interface",
+    "type",
+    "const",
+    "let",
+    "var",
+    "module",
+];
+
+/// Does this line of code define one of `names` (lower-case): a defining word followed by the
+/// name (`class Range`, `def echo(`, `const coerce =`), or the name assigned at the start of
+/// the line (`MAX_LENGTH = 256`)? An import (`const coerce = require(…)`, `from a import b`)
+/// only names what is defined elsewhere.
+fn defines(line: &str, names: &[String]) -> bool {
+    let trimmed = line.trim_start();
+    if line.contains("require(") || trimmed.starts_with("import ") || trimmed.starts_with("from ") {
+        return false;
+    }
+    let tokens: Vec<String> = line
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|t| !t.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let named = |t: &String| names.contains(t);
+    let after_keyword = tokens
+        .windows(2)
+        .any(|w| DEFINING_WORDS.contains(&w[0].as_str()) && named(&w[1]));
+    let assigned = tokens.first().is_some_and(named) && {
+        let name_end = trimmed
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(trimmed.len());
+        let after = trimmed[name_end..].trim_start();
+        after.starts_with('=') && !after.starts_with("==")
+    };
+    after_keyword || assigned
+}
+
+/// The matches of a search result that define a name of the question, each as
+/// `PATH:LINE: TEXT`, at most [`MAX_LINES`].
+fn definitions_among(matches: &[Value], question: &str) -> Vec<String> {
+    let names = question_words(question);
+    matches
+        .iter()
+        .filter_map(|m| {
+            let text = m.get("text")?.as_str()?;
+            let path = m.get("path")?.as_str()?;
+            let line = m.get("line")?.as_u64()?;
+            defines(text, &names).then(|| {
+                let text: String = text.trim().chars().take(MAX_LINE_CHARS).collect();
+                format!("{path}:{line}: {text}")
+            })
+        })
+        .take(MAX_LINES)
+        .collect()
+}
+
+/// A result as the model reads it, with what answers `question` put first: the lines of a
+/// file's content about it (`lines_about_the_question`), or the matches of a search that
+/// define a name it asks about (`definitions`). Rendered as it is when it failed or nothing
+/// stands out.
+pub fn focus_result(result: &ToolResult, question: &str) -> String {
     let data = result.data.as_ref().filter(|_| result.success);
+    if let Some(matches) = data
+        .and_then(|d| d.get("matches"))
+        .and_then(Value::as_array)
+    {
+        let found = definitions_among(matches, question);
+        if found.is_empty() {
+            return result.render_for_model();
+        }
+        let mut lead = Map::new();
+        lead.insert("definitions".into(), found.into());
+        return result.render_for_model_led_by(lead);
+    }
     let Some(content) = data.and_then(|d| d.get("content")).and_then(Value::as_str) else {
         return result.render_for_model();
     };
@@ -98,7 +177,7 @@ mod tests {
         let result = read(
             serde_json::json!({"path": "package.json", "content": "{\n  \"name\": \"semver\",\n  \"version\": \"7.6.3\",\n  \"main\": \"index.js\"\n}\n", "total_lines": 5}),
         );
-        let focused = focus_file_result(&result, "Which version of this package is it?");
+        let focused = focus_result(&result, "Which version of this package is it?");
         let value: Value = serde_json::from_str(&focused).unwrap();
         assert_eq!(
             value["lines_about_the_question"],
@@ -116,12 +195,12 @@ mod tests {
     fn a_result_without_matching_lines_or_content_is_left_as_it_was() {
         let listing = read(serde_json::json!({"files": ["a.js"]}));
         assert_eq!(
-            focus_file_result(&listing, "version?"),
+            focus_result(&listing, "version?"),
             listing.render_for_model()
         );
         let content = read(serde_json::json!({"content": "x = 1\n"}));
         assert_eq!(
-            focus_file_result(&content, "Which version?"),
+            focus_result(&content, "Which version?"),
             content.render_for_model()
         );
         let failed = ToolResult::failure(
@@ -129,9 +208,32 @@ mod tests {
             std::time::Duration::ZERO,
         );
         assert_eq!(
-            focus_file_result(&failed, "Which version?"),
+            focus_result(&failed, "Which version?"),
             failed.render_for_model()
         );
+    }
+
+    #[test]
+    fn a_search_leads_with_the_matches_that_define_the_name_asked_about() {
+        let search = read(serde_json::json!({"query": "coerce", "matches": [
+            {"path": "README.md", "line": 24, "column": 1, "text": "semver.valid(semver.coerce('v2'))"},
+            {"path": "functions/coerce.js", "line": 5, "column": 7, "text": "const coerce = (version, options) => {"},
+            {"path": "index.js", "line": 30, "column": 7, "text": "const coerce = require('./functions/coerce')"},
+            {"path": "lib/x.py", "line": 2, "column": 1, "text": "class Coerce(Base):"},
+            {"path": "lib/y.py", "line": 9, "column": 1, "text": "if coerce == 1:"},
+        ], "count": 5}));
+        let focused = focus_result(&search, "Where is the coerce function defined?");
+        let value: Value = serde_json::from_str(&focused).unwrap();
+        assert_eq!(
+            value["definitions"],
+            serde_json::json!([
+                "functions/coerce.js:5: const coerce = (version, options) => {",
+                "lib/x.py:2: class Coerce(Base):"
+            ])
+        );
+        assert_eq!(value["data"]["count"], 5, "the matches stay");
+        let unrelated = focus_result(&search, "Where is the satisfies function defined?");
+        assert_eq!(unrelated, search.render_for_model());
     }
 
     #[test]

@@ -92,8 +92,8 @@ fn loads_with_facts_and_renders_its_own_template() {
         facts.parameters
     );
     assert_eq!(facts.chat_template, "model");
-    assert_eq!(facts.context, 4096);
-    assert!(facts.trained_context >= 4096);
+    assert!(facts.trained_context >= 8192);
+    assert_eq!(facts.context, lantern_llama::DEFAULT_CONTEXT);
     let text = model.render(&conversation("hello")).unwrap();
     assert!(
         text.contains("<|im_start|>system") && text.contains("read_file(path: string"),

@@ -23,14 +23,12 @@ use crate::model::{
 use crate::policy::{decide, Decision, Effect, Grant, Lifetime, PolicyStore, Scope, Subject};
 use crate::protocol::markers::is_protocol_shaped_text;
 use crate::protocol::{interpret, Outcome, TurnParser, STOP_SEQUENCES};
-use crate::relevance::focus_file_result;
+use crate::relevance::focus_result;
 use crate::sandbox::Workspace;
 use crate::tool_result::ToolResult;
 use crate::toolbox::Toolbox;
 use crate::tools::walk::known_paths;
-use crate::tools::{
-    normalize_args, PrepareError, PreviewKind, ResultKind, Risk, ToolContext, ToolRegistry,
-};
+use crate::tools::{normalize_args, PrepareError, PreviewKind, Risk, ToolContext, ToolRegistry};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
@@ -317,14 +315,9 @@ impl Session {
                         break (FinishedReason::Repetition, String::new());
                     }
                     let outcome = self.execute(&call_id, &tool, args, reasoning, confirmer, emit);
-                    let reads_a_file = self
-                        .toolbox
-                        .registry()
-                        .spec(&tool)
-                        .is_some_and(|s| s.result_kind == ResultKind::FileContent);
                     let reply = match &outcome {
-                        CallOutcome::Ran(result) if self.config.focus_results && reads_a_file => {
-                            Message::tool_result(&call_id, focus_file_result(result, message))
+                        CallOutcome::Ran(result) if self.config.focus_results => {
+                            Message::tool_result(&call_id, focus_result(result, message))
                         }
                         _ => outcome.to_message(&call_id),
                     };

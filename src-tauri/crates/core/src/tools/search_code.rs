@@ -34,7 +34,7 @@ const SEARCH_TIME_BUDGET: Duration = Duration::from_secs(20);
 pub struct Input {
     /// The text to find, such as a function's name (or a regular expression when options.regex
     /// is true).
-    #[schemars(length(max = 4096))]
+    #[schemars(length(max = 4096), extend("x-words" = "question"))]
     pub query: String,
     /// How to search.
     pub options: Option<SearchOptions>,

@@ -32,6 +32,16 @@ pub(super) struct Grounded {
     pub logits: Vec<f32>,
 }
 
+/// What a grounded argument is chosen among.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Grounding {
+    /// Existing paths of this kind (`"x-path": "file"` or `"folder"`).
+    Path(PathKind),
+    /// The words of the user's question (`"x-words": "question"`): a search for what the
+    /// question names, not for a file name or a phrase the model makes up.
+    QuestionWord,
+}
+
 /// Which paths an argument accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum PathKind {
@@ -39,9 +49,10 @@ pub(super) enum PathKind {
     Folder,
 }
 
-/// The kind of path argument whose string value the call text (after the opening tag) has just
-/// opened, if any: the text ends with `"KEY": "` where KEY is a path argument of the named tool.
-pub(super) fn open_path_argument(call_text: &str, tools: &[ToolSpec]) -> Option<PathKind> {
+/// How the string argument the call text (after the opening tag) has just opened is grounded,
+/// if it is: the text ends with `"KEY": "` where KEY is an argument of the named tool whose
+/// schema declares `x-path` or `x-words`.
+pub(super) fn open_grounded_argument(call_text: &str, tools: &[ToolSpec]) -> Option<Grounding> {
     let before_quote = call_text.strip_suffix('"')?.trim_end();
     let before_colon = before_quote.strip_suffix(':')?.trim_end();
     let key_end = before_colon.strip_suffix('"')?;
@@ -52,9 +63,13 @@ pub(super) fn open_path_argument(call_text: &str, tools: &[ToolSpec]) -> Option<
     }
     let tool = called_tool(call_text)?;
     let spec = tools.iter().find(|s| s.name == tool)?;
-    match spec.input_schema["properties"][key]["x-path"].as_str()? {
-        "file" => Some(PathKind::File),
-        "folder" => Some(PathKind::Folder),
+    let field = &spec.input_schema["properties"][key];
+    if field["x-words"] == "question" {
+        return Some(Grounding::QuestionWord);
+    }
+    match field["x-path"].as_str()? {
+        "file" => Some(Grounding::Path(PathKind::File)),
+        "folder" => Some(Grounding::Path(PathKind::Folder)),
         // A new name cannot be chosen from what exists.
         _ => None,
     }
@@ -128,6 +143,33 @@ const COMMON_WORDS: &[&str] = &[
     "returns",
     "workspace",
     "project",
+];
+
+/// Words a question uses to ask, never what it asks about.
+const QUESTION_ONLY_WORDS: &[&str] = &[
+    "defined",
+    "define",
+    "defines",
+    "implemented",
+    "declared",
+    "file",
+    "files",
+    "folder",
+    "function",
+    "class",
+    "method",
+    "variable",
+    "constant",
+    "find",
+    "search",
+    "look",
+    "code",
+    "value",
+    "contains",
+    "located",
+    "list",
+    "called",
+    "name",
 ];
 
 /// A word reduced to what its plural and past forms share ("files" and "file", "defined" and
@@ -222,6 +264,40 @@ pub(super) fn shortlist<'a>(paths: &'a [String], question: &str) -> Vec<(&'a str
 }
 
 impl LocalModel {
+    /// Chooses what the call text (after the opening tag) has just opened, if it is grounded
+    /// and its lever is on: the tool's name, a path argument or a question-word argument.
+    pub(super) fn ground_what_opened(
+        &mut self,
+        call_text: &str,
+        request: &GenerateRequest<'_>,
+        logits: &[f32],
+        grammar: &mut LlamaSampler,
+        stats: &mut StepStats,
+    ) -> Result<Option<Grounded>, ModelError> {
+        let question = decision::user_question(request.messages);
+        let cancel = request.cancel;
+        if opens_tool_name(call_text) {
+            return match self.settings.ranked_tools {
+                true => self.ground_tool_name(request.tools, question, logits, grammar, cancel),
+                false => Ok(None),
+            };
+        }
+        match (
+            open_grounded_argument(call_text, request.tools),
+            request.paths,
+        ) {
+            (Some(Grounding::Path(kind)), Some(known)) if self.settings.grounded_paths => {
+                let path = self.ground_path(kind, known, question, logits, grammar, cancel)?;
+                stats.grounded_paths += usize::from(path.is_some());
+                Ok(path)
+            }
+            (Some(Grounding::QuestionWord), _) if self.settings.question_words => {
+                self.ground_question_word(question, logits, grammar, cancel)
+            }
+            _ => Ok(None),
+        }
+    }
+
     /// Chooses the value of the path argument just opened and writes it, with the closing
     /// quote, into the cache and through `grammar`. Returns the text written and the logits
     /// after it; `None` when there is nothing to choose from or the grammar would not take the
@@ -242,6 +318,33 @@ impl LocalModel {
         let candidates: Vec<(String, f64)> = shortlist(pool, question)
             .into_iter()
             .map(|(path, hits)| (format!("{path}\""), WORD_BONUS * hits as f64))
+            .collect();
+        self.write_best(&candidates, logits, grammar, cancel)
+    }
+
+    /// Chooses the value of a question-word argument just opened among the question's own
+    /// words (as the user spelled them, common words left out) and writes it with its closing
+    /// quote; `None` when the question has no such word.
+    pub(super) fn ground_question_word(
+        &mut self,
+        question: &str,
+        logits: &[f32],
+        grammar: &mut LlamaSampler,
+        cancel: &CancelToken,
+    ) -> Result<Option<Grounded>, ModelError> {
+        let mut seen: Vec<String> = Vec::new();
+        let candidates: Vec<(String, f64)> = question
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| w.chars().count() >= 3)
+            .filter(|w| {
+                let lower = w.to_lowercase();
+                let new = !COMMON_WORDS.contains(&lower.as_str())
+                    && !QUESTION_ONLY_WORDS.contains(&lower.as_str())
+                    && !seen.contains(&lower);
+                seen.push(lower);
+                new
+            })
+            .map(|w| (format!("{w}\""), 0.0))
             .collect();
         self.write_best(&candidates, logits, grammar, cancel)
     }

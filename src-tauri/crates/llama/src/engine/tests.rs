@@ -114,21 +114,30 @@ fn the_earliest_stop_sequence_ends_the_text_and_the_search_starts_on_a_character
 }
 
 #[test]
-fn a_path_argument_is_recognised_when_its_string_opens() {
+fn a_grounded_argument_is_recognised_when_its_string_opens() {
     let toolbox = lantern_core::toolbox::Toolbox::standard();
     let tools = toolbox.specs();
-    use super::grounding::{open_path_argument, PathKind};
+    use super::grounding::{open_grounded_argument, Grounding, PathKind};
     let read = "\n{\"tool\": \"read_file\", \"args\": {\"path\": \"";
-    assert_eq!(open_path_argument(read, tools), Some(PathKind::File));
+    assert_eq!(
+        open_grounded_argument(read, tools),
+        Some(Grounding::Path(PathKind::File))
+    );
     let list = "{\"tool\":\"list_files\",\"args\":{\"directory\":\"";
-    assert_eq!(open_path_argument(list, tools), Some(PathKind::Folder));
-    // A new file's name is the model's to choose; a query is not a path.
+    assert_eq!(
+        open_grounded_argument(list, tools),
+        Some(Grounding::Path(PathKind::Folder))
+    );
+    // A new file's name is the model's to choose; a query comes from the question.
     let write = "{\"tool\": \"write_file\", \"args\": {\"path\": \"";
-    assert_eq!(open_path_argument(write, tools), None);
+    assert_eq!(open_grounded_argument(write, tools), None);
     let search = "{\"tool\": \"search_code\", \"args\": {\"query\": \"";
-    assert_eq!(open_path_argument(search, tools), None);
+    assert_eq!(
+        open_grounded_argument(search, tools),
+        Some(Grounding::QuestionWord)
+    );
     // Not at the opening quote any more.
-    assert_eq!(open_path_argument(&format!("{read}pack"), tools), None);
+    assert_eq!(open_grounded_argument(&format!("{read}pack"), tools), None);
 }
 
 #[test]
