@@ -46,8 +46,9 @@ pub struct AgentConfig {
     /// a malformed call, so tag soup never ends a turn as its answer. Off only to measure what
     /// it is worth.
     pub protocol_guard: bool,
-    /// Show the model the lines of a file it read that share words with the question, before
-    /// the whole file (see [`crate::relevance`]). Off only to measure what it is worth.
+    /// Show the model what in a result answers the question before the whole result: the lines
+    /// of a file that share words with the question, the matches of a search that define a
+    /// name it asks about (see [`crate::relevance`]). Off only to measure what it is worth.
     pub focus_results: bool,
 }
 

@@ -13,6 +13,7 @@
 use super::sampling::best_by_logit;
 use lantern_core::model::{Message, Role};
 use llama_cpp_2::token::LlamaToken;
+use serde_json::Value;
 
 /// Log-probability (nats) added to a token that begins a fact of the result at a word start.
 const START_BONUS: f32 = 2.0;
@@ -58,6 +59,18 @@ fn is_fact(word: &str) -> bool {
             .any(|c| c.is_ascii_digit() || matches!(c, '/' | '.' | '_' | '-'))
 }
 
+/// The strings and numbers of a result, not its keys (`total_lines` is no fact about the
+/// project), and with its escapes undone (a line after `\n` starts a word).
+fn values_of(value: &Value, into: &mut Vec<String>) {
+    match value {
+        Value::String(s) => into.push(s.clone()),
+        Value::Number(n) => into.push(n.to_string()),
+        Value::Array(items) => items.iter().for_each(|v| values_of(v, into)),
+        Value::Object(members) => members.values().for_each(|v| values_of(v, into)),
+        Value::Bool(_) | Value::Null => {}
+    }
+}
+
 /// The facts of the tool results an answer is written from.
 pub(super) struct Evidence {
     /// Sorted and without duplicates, for prefix look-ups.
@@ -72,10 +85,16 @@ impl Evidence {
             .iter()
             .rposition(|m| m.role == Role::User)
             .map_or(0, |i| i + 1);
-        let mut spans: Vec<String> = messages[since_user..]
+        let mut texts = Vec::new();
+        for message in messages[since_user..].iter().filter(|m| m.is_tool_result()) {
+            match serde_json::from_str::<Value>(&message.content) {
+                Ok(value) => values_of(&value, &mut texts),
+                Err(_) => texts.push(message.content.clone()),
+            }
+        }
+        let mut spans: Vec<String> = texts
             .iter()
-            .filter(|m| m.is_tool_result())
-            .flat_map(|m| m.content.split(is_separator))
+            .flat_map(|t| t.split(is_separator))
             .map(|w| w.trim_end_matches(['.', ',']))
             .filter(|w| is_fact(w))
             .map(str::to_string)
@@ -177,6 +196,10 @@ mod tests {
         assert!(e.has("parse_config"));
         assert!(!e.has("the"));
         assert!(!e.has("version"));
+        let keys = evidence(r#"{"data": {"total_lines": 77, "content": "x\nMAX_LENGTH = 256"}}"#);
+        assert!(!keys.has("total_lines"), "a key is not a fact");
+        assert!(keys.has("MAX_LENGTH"), "an escaped line break ends a word");
+        assert!(keys.has("77"));
     }
 
     #[test]

@@ -145,6 +145,9 @@ const COMMON_WORDS: &[&str] = &[
     "project",
 ];
 
+/// The most question words the model scores for one argument (a pasted log is not a question).
+const MAX_QUESTION_WORDS: usize = 16;
+
 /// Words a question uses to ask, never what it asks about.
 const QUESTION_ONLY_WORDS: &[&str] = &[
     "defined",
@@ -345,6 +348,7 @@ impl LocalModel {
                 new
             })
             .map(|w| (format!("{w}\""), 0.0))
+            .take(MAX_QUESTION_WORDS)
             .collect();
         self.write_best(&candidates, logits, grammar, cancel)
     }
@@ -408,13 +412,12 @@ impl LocalModel {
         if taken.is_empty() {
             return Ok(None);
         }
-        let text: String = taken
+        // One decoding of all the bytes: a character may be split across tokens.
+        let bytes: Vec<u8> = taken
             .iter()
-            .map(|t| {
-                String::from_utf8_lossy(&self.model.vocab().token_to_piece(*t, false, None))
-                    .into_owned()
-            })
+            .flat_map(|t| self.model.vocab().token_to_piece(*t, false, None))
             .collect();
+        let text = String::from_utf8_lossy(&bytes).into_owned();
         let logits = self.append(&taken)?;
         Ok(Some(Grounded {
             text,

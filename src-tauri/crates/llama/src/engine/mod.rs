@@ -334,7 +334,7 @@ impl Model for LocalModel {
         // low: from then on the grammar-allowed token that closes something is preferred.
         let closing_from = request.max_tokens.saturating_sub(CLOSING_RESERVE);
         let mut closing = false;
-        // Where in the text an argument was last grounded, so one is chosen only once.
+        // Where in the text grounding was last tried, so it is tried once per position.
         let mut grounded_at = usize::MAX;
         let evidence = (!call && self.settings.copy_spans)
             .then(|| copying::Evidence::of_last_results(request.messages))
@@ -367,7 +367,7 @@ impl Model for LocalModel {
             // Greedy decoding of a tiny model can fall into a loop; outside a call (the
             // grammar bounds those) a reply that only repeats itself is ended.
             let looping = !closing && is_looping(&reply_tokens);
-            if grammar.is_none() && (looping || repeats_itself(&reply_tokens)) {
+            if grammar.is_none() && (looping || (!call && repeats_itself(&reply_tokens))) {
                 stats.stopped_looping = true;
                 break FinishReason::Length;
             }

@@ -37,7 +37,13 @@ pub(super) fn choose(
         }
         return Some(token);
     }
-    None
+    // The likeliest picks were all banned: leave out every banned token among the likeliest
+    // few hundred at once, so a reply does not end just because its likeliest starts are banned.
+    let excluded: Vec<LlamaToken> = best_by_logit(logits, &[], 512)
+        .into_iter()
+        .filter(|t| banned(*t))
+        .collect();
+    pick(logits, &excluded, grammar, chain).filter(|t| !banned(*t))
 }
 
 /// How many of the best tokens [`greedy_allowed`] checks one by one before it falls back to a
@@ -286,7 +292,7 @@ fn tools_fingerprint(tools: &[ToolSpec]) -> u64 {
 
 /// Whether `piece`, written after `so_far`, would begin what an answer never contains: a call
 /// opener of any dialect, a protocol prefix, a tag shaped like the protocol's (`<TOML_`), a
-/// protocol word in any case or spelling of its end (`TOOL_RESULT>`), a call's `"tool"` key
+/// protocol word in its capitals with any ending (`TOOL_RESULT>`), a call's `"tool"` key
 /// (`{"tool": …`, `{"tool"=…`), or a `<` at the very start of the answer (`<TOoolRef>`, `<
 /// TOOL_RESULT>`: after a result a tiny model begins a mangled call far more often than an
 /// answer that opens with markup). Only the last 16 characters of `so_far` are looked at: no
@@ -301,9 +307,9 @@ pub(super) fn would_open_a_call(so_far: &str, piece: &str) -> bool {
         .any(|banned| lower.contains(&banned.to_lowercase()))
         || protocol_tag_start(&joined).is_some()
         || lower.contains("\"tool\"")
-        || ["tool_call", "tool_result", "tool_error"]
+        || ["TOOL_CALL", "TOOL_RESULT", "TOOL_ERROR"]
             .iter()
-            .any(|word| lower.contains(word))
+            .any(|word| joined.contains(word))
         || opens_with_tag
 }
 

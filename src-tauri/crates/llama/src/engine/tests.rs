@@ -175,3 +175,12 @@ fn an_answer_whose_lines_differ_only_in_a_counter_repeats_itself() {
     assert!(!repeats_itself(&tokens(&twice)));
     assert!(!repeats_itself(&tokens(&(0..40).collect::<Vec<_>>())));
 }
+
+#[test]
+fn a_reply_goes_on_when_its_likeliest_tokens_are_all_banned() {
+    // Token i has logit i: the 20 likeliest (20..40) are banned.
+    let logits: Vec<f32> = (0..40).map(|i| i as f32).collect();
+    let mut banned = |t: LlamaToken| t.0 >= 20;
+    let token = super::sampling::choose(&logits, None, &mut None, &mut banned);
+    assert_eq!(token, Some(LlamaToken(19)));
+}
