@@ -132,24 +132,19 @@ impl ModelArgs {
                 let grammar = match self.grammar {
                     OnOff::On => {
                         let mut levers = vec!["grammar on"];
-                        if self.call_reasoning == OnOff::Off {
-                            levers.push("no reasoning in calls");
-                        }
-                        if self.grounded_paths == OnOff::Off {
-                            levers.push("paths not grounded");
-                        }
-                        if self.lean_calls == OnOff::Off {
-                            levers.push("all optional arguments offered");
-                        }
-                        if self.ranked_tools == OnOff::Off {
-                            levers.push("tools not ranked");
-                        }
-                        if self.question_words == OnOff::Off {
-                            levers.push("queries not from the question");
-                        }
-                        if self.copy_spans == OnOff::Off {
-                            levers.push("no copying from results");
-                        }
+                        let off = [
+                            (self.call_reasoning, "no reasoning in calls"),
+                            (self.grounded_paths, "paths not grounded"),
+                            (self.lean_calls, "all optional arguments offered"),
+                            (self.ranked_tools, "tools not ranked"),
+                            (self.question_words, "queries not from the question"),
+                            (self.copy_spans, "no copying from results"),
+                        ];
+                        levers.extend(
+                            off.iter()
+                                .filter(|(lever, _)| *lever == OnOff::Off)
+                                .map(|(_, words)| *words),
+                        );
                         levers.join(", ")
                     }
                     OnOff::Off => "grammar off".to_string(),

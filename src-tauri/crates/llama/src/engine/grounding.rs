@@ -90,90 +90,25 @@ pub(super) fn opens_tool_name(call_text: &str) -> bool {
 /// worth when no other tool's has it; a word `n` tools have is worth `1/n` of it.
 const TOOL_WORD_BONUS: f64 = 4.0;
 
-/// Words that say nothing about which tool is meant.
-const COMMON_WORDS: &[&str] = &[
-    "the",
-    "and",
-    "for",
-    "with",
-    "what",
-    "which",
-    "where",
-    "how",
-    "when",
-    "who",
-    "why",
-    "this",
-    "that",
-    "these",
-    "those",
-    "are",
-    "was",
-    "were",
-    "does",
-    "did",
-    "its",
-    "all",
-    "any",
-    "you",
-    "your",
-    "can",
-    "from",
-    "into",
-    "there",
-    "here",
-    "has",
-    "have",
-    "use",
-    "not",
-    "one",
-    "many",
-    "much",
-    "tell",
-    "show",
-    "give",
-    "please",
-    "about",
-    "our",
-    "their",
-    "them",
-    "then",
-    "than",
-    "optionally",
-    "returns",
-    "workspace",
-    "project",
-];
+/// Words that say nothing about which tool is meant, separated by spaces.
+const COMMON_WORDS: &str =
+    "the and for with what which where how when who why this that these those are was were \
+    does did its all any you your can from into there here has have use not one many much \
+    tell show give please about our their them then than optionally returns workspace \
+    project";
 
 /// The most question words the model scores for one argument (a pasted log is not a question).
 const MAX_QUESTION_WORDS: usize = 16;
 
-/// Words a question uses to ask, never what it asks about.
-const QUESTION_ONLY_WORDS: &[&str] = &[
-    "defined",
-    "define",
-    "defines",
-    "implemented",
-    "declared",
-    "file",
-    "files",
-    "folder",
-    "function",
-    "class",
-    "method",
-    "variable",
-    "constant",
-    "find",
-    "search",
-    "look",
-    "code",
-    "value",
-    "contains",
-    "located",
-    "list",
-    "called",
-    "name",
-];
+/// Words a question uses to ask, never what it asks about, separated by spaces.
+const QUESTION_ONLY_WORDS: &str =
+    "defined define defines implemented declared file files folder function class method \
+    variable constant find search look code value contains located list called name";
+
+/// Is `word` one of the space-separated `words`?
+fn is_one_of(words: &str, word: &str) -> bool {
+    words.split_whitespace().any(|w| w == word)
+}
 
 /// A word reduced to what its plural and past forms share ("files" and "file", "defined" and
 /// "define"), for comparing a question with descriptions.
@@ -194,7 +129,7 @@ pub(super) fn tool_bonuses(question: &str, tools: &[ToolSpec]) -> Vec<f64> {
     let stems = |text: &str| -> Vec<String> {
         let mut stems: Vec<String> = words(text)
             .iter()
-            .filter(|w| !COMMON_WORDS.contains(&w.as_str()))
+            .filter(|w| !is_one_of(COMMON_WORDS, w))
             .map(|w| stem(w).to_string())
             .collect();
         stems.sort();
@@ -341,8 +276,8 @@ impl LocalModel {
             .filter(|w| w.chars().count() >= 3)
             .filter(|w| {
                 let lower = w.to_lowercase();
-                let new = !COMMON_WORDS.contains(&lower.as_str())
-                    && !QUESTION_ONLY_WORDS.contains(&lower.as_str())
+                let new = !is_one_of(COMMON_WORDS, &lower)
+                    && !is_one_of(QUESTION_ONLY_WORDS, &lower)
                     && !seen.contains(&lower);
                 seen.push(lower);
                 new
