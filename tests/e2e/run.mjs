@@ -207,11 +207,11 @@ const tests = [
     },
   ],
   [
-    "on a real package, \"Which version is this?\" gets the right answer from the default model",
+    "on a real package, \"Which version of semver is this package?\" gets the right answer from the default model",
     async () => {
       // npm's semver 7.6.3, as published: a project nobody here wrote.
       const session = await launch(freshWorkspace("semver"));
-      await askAndWaitForACall(session, "Which version is this?");
+      await askAndWaitForACall(session, "Which version of semver is this package?");
       const answers = await session.execute("return [...document.querySelectorAll('.msg.assistant')].map(e => e.textContent);");
       const answer = answers.at(-1) ?? "";
       assert(answer.includes("7.6.3"), `the answer names the version in package.json: ${answer}`);
