@@ -50,13 +50,20 @@ pub const NOT_IN_ANSWERS: &[&str] = &[
     ERROR_PREFIX,
 ];
 
+/// The protocol's own words. Whatever they end with (`TOOL_RESULT>`, `TOOL_CALL_RESULT`), text
+/// that holds one is talking the protocol, not answering.
+pub const PROTOCOL_WORDS: &[&str] = &["TOOL_CALL", "TOOL_RESULT", "TOOL_ERROR"];
+
+/// The key that names a call's tool, as a call writes it.
+pub const CALL_KEY: &str = "\"tool\"";
+
 /// The first piece of `text` shaped like the protocol: a call or a result in a near-miss
 /// spelling small models write instead of a call or an answer (`<TOML_CALL>`, `</TOUB_RESULT>`,
 /// `TOOL_RESULT:`, a bare `{"tool": …}` object). Such text is never a final answer.
 pub fn protocol_fragment(text: &str) -> Option<&str> {
     let lower = text.to_ascii_lowercase();
-    for word in ["tool_call", "tool_result", "tool_error"] {
-        if let Some(at) = lower.find(word) {
+    for word in PROTOCOL_WORDS {
+        if let Some(at) = lower.find(&word.to_ascii_lowercase()) {
             return Some(&text[at..at + word.len()]);
         }
     }

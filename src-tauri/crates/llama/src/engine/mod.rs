@@ -19,7 +19,9 @@ use lantern_core::model::{
     CancelToken, FinishReason, Flow, GenerateRequest, Generation, GenerationOptions, Message,
     Model, ModelError, Role, ToolChoice,
 };
-use lantern_core::protocol::markers::{protocol_tag_start, text_protocol_messages, NOT_IN_ANSWERS};
+use lantern_core::protocol::markers::{
+    protocol_tag_start, text_protocol_messages, CALL_KEY, NOT_IN_ANSWERS, PROTOCOL_WORDS,
+};
 use lantern_core::protocol::{CLOSE_TAG, OPEN_TAG};
 use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::ToolSpec;

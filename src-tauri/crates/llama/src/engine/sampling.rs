@@ -306,10 +306,8 @@ pub(super) fn would_open_a_call(so_far: &str, piece: &str) -> bool {
         .iter()
         .any(|banned| lower.contains(&banned.to_lowercase()))
         || protocol_tag_start(&joined).is_some()
-        || lower.contains("\"tool\"")
-        || ["TOOL_CALL", "TOOL_RESULT", "TOOL_ERROR"]
-            .iter()
-            .any(|word| joined.contains(word))
+        || lower.contains(CALL_KEY)
+        || PROTOCOL_WORDS.iter().any(|word| joined.contains(word))
         || opens_with_tag
 }
 
