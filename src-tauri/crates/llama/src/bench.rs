@@ -47,9 +47,9 @@ pub fn grammar_speed(
     questions: &[&str],
 ) -> GrammarSpeed {
     let system = toolbox.system_prompt();
-    let saved = model.settings.grammar;
+    let saved = model.settings.options.grammar;
     let mut measure = |grammar: bool| {
-        model.settings.grammar = grammar;
+        model.settings.options.grammar = grammar;
         let (mut tokens, mut seconds) = (0usize, 0.0f64);
         for q in questions {
             let messages = [
@@ -76,7 +76,7 @@ pub fn grammar_speed(
     };
     let (tokens_with, with_grammar_tok_s) = measure(true);
     let (tokens_without, without_grammar_tok_s) = measure(false);
-    model.settings.grammar = saved;
+    model.settings.options.grammar = saved;
     GrammarSpeed {
         with_grammar_tok_s,
         without_grammar_tok_s,

@@ -34,7 +34,7 @@ pub mod probe;
 mod utf8;
 
 pub use engine::{
-    physical_cores, LoadError, LoadOptions, LocalModel, ModelFacts, Sampling, Settings, StepStats,
+    physical_cores, LoadError, LoadOptions, LocalModel, ModelFacts, Settings, StepStats,
     DEFAULT_CONTEXT,
 };
 

@@ -215,7 +215,7 @@ impl LocalModel {
         let question = decision::user_question(request.messages);
         let cancel = request.cancel;
         if opens_tool_name(call_text) {
-            return match self.settings.ranked_tools {
+            return match self.settings.options.ranked_tools {
                 true => self.ground_tool_name(request.tools, question, logits, grammar, cancel),
                 false => Ok(None),
             };
@@ -224,12 +224,12 @@ impl LocalModel {
             open_grounded_argument(call_text, request.tools),
             request.paths,
         ) {
-            (Some(Grounding::Path(kind)), Some(known)) if self.settings.grounded_paths => {
+            (Some(Grounding::Path(kind)), Some(known)) if self.settings.options.grounded_paths => {
                 let path = self.ground_path(kind, known, question, logits, grammar, cancel)?;
                 stats.grounded_paths += usize::from(path.is_some());
                 Ok(path)
             }
-            (Some(Grounding::QuestionWord), _) if self.settings.question_words => {
+            (Some(Grounding::QuestionWord), _) if self.settings.options.question_words => {
                 self.ground_question_word(question, logits, grammar, cancel)
             }
             _ => Ok(None),

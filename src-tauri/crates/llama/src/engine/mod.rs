@@ -99,45 +99,15 @@ pub struct ModelFacts {
     pub load_seconds: f64,
 }
 
-/// Sampling settings. A temperature of 0 is greedy decoding.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Sampling {
-    pub temperature: f32,
-    pub top_p: f32,
-    pub min_p: f32,
-    pub seed: u32,
-}
-
-impl Default for Sampling {
-    fn default() -> Self {
-        Sampling {
-            temperature: 0.0,
-            top_p: 0.95,
-            min_p: 0.05,
-            seed: 42,
-        }
-    }
-}
-
 /// Per-model settings the user can change between steps.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
-    pub sampling: Sampling,
-    /// Constrain calls with the grammar built from the tool schemas.
-    pub grammar: bool,
-    /// Let a constrained call carry a `reasoning` string after its arguments.
-    pub call_reasoning: bool,
-    /// Choose path arguments among the request's known paths (see `grounding`).
-    pub grounded_paths: bool,
-    /// Offer a constrained call only its required and path arguments (see `grammar`).
-    pub lean_calls: bool,
-    /// Choose a question-word argument (a search's query) among the question's words.
-    pub question_words: bool,
-    /// Choose a call's tool by its whole name and the question's words (see `grounding`).
-    pub ranked_tools: bool,
-    /// Favour, in an answer after a tool result, tokens that copy a span of the result
-    /// (see `copying`).
-    pub copy_spans: bool,
+    /// What the user chose (the grammar, each lever, temperature and seed), as
+    /// [`Model::configure`] was given it.
+    pub options: GenerationOptions,
+    /// Nucleus and minimum-probability cut-offs when sampling (temperature above 0).
+    pub top_p: f32,
+    pub min_p: f32,
     /// The most prompt tokens decoded in one batch. Batches are sized to take about 80 ms each
     /// (cancellation is checked between them), up to this many.
     pub prompt_batch: usize,
@@ -146,14 +116,9 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            sampling: Sampling::default(),
-            grammar: true,
-            call_reasoning: GenerationOptions::default().call_reasoning,
-            grounded_paths: GenerationOptions::default().grounded_paths,
-            lean_calls: GenerationOptions::default().lean_calls,
-            ranked_tools: GenerationOptions::default().ranked_tools,
-            question_words: GenerationOptions::default().question_words,
-            copy_spans: GenerationOptions::default().copy_spans,
+            options: GenerationOptions::default(),
+            top_p: 0.95,
+            min_p: 0.05,
             prompt_batch: 512,
         }
     }
@@ -236,15 +201,7 @@ impl Model for LocalModel {
     }
 
     fn configure(&mut self, options: &GenerationOptions) {
-        self.settings.grammar = options.grammar;
-        self.settings.call_reasoning = options.call_reasoning;
-        self.settings.grounded_paths = options.grounded_paths;
-        self.settings.lean_calls = options.lean_calls;
-        self.settings.ranked_tools = options.ranked_tools;
-        self.settings.question_words = options.question_words;
-        self.settings.copy_spans = options.copy_spans;
-        self.settings.sampling.temperature = options.temperature;
-        self.settings.sampling.seed = options.seed;
+        self.settings.options = *options;
     }
 
     /// Calibrates the call decision for the toolbox's prompt (once per model and prompt; kept
@@ -317,7 +274,7 @@ impl Model for LocalModel {
             if on_text(OPEN_TAG) == Flow::Stop {
                 return Ok(self.finish(text, FinishReason::Stop, stats, started));
             }
-            if self.settings.grammar {
+            if self.settings.options.grammar {
                 grammar = Some(self.new_grammar(request.tools)?);
             }
         }
@@ -338,7 +295,7 @@ impl Model for LocalModel {
         let mut closing = false;
         // Where in the text grounding was last tried, so it is tried once per position.
         let mut grounded_at = usize::MAX;
-        let evidence = (!call && self.settings.copy_spans)
+        let evidence = (!call && self.settings.options.copy_spans)
             .then(|| copying::Evidence::of_last_results(request.messages))
             .flatten();
         let finish = loop {

@@ -250,8 +250,8 @@ impl LocalModel {
     /// The call grammar for `tools`, built once per set of tools.
     pub(super) fn new_grammar(&mut self, tools: &[ToolSpec]) -> Result<LlamaSampler, ModelError> {
         let shape = CallShape {
-            reasoning: self.settings.call_reasoning,
-            lean: self.settings.lean_calls,
+            reasoning: self.settings.options.call_reasoning,
+            lean: self.settings.options.lean_calls,
         };
         let key =
             tools_fingerprint(tools) ^ u64::from(shape.reasoning) ^ (u64::from(shape.lean) << 1);
@@ -266,15 +266,15 @@ impl LocalModel {
     }
 
     pub(super) fn sampling_chain(&self) -> Option<LlamaSampler> {
-        let s = &self.settings.sampling;
-        if s.temperature <= 0.0 {
+        let s = &self.settings;
+        if s.options.temperature <= 0.0 {
             return None;
         }
         Some(LlamaSampler::chain_simple([
             LlamaSampler::top_p(s.top_p, 1),
             LlamaSampler::min_p(s.min_p, 1),
-            LlamaSampler::temp(s.temperature),
-            LlamaSampler::dist(s.seed),
+            LlamaSampler::temp(s.options.temperature),
+            LlamaSampler::dist(s.options.seed),
         ]))
     }
 }
