@@ -76,6 +76,10 @@ pub struct ModelArgs {
     /// exactly (local models).
     #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().copy_spans))]
     pub copy_spans: OnOff,
+    /// Let an edit's old text become only text that is in the file, found there once (local
+    /// models).
+    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().file_spans))]
+    pub file_spans: OnOff,
     /// Sampling temperature; 0 decodes greedily.
     #[arg(long, default_value_t = 0.0)]
     pub temperature: f32,
@@ -139,6 +143,7 @@ impl ModelArgs {
                             (self.ranked_tools, "tools not ranked"),
                             (self.question_words, "queries not from the question"),
                             (self.copy_spans, "no copying from results"),
+                            (self.file_spans, "old text not constrained"),
                         ];
                         levers.extend(
                             off.iter()
@@ -165,6 +170,7 @@ impl ModelArgs {
             ranked_tools: self.ranked_tools == OnOff::On,
             question_words: self.question_words == OnOff::On,
             copy_spans: self.copy_spans == OnOff::On,
+            file_spans: self.file_spans == OnOff::On,
             temperature: self.temperature,
             seed: self.seed,
         }

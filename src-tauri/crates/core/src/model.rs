@@ -124,6 +124,14 @@ pub struct KnownPaths {
     pub folders: Vec<String>,
 }
 
+/// The text of the files a call may name, for a backend that grounds an argument in a file's
+/// content (an edit's old text, declared `"x-span-of": "path"`).
+pub trait FileTexts {
+    /// The whole text of the file at `rel` (relative to the workspace root), if it is one of
+    /// the known files and reads as text.
+    fn text_of(&self, rel: &str) -> Option<String>;
+}
+
 /// One generation request.
 pub struct GenerateRequest<'a> {
     pub messages: &'a [Message],
@@ -132,6 +140,8 @@ pub struct GenerateRequest<'a> {
     pub tools: &'a [ToolSpec],
     /// What path arguments may name, when the caller knows its workspace.
     pub paths: Option<&'a KnownPaths>,
+    /// The text of those files, when the caller can read them.
+    pub files: Option<&'a dyn FileTexts>,
     /// Generation ends right after any of these; the stop sequence stays in the text.
     pub stop: &'a [&'a str],
     pub tool_choice: ToolChoice,
@@ -226,6 +236,10 @@ pub struct GenerationOptions {
     /// In an answer after a tool result, favour tokens that copy a span of the result (a path,
     /// a number, an identifier) exactly, once the answer has begun one (local models).
     pub copy_spans: bool,
+    /// Let an argument declared `"x-span-of": KEY` (an edit's old text) become only a piece of
+    /// the text of the file the call's KEY argument names, ending where that piece is found
+    /// once (local models with the grammar, when the request can read the files).
+    pub file_spans: bool,
     /// 0 decodes greedily.
     pub temperature: f32,
     pub seed: u32,
@@ -241,6 +255,7 @@ impl Default for GenerationOptions {
             ranked_tools: true,
             question_words: true,
             copy_spans: true,
+            file_spans: true,
             temperature: 0.0,
             seed: 42,
         }

@@ -87,7 +87,7 @@ const DEFINING_WORDS: &[&str] = &[
 /// name (`class Range`, `def echo(`, `const coerce =`), or the name assigned at the start of
 /// the line (`MAX_LENGTH = 256`)? An import (`const coerce = require(…)`, `from a import b`)
 /// only names what is defined elsewhere.
-fn defines(line: &str, names: &[String]) -> bool {
+pub fn defines(line: &str, names: &[String]) -> bool {
     let trimmed = line.trim_start();
     if line.contains("require(") || trimmed.starts_with("import ") || trimmed.starts_with("from ") {
         return false;

@@ -372,22 +372,26 @@ pub fn lexical_prior(message: &str) -> bool {
     let lower = message.to_lowercase();
     let names_a_file = lower
         .split(|c: char| c.is_whitespace() || "\"'`,;:()?!".contains(c))
-        .any(|word| {
-            let word = word.trim_end_matches('.');
-            match word.rsplit_once('.') {
-                Some((stem, ext)) => {
-                    !stem.is_empty()
-                        && (1..=5).contains(&ext.len())
-                        && ext.chars().all(|c| c.is_ascii_alphanumeric())
-                        && !ext.chars().all(|c| c.is_ascii_digit())
-                }
-                None => word.contains('/') && word.len() > 1,
-            }
-        });
+        .any(names_a_path);
     names_a_file
         || lower
             .split(|c: char| !c.is_alphanumeric())
             .any(|w| PROJECT_WORDS.contains(&w))
+}
+
+/// Does this word of a message name a file (`notes.md`, `src/app.ts`) or a folder (`src/`)?
+/// Version numbers (`1.2`) do not.
+pub(crate) fn names_a_path(word: &str) -> bool {
+    let word = word.trim_end_matches('.');
+    match word.rsplit_once('.') {
+        Some((stem, ext)) => {
+            !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                && !ext.chars().all(|c| c.is_ascii_digit())
+        }
+        None => word.contains('/') && word.len() > 1,
+    }
 }
 
 /// log(e^a + e^b), for adding the probabilities of two ways a reply can start.

@@ -17,7 +17,7 @@ const MAX_REASONING_CHARS: usize = 120;
 const MAX_SHORT_STRING_CHARS: usize = 200;
 
 /// Arguments that hold free text rather than a name, path or pattern.
-const FREE_TEXT_ARGUMENTS: &[&str] = &["content"];
+const FREE_TEXT_ARGUMENTS: &[&str] = &["content", "old_text", "new_text"];
 
 /// Bounds every string in an argument schema except the free-text ones.
 fn bound_strings(schema: &mut Value, field: Option<&str>) {

@@ -77,6 +77,7 @@ pub fn probe(model: &mut LocalModel, toolbox: &Toolbox) -> Result<ProbeReport, S
             messages: &messages,
             tools: toolbox.specs(),
             paths: None,
+            files: None,
             stop: STOP_SEQUENCES,
             tool_choice: ToolChoice::Auto,
             max_tokens: 200,

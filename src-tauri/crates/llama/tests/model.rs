@@ -66,6 +66,7 @@ fn generate(
         messages,
         tools: toolbox().specs(),
         paths: None,
+        files: None,
         stop: STOP_SEQUENCES,
         tool_choice: choice,
         max_tokens,
@@ -185,6 +186,7 @@ fn the_grammar_offers_exactly_the_tools_of_the_request() {
         messages: &messages,
         tools: &only_listing,
         paths: None,
+        files: None,
         stop: STOP_SEQUENCES,
         tool_choice: ToolChoice::Required,
         max_tokens: 200,
@@ -266,6 +268,7 @@ fn cancellation_stops_generation() {
         messages: &messages,
         tools: toolbox().specs(),
         paths: None,
+        files: None,
         stop: STOP_SEQUENCES,
         tool_choice: ToolChoice::None,
         max_tokens: 400,
@@ -346,6 +349,7 @@ fn an_overflowing_conversation_drops_its_oldest_turns() {
         messages: &huge,
         tools: toolbox().specs(),
         paths: None,
+        files: None,
         stop: STOP_SEQUENCES,
         tool_choice: ToolChoice::None,
         max_tokens: 8,
@@ -425,6 +429,76 @@ fn one_call(
         &CancelToken::new(),
     );
     events
+}
+
+/// Reads the files of a fixture folder, for a request's `files`.
+struct FixtureTexts(std::path::PathBuf);
+
+impl lantern_core::model::FileTexts for FixtureTexts {
+    fn text_of(&self, rel: &str) -> Option<String> {
+        std::fs::read_to_string(self.0.join(rel)).ok()
+    }
+}
+
+#[test]
+fn an_edit_s_old_text_is_always_found_once_in_the_file_it_names() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/fixtures");
+    let edit = toolbox()
+        .specs()
+        .iter()
+        .find(|s| s.name == "edit_file")
+        .unwrap()
+        .clone();
+    let mut model = model();
+    let mut seen = Vec::new();
+    for (fixture, question) in [
+        (
+            "semver",
+            "Raise MAX_LENGTH in internal/constants.js to 512.",
+        ),
+        ("semver", "Bump the version in package.json to 7.7.0."),
+        (
+            "rust-calc",
+            "add(2, 3) returns -1 instead of 5. Fix the bug in src/lib.rs.",
+        ),
+        ("py-notes", "Change the port in config.toml to 8080."),
+        (
+            "node-shop",
+            "removeItem in src/cart.ts keeps the item it should delete. Fix it.",
+        ),
+    ] {
+        let root = fixtures.join(fixture);
+        let known = lantern_core::tools::walk::known_paths(&Workspace::open(&root).unwrap());
+        let texts = FixtureTexts(root.clone());
+        let cancel = CancelToken::new();
+        let messages = conversation(question);
+        let request = GenerateRequest {
+            messages: &messages,
+            tools: std::slice::from_ref(&edit),
+            paths: Some(&known),
+            files: Some(&texts),
+            stop: STOP_SEQUENCES,
+            tool_choice: ToolChoice::Required,
+            max_tokens: 400,
+            cancel: &cancel,
+        };
+        let generation = model.generate(&request, &mut |_| Flow::Continue).unwrap();
+        let turn = parse(&generation.text);
+        let call = turn
+            .call
+            .as_ref()
+            .unwrap_or_else(|| panic!("no call: {}", generation.text));
+        let path = call.args["path"].as_str().unwrap();
+        let old = call.args["old_text"].as_str().unwrap();
+        let file = std::fs::read_to_string(root.join(path)).unwrap();
+        assert_eq!(
+            file.matches(old).count(),
+            1,
+            "{question}: {old:?} must stand once in {path}"
+        );
+        seen.push(format!("{question} → {path}: {old:?}"));
+    }
+    eprintln!("{}", seen.join("\n"));
 }
 
 /// Copies a folder tree of plain files (a fixture) to `to`.

@@ -41,6 +41,7 @@ fn generate_with(
         messages: &messages,
         tools: &[],
         paths: None,
+        files: None,
         stop: STOP_SEQUENCES,
         tool_choice,
         max_tokens: 256,

@@ -164,6 +164,7 @@ fn streams_and_runs_a_turn_against_a_real_llama_server() {
         messages: &messages,
         tools: &[],
         paths: None,
+        files: None,
         stop: STOP_SEQUENCES,
         tool_choice: ToolChoice::Auto,
         max_tokens: 32,

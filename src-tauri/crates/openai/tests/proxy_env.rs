@@ -24,6 +24,7 @@ fn http_proxy_from_the_environment_is_ignored() {
         messages: &messages,
         tools: &[],
         paths: None,
+        files: None,
         stop: &[],
         tool_choice: ToolChoice::Auto,
         max_tokens: 8,

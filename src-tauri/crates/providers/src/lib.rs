@@ -138,6 +138,7 @@ mod tests {
                     messages: &[],
                     tools: &[],
                     paths: None,
+                    files: None,
                     stop: &[],
                     tool_choice: ToolChoice::Auto,
                     max_tokens: 16,

@@ -11,8 +11,10 @@
 //! [`Event`]; the caller renders them (UI, CLI) and may save them as a transcript.
 
 mod calls;
+mod texts;
 
 pub use calls::{Answer, CallOutcome, Confirmer, FixedAnswer, PermissionRequest, Refusal};
+use texts::VisibleTexts;
 
 use crate::checkpoint::CheckpointStore;
 use crate::error::{ErrorType, ToolError};
@@ -32,7 +34,7 @@ use crate::tools::{normalize_args, PrepareError, PreviewKind, Risk, ToolContext,
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Limits and choices for the loop.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -185,10 +187,15 @@ impl Session {
             let paths = self
                 .known_paths
                 .get_or_insert_with(|| known_paths(&self.ctx.workspace));
+            let texts = VisibleTexts {
+                workspace: &self.ctx.workspace,
+                known: paths,
+            };
             let request = GenerateRequest {
                 messages: &self.history,
                 tools: self.toolbox.specs(),
                 paths: Some(paths),
+                files: Some(&texts),
                 stop: STOP_SEQUENCES,
                 tool_choice: self.config.tool_choice,
                 max_tokens: self.config.max_tokens,
@@ -437,7 +444,30 @@ impl Session {
             command: command.as_deref(),
         };
         let grants: Vec<Grant> = self.grants().cloned().collect();
-        let (rule, answer) = match decide(&subject, &grants) {
+        let decision = decide(&subject, &grants);
+        // A call its tool can tell will fail (an edit whose old text is not in the file) fails
+        // here, before the user is asked to approve a change that cannot be made; a call the
+        // policy refuses is refused without its files being looked at.
+        if !matches!(decision, Decision::Deny { .. }) {
+            if let Err(error) = call.check(&self.ctx) {
+                emit(&Event::ToolStarted {
+                    call_id: call_id.to_string(),
+                    tool: tool.to_string(),
+                    args,
+                });
+                let result = ToolResult::from_outcome(Err(error), Duration::ZERO);
+                emit(&Event::ToolFinished {
+                    call_id: call_id.to_string(),
+                    tool: tool.to_string(),
+                    success: false,
+                    error_type: result.error_type,
+                    execution_time_ms: 0,
+                    result: result.clone(),
+                });
+                return CallOutcome::Ran(result);
+            }
+        }
+        let (rule, answer) = match decision {
             Decision::Allow { rule } => (rule, None),
             Decision::Deny { rule, reason } => {
                 return deny(

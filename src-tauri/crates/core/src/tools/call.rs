@@ -39,6 +39,11 @@ impl Call {
         self.prepared.target()
     }
 
+    /// Whether the call can work on its target as things stand (see [`Tool::check`]).
+    pub fn check(&self, ctx: &ToolContext) -> Result<(), ToolError> {
+        self.prepared.check(ctx)
+    }
+
     /// What to show the user before approval.
     pub fn preview(&self, ctx: &ToolContext) -> Option<Value> {
         self.prepared.preview(ctx)
@@ -84,6 +89,7 @@ struct Typed<T: Tool> {
 /// [`Typed`] with the tool's type erased, so that [`Call`] needs none.
 trait Prepared {
     fn target(&self) -> &Resolved;
+    fn check(&self, ctx: &ToolContext) -> Result<(), ToolError>;
     fn preview(&self, ctx: &ToolContext) -> Option<Value>;
     fn run(self: Box<Self>, ctx: &ToolContext) -> Result<Value, ToolError>;
 }
@@ -91,6 +97,10 @@ trait Prepared {
 impl<T: Tool> Prepared for Typed<T> {
     fn target(&self) -> &Resolved {
         &self.target
+    }
+
+    fn check(&self, ctx: &ToolContext) -> Result<(), ToolError> {
+        T::check(&self.input, &self.target, ctx)
     }
 
     fn preview(&self, ctx: &ToolContext) -> Option<Value> {

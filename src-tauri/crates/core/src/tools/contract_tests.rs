@@ -289,6 +289,8 @@ fn whole_workspace_calls_declare_the_root_and_path_free_calls_declare_nothing() 
 #[test]
 fn every_preview_is_of_the_kind_its_tool_declares() {
     let fx = Fixture::new();
+    // The file edit_file's example changes.
+    std::fs::write(fx.root().join("config.toml"), "port = 8080\n").unwrap();
     let registry = ToolRegistry::standard();
     for spec in registry.specs() {
         let call = registry

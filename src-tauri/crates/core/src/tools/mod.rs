@@ -15,6 +15,7 @@ mod add_task;
 mod call;
 #[cfg(test)]
 mod contract_tests;
+mod edit_file;
 mod get_current_time;
 mod get_diagnostics;
 mod list_files;
@@ -24,6 +25,7 @@ mod run_command;
 mod search_code;
 mod target;
 mod tasks;
+mod text_match;
 mod update_task;
 pub mod walk;
 mod write_file;
@@ -32,6 +34,7 @@ mod writes;
 pub use call::{Call, PrepareError};
 pub use target::{Resolved, Target};
 pub use tasks::{Task, TaskList, TaskStatus};
+pub(crate) use writes::current_content;
 pub use writes::{Undo, Written};
 
 use crate::checkpoint::CheckpointStore;
@@ -167,6 +170,18 @@ pub trait Tool: Send + Sync + 'static {
     /// A tool that forgot would otherwise slip past all of them unnoticed.
     fn target(input: &Self::Input) -> Target;
 
+    /// Whether the call can work on its target as things stand: checked after the policy and
+    /// before the user is asked, so that a call bound to fail (an edit whose old text is not
+    /// in the file) fails with its reason instead of asking to approve it. Looks, changes
+    /// nothing.
+    fn check(
+        _input: &Self::Input,
+        _target: &Resolved,
+        _ctx: &ToolContext,
+    ) -> Result<(), ToolError> {
+        Ok(())
+    }
+
     /// Something to show the user before they approve the call (e.g. a diff), if useful.
     fn preview(_input: &Self::Input, _target: &Resolved, _ctx: &ToolContext) -> Option<Value> {
         None
@@ -210,6 +225,7 @@ impl ToolRegistry {
         registry.register::<list_files::ListFiles>();
         registry.register::<search_code::SearchCode>();
         registry.register::<get_diagnostics::GetDiagnostics>();
+        registry.register::<edit_file::EditFile>();
         registry.register::<write_file::WriteFile>();
         registry.register::<run_command::RunCommand>();
         registry.register::<get_current_time::GetCurrentTime>();
@@ -378,6 +394,7 @@ fn order_hint(name: &str) -> usize {
         "list_files",
         "search_code",
         "get_diagnostics",
+        "edit_file",
         "write_file",
         "run_command",
         "get_current_time",

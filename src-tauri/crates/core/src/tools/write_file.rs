@@ -11,8 +11,8 @@ use std::time::Duration;
 const MAX_DIFF_BYTES: usize = 4096;
 
 /// Write a text file in the workspace, replacing its whole content (or creating it, with any
-/// missing folders). Returns a summary of the change as a unified diff. The user may be asked
-/// to approve the write first. Use it to create a file, or to change or fix one.
+/// missing folders). Returns what it wrote as a unified diff. The user may be asked
+/// to approve the write first. Use it to create a new file, or to rewrite a file whole.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {

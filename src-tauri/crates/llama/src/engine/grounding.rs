@@ -33,13 +33,16 @@ pub(super) struct Grounded {
 }
 
 /// What a grounded argument is chosen among.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Grounding {
     /// Existing paths of this kind (`"x-path": "file"` or `"folder"`).
     Path(PathKind),
     /// The words of the user's question (`"x-words": "question"`): a search for what the
     /// question names, not for a file name or a phrase the model makes up.
     QuestionWord,
+    /// A piece of the text of the file another argument (named here) of the call names
+    /// (`"x-span-of": KEY`): see `spans`.
+    SpanOf(String),
 }
 
 /// Which paths an argument accepts.
@@ -66,6 +69,9 @@ pub(super) fn open_grounded_argument(call_text: &str, tools: &[ToolSpec]) -> Opt
     let field = &spec.input_schema["properties"][key];
     if field["x-words"] == "question" {
         return Some(Grounding::QuestionWord);
+    }
+    if let Some(key) = field["x-span-of"].as_str() {
+        return Some(Grounding::SpanOf(key.to_string()));
     }
     match field["x-path"].as_str()? {
         "file" => Some(Grounding::Path(PathKind::File)),
@@ -140,7 +146,8 @@ pub(super) fn tool_bonuses(question: &str, tools: &[ToolSpec]) -> Vec<f64> {
         .iter()
         .map(|t| stems(&format!("{} {}", t.name.replace('_', " "), t.description)))
         .collect();
-    let asked = stems(question);
+    // A file's name says which file, not what to do with it ("constants.js" is no search).
+    let asked = stems(&without_paths(question));
     let sharing = |word: &String| described.iter().filter(|d| d.contains(word)).count();
     described
         .iter()
@@ -152,6 +159,43 @@ pub(super) fn tool_bonuses(question: &str, tools: &[ToolSpec]) -> Vec<f64> {
                 .sum()
         })
         .collect()
+}
+
+/// The value of the call's string argument `key`, when it is written and holds no escape.
+pub(super) fn argument_value<'a>(call_text: &'a str, key: &str) -> Option<&'a str> {
+    let args = &call_text[call_text.find("\"args\"")?..];
+    let after_key = &args[args.find(&format!("\"{key}\""))? + key.len() + 2..];
+    let value = after_key.trim_start().strip_prefix(':')?.trim_start();
+    let value = value.strip_prefix('"')?;
+    let end = value.find('"')?;
+    let value = &value[..end];
+    (!value.contains('\\')).then_some(value)
+}
+
+/// The question without the words that name a file or a folder.
+fn without_paths(question: &str) -> String {
+    question
+        .split(|c: char| c.is_whitespace() || "\"'`,;:()?!".contains(c))
+        .filter(|w| !crate::decide::names_a_path(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The words a question asks about, to find in a file's lines: its words outside the names
+/// of files, leaving out the common ones; each with whether it is shaped like code (a number,
+/// `MAX_LENGTH`, `parseConfig`), which names one thing more surely than a plain word does.
+pub(super) fn question_terms(question: &str) -> Vec<(String, bool)> {
+    let mut terms: Vec<(String, bool)> = Vec::new();
+    for word in without_paths(question).split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        let code = word.chars().any(|c| c.is_ascii_digit() || c == '_')
+            || word.chars().skip(1).any(char::is_uppercase);
+        for part in words(word) {
+            if !is_one_of(COMMON_WORDS, &part) && !terms.iter().any(|(t, _)| *t == part) {
+                terms.push((part, code));
+            }
+        }
+    }
+    terms
 }
 
 /// The tool a call being written names: the value of its `"tool"` member.
@@ -310,7 +354,7 @@ impl LocalModel {
     /// Scores every candidate value (its text, the closing quote included, and a bonus in
     /// nats) by the model's log-probability of its tokens plus the bonus, then writes the best
     /// into the cache and through `grammar`.
-    fn write_best(
+    pub(super) fn write_best(
         &mut self,
         candidates: &[(String, f64)],
         logits: &[f32],

@@ -6,6 +6,7 @@ mod grounding;
 mod kv;
 mod load;
 mod sampling;
+mod spans;
 #[cfg(test)]
 mod tests;
 
@@ -295,6 +296,8 @@ impl Model for LocalModel {
         let mut closing = false;
         // Where in the text grounding was last tried, so it is tried once per position.
         let mut grounded_at = usize::MAX;
+        // An argument being written as a piece of a file's text, while it is.
+        let mut span: Option<spans::FileSpan> = None;
         let evidence = (!call && self.settings.options.copy_spans)
             .then(|| copying::Evidence::of_last_results(request.messages))
             .flatten();
@@ -309,8 +312,15 @@ impl Model for LocalModel {
             // `grounding`), once per position.
             if let (Some(g), false) = (grammar.as_mut(), closing || grounded_at == text.len()) {
                 let call_text = &text[OPEN_TAG.len()..];
-                let grounded =
-                    self.ground_what_opened(call_text, request, &logits, g, &mut stats)?;
+                let grounded = if span.is_some() {
+                    None
+                } else if let Some((opened, file)) = self.open_span(call_text, request) {
+                    let (after, written) = self.start_span(opened, &file, request, &logits, g)?;
+                    span = after;
+                    written
+                } else {
+                    self.ground_what_opened(call_text, request, &logits, g, &mut stats)?
+                };
                 grounded_at = text.len();
                 if let Some(grounded) = grounded {
                     generated += grounded.tokens.len();
@@ -337,12 +347,29 @@ impl Model for LocalModel {
                     self.closers = Some(closer_tokens(&self.model));
                 }
             }
-            let chosen = match (closing, grammar.as_mut(), &self.closers) {
-                (true, Some(g), Some(closers)) => {
+            let chosen = match (closing, grammar.as_mut(), &self.closers, span.as_ref()) {
+                // An edit's old text goes on with the file's text (see `spans`).
+                (_, Some(g), _, Some(open)) => match self.choose_in_span(&logits, g, open, closing)
+                {
+                    Some((token, fed)) => {
+                        span = match fed {
+                            spans::Fed::Continues(next) => Some(next),
+                            spans::Fed::Closes | spans::Fed::Refused => None,
+                        };
+                        Some(token)
+                    }
+                    // Nothing in the file can follow (it cannot happen while a place is
+                    // left): decoding goes on as the grammar alone allows.
+                    None => {
+                        span = None;
+                        choose(&logits, Some(g), &mut chain, &mut |_| false)
+                    }
+                },
+                (true, Some(g), Some(closers), None) => {
                     let in_string = inside_json_string(&text[OPEN_TAG.len()..]);
                     pick_closing(&logits, g, closers.for_position(in_string))
                 }
-                (_, grammar, _) => {
+                (_, grammar, _, _) => {
                     if let (Some(evidence), None) = (&evidence, &grammar) {
                         let vocab = self.model.vocab();
                         evidence.favour(&text, &mut logits, &mut |t| {

@@ -184,3 +184,19 @@ fn a_reply_goes_on_when_its_likeliest_tokens_are_all_banned() {
     let token = super::sampling::choose(&logits, None, &mut None, &mut banned);
     assert_eq!(token, Some(LlamaToken(19)));
 }
+
+#[test]
+fn edit_words_rank_edit_file_and_file_names_rank_no_tool() {
+    let registry = lantern_core::tools::ToolRegistry::standard();
+    let specs: Vec<ToolSpec> = registry.specs().into_iter().cloned().collect();
+    let bonus = |question: &str, tool: &str| {
+        let bonuses = super::grounding::tool_bonuses(question, &specs);
+        bonuses[specs.iter().position(|s| s.name == tool).unwrap()]
+    };
+    let question = "Raise MAX_LENGTH in internal/constants.js to 512.";
+    assert!(bonus(question, "edit_file") > 0.0);
+    // "constants" is part of a file's name here, not a search for a constant.
+    assert_eq!(bonus(question, "search_code"), 0.0);
+    let question = "Change the cache size from 1000 to 500.";
+    assert!(bonus(question, "edit_file") > bonus(question, "write_file"));
+}

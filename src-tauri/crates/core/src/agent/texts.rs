@@ -1,0 +1,48 @@
+//! The text of the files a step's call may name, for a backend that grounds an argument in a
+//! file's content.
+
+use crate::model::{FileTexts, KnownPaths};
+use crate::sandbox::Workspace;
+use crate::tools::current_content;
+
+/// Reads only the files the step offers as paths (visible to the tools: not ignored, hidden or
+/// Lantern's own), through the sandbox, as text.
+pub(super) struct VisibleTexts<'a> {
+    pub workspace: &'a Workspace,
+    pub known: &'a KnownPaths,
+}
+
+impl FileTexts for VisibleTexts<'_> {
+    fn text_of(&self, rel: &str) -> Option<String> {
+        if !self.known.files.iter().any(|file| file == rel) {
+            return None;
+        }
+        let path = self.workspace.resolve(rel).ok()?;
+        let bytes = current_content(self.workspace, &path).ok()??;
+        String::from_utf8(bytes).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_known_files_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+        std::fs::write(dir.path().join("secret.txt"), "hidden\n").unwrap();
+        let workspace = Workspace::open(dir.path()).unwrap();
+        let known = KnownPaths {
+            files: vec!["a.txt".to_string()],
+            folders: vec![".".to_string()],
+        };
+        let texts = VisibleTexts {
+            workspace: &workspace,
+            known: &known,
+        };
+        assert_eq!(texts.text_of("a.txt").as_deref(), Some("alpha\n"));
+        assert_eq!(texts.text_of("secret.txt"), None);
+        assert_eq!(texts.text_of("../a.txt"), None);
+    }
+}
