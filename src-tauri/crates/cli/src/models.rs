@@ -80,6 +80,10 @@ pub struct ModelArgs {
     /// models).
     #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().file_spans))]
     pub file_spans: OnOff,
+    /// In an edit's new text, favour the question's values where the old text holds what they
+    /// replace, and never end it equal to the old text (local models).
+    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().replace_values))]
+    pub replace_values: OnOff,
     /// Sampling temperature; 0 decodes greedily.
     #[arg(long, default_value_t = 0.0)]
     pub temperature: f32,
@@ -144,6 +148,7 @@ impl ModelArgs {
                             (self.question_words, "queries not from the question"),
                             (self.copy_spans, "no copying from results"),
                             (self.file_spans, "old text not constrained"),
+                            (self.replace_values, "new text not steered"),
                         ];
                         levers.extend(
                             off.iter()
@@ -171,6 +176,7 @@ impl ModelArgs {
             question_words: self.question_words == OnOff::On,
             copy_spans: self.copy_spans == OnOff::On,
             file_spans: self.file_spans == OnOff::On,
+            replace_values: self.replace_values == OnOff::On,
             temperature: self.temperature,
             seed: self.seed,
         }

@@ -240,6 +240,10 @@ pub struct GenerationOptions {
     /// the text of the file the call's KEY argument names, ending where that piece is found
     /// once (local models with the grammar, when the request can read the files).
     pub file_spans: bool,
+    /// In an argument declared `"x-replaces": KEY` (an edit's new text), favour the values of
+    /// the question where the copy of the KEY argument reaches what they replace, and do not
+    /// let it end equal to that argument (local models with the grammar).
+    pub replace_values: bool,
     /// 0 decodes greedily.
     pub temperature: f32,
     pub seed: u32,
@@ -256,6 +260,7 @@ impl Default for GenerationOptions {
             question_words: true,
             copy_spans: true,
             file_spans: true,
+            replace_values: true,
             temperature: 0.0,
             seed: 42,
         }

@@ -23,6 +23,7 @@ pub struct Input {
     #[schemars(extend("x-span-of" = "path"))]
     pub old_text: String,
     /// The text that takes its place.
+    #[schemars(extend("x-replaces" = "old_text"))]
     pub new_text: String,
 }
 

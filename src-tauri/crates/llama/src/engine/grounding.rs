@@ -43,6 +43,8 @@ pub(super) enum Grounding {
     /// A piece of the text of the file another argument (named here) of the call names
     /// (`"x-span-of": KEY`): see `spans`.
     SpanOf(String),
+    /// The text that replaces another argument's (`"x-replaces": KEY`): see `replacing`.
+    Replaces(String),
 }
 
 /// Which paths an argument accepts.
@@ -72,6 +74,9 @@ pub(super) fn open_grounded_argument(call_text: &str, tools: &[ToolSpec]) -> Opt
     }
     if let Some(key) = field["x-span-of"].as_str() {
         return Some(Grounding::SpanOf(key.to_string()));
+    }
+    if let Some(key) = field["x-replaces"].as_str() {
+        return Some(Grounding::Replaces(key.to_string()));
     }
     match field["x-path"].as_str()? {
         "file" => Some(Grounding::Path(PathKind::File)),
@@ -161,19 +166,32 @@ pub(super) fn tool_bonuses(question: &str, tools: &[ToolSpec]) -> Vec<f64> {
         .collect()
 }
 
-/// The value of the call's string argument `key`, when it is written and holds no escape.
-pub(super) fn argument_value<'a>(call_text: &'a str, key: &str) -> Option<&'a str> {
+/// The content of the call's string argument `key` as written (escapes as they are), when it
+/// is complete.
+pub(super) fn raw_argument<'a>(call_text: &'a str, key: &str) -> Option<&'a str> {
     let args = &call_text[call_text.find("\"args\"")?..];
     let after_key = &args[args.find(&format!("\"{key}\""))? + key.len() + 2..];
     let value = after_key.trim_start().strip_prefix(':')?.trim_start();
     let value = value.strip_prefix('"')?;
-    let end = value.find('"')?;
-    let value = &value[..end];
-    (!value.contains('\\')).then_some(value)
+    let mut escaped = false;
+    for (i, c) in value.char_indices() {
+        match (escaped, c) {
+            (true, _) => escaped = false,
+            (false, '\\') => escaped = true,
+            (false, '"') => return Some(&value[..i]),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The value of the call's string argument `key`, when it is written and holds no escape.
+pub(super) fn argument_value<'a>(call_text: &'a str, key: &str) -> Option<&'a str> {
+    raw_argument(call_text, key).filter(|value| !value.contains('\\'))
 }
 
 /// The question without the words that name a file or a folder.
-fn without_paths(question: &str) -> String {
+pub(super) fn without_paths(question: &str) -> String {
     question
         .split(|c: char| c.is_whitespace() || "\"'`,;:()?!".contains(c))
         .filter(|w| !crate::decide::names_a_path(w))

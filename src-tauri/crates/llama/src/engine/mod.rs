@@ -5,6 +5,7 @@ mod decision;
 mod grounding;
 mod kv;
 mod load;
+mod replacing;
 mod sampling;
 mod spans;
 #[cfg(test)]
@@ -298,6 +299,8 @@ impl Model for LocalModel {
         let mut grounded_at = usize::MAX;
         // An argument being written as a piece of a file's text, while it is.
         let mut span: Option<spans::FileSpan> = None;
+        // An edit's new text being written, and where in the text it began.
+        let mut replacing: Option<(replacing::Replacement, usize)> = None;
         let evidence = (!call && self.settings.options.copy_spans)
             .then(|| copying::Evidence::of_last_results(request.messages))
             .flatten();
@@ -312,6 +315,11 @@ impl Model for LocalModel {
             // `grounding`), once per position.
             if let (Some(g), false) = (grammar.as_mut(), closing || grounded_at == text.len()) {
                 let call_text = &text[OPEN_TAG.len()..];
+                if replacing.is_none() {
+                    replacing = self
+                        .open_replacement(call_text, request)
+                        .map(|r| (r, text.len()));
+                }
                 let grounded = if span.is_some() {
                     None
                 } else if let Some((opened, file)) = self.open_span(call_text, request) {
@@ -370,24 +378,34 @@ impl Model for LocalModel {
                     pick_closing(&logits, g, closers.for_position(in_string))
                 }
                 (_, grammar, _, _) => {
+                    let vocab = self.model.vocab();
+                    let piece_of = |t: LlamaToken| {
+                        String::from_utf8_lossy(&vocab.token_to_piece(t, false, None)).into_owned()
+                    };
                     if let (Some(evidence), None) = (&evidence, &grammar) {
-                        let vocab = self.model.vocab();
-                        evidence.favour(&text, &mut logits, &mut |t| {
-                            String::from_utf8_lossy(&vocab.token_to_piece(t, false, None))
-                                .into_owned()
-                        });
+                        evidence.favour(&text, &mut logits, &mut |t| piece_of(t));
+                    }
+                    // The new text ends with its string; until then it is steered.
+                    if replacing
+                        .as_ref()
+                        .is_some_and(|(_, start)| !inside_json_string(&text[*start - 1..]))
+                    {
+                        replacing = None;
+                    }
+                    let new_text = replacing.as_ref().map(|(r, start)| (r, &text[*start..]));
+                    if let Some((replacement, written)) = new_text {
+                        replacement.favour(written, &mut logits, &mut |t| piece_of(t));
                     }
                     let model = &*self.model;
                     let so_far = &text;
                     let mut banned = |t: LlamaToken| {
-                        ban_openers
-                            && !eog(model, t)
-                            && would_open_a_call(
-                                so_far,
-                                &String::from_utf8_lossy(
-                                    &model.vocab().token_to_piece(t, false, None),
-                                ),
-                            )
+                        let ends_equal = new_text.is_some_and(|(r, written)| {
+                            !r.may_end(written) && piece_of(t).starts_with('"')
+                        });
+                        ends_equal
+                            || ban_openers
+                                && !eog(model, t)
+                                && would_open_a_call(so_far, &piece_of(t))
                     };
                     choose(&logits, grammar, &mut chain, &mut banned)
                 }

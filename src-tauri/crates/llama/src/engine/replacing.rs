@@ -1,0 +1,353 @@
+//! The new text of an edit, where it differs from the old text as the question says.
+//!
+//! A tiny model writing an edit's `new_text` copies its `old_text` and stops: "Raise
+//! MAX_LENGTH to 512" comes out as `const MAX_LENGTH = 256` twice, an edit that changes nothing.
+//! When a constrained call opens an argument declared `"x-replaces": KEY`, three rules steer it,
+//! each from what the old text and the question hold:
+//!
+//! - where the copy reaches a number or version of the old text (`256`, `7.6.3`), a token that
+//!   begins a number of the question not in the old text (`512`) gets a large bonus;
+//! - where it reaches the one name the question names in the old text (`subtract` in "rename
+//!   subtract to minus"), a token that begins the question's one other name gets it, when
+//!   there is exactly one of each;
+//! - once the whole old text is copied, a word that begins a value of the question gets a
+//!   smaller bonus (an inserted line), and the string may not end there: a new text equal to
+//!   the old text is no edit.
+//!
+//! A value begun is continued with the continuing bonus; right after the whole old text, a line
+//! break gets the smaller bonus; and once the new text has changed something and ends as the
+//! old text ends, ending the string gets a bonus, so a changed function is not followed by
+//! whatever the model writes next. The rest is the model's own choice.
+
+use super::grounding::{open_grounded_argument, raw_argument, without_paths, Grounding};
+use super::sampling::best_by_logit;
+use llama_cpp_2::token::LlamaToken;
+
+/// Log-probability (nats) for a token that begins the question's value where the old text has
+/// the value it replaces.
+const REPLACE_BONUS: f32 = 8.0;
+
+/// Log-probability (nats) for a token that begins a value of the question after the copied old
+/// text.
+const INSERT_BONUS: f32 = 3.0;
+
+/// Log-probability (nats) for a line break right after the whole old text.
+const NEW_LINE_BONUS: f32 = 6.0;
+
+/// Log-probability (nats) for ending the new text where it ends as the old text did.
+const END_BONUS: f32 = 6.0;
+
+/// How many characters of the end of the old text (as written) the new text must end with for
+/// the end bonus.
+const END_CHARS: usize = 8;
+
+/// Log-probability (nats) for a token that goes on with a value begun.
+const CONTINUE_BONUS: f32 = 6.0;
+
+/// How many of the likeliest tokens are looked at each step.
+const CANDIDATES: usize = 32;
+
+/// Words of an edit request that say what to do, never what to write.
+const EDIT_WORDS: &str = "rename change set raise lower increase decrease bump fix replace \
+    update add remove delete insert line lines after before right left under above below \
+    from into the and with value default function method class variable file please make bug \
+    bugs error wrong issue";
+
+/// Characters between words, in code and in prose (JSON escapes count: `\n` ends a word).
+fn is_separator(c: char) -> bool {
+    !(c.is_alphanumeric() || matches!(c, '_' | '.' | '-'))
+}
+
+/// The words of `text` (dots, dashes and underscores kept inside), without a trailing dot.
+fn words_of(text: &str) -> Vec<&str> {
+    text.split(is_separator)
+        .map(|w| w.trim_end_matches(['.', '-']))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+fn has_digit(word: &str) -> bool {
+    word.chars().any(|c| c.is_ascii_digit())
+}
+
+/// JSON string content with its escapes undone; an escape not yet finished is left out.
+fn unescape(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some(other @ ('"' | '\\' | '/')) => out.push(other),
+            // `\u` escapes and an unfinished escape: nothing a word is made of.
+            _ => out.push(' '),
+        }
+    }
+    out
+}
+
+/// What the new text of one edit is steered by.
+#[derive(Debug, Clone)]
+pub(super) struct Replacement {
+    /// The old text as the call wrote it (JSON string content, escapes as written).
+    old_raw: String,
+    /// The old text, its escapes undone.
+    old: String,
+    /// Numbers and versions of the question the old text does not hold.
+    numbers: Vec<String>,
+    /// The question's one name not in the old text, with the old text's one name in the
+    /// question it replaces.
+    rename: Option<(String, String)>,
+    /// Every value of the question not in the old text, for an insertion.
+    values: Vec<String>,
+}
+
+impl Replacement {
+    /// `None` when the question holds nothing the old text does not.
+    pub(super) fn new(question: &str, old_raw: &str) -> Option<Self> {
+        let old = unescape(old_raw);
+        let question = without_paths(question);
+        let question = question.as_str();
+        let old_words = words_of(&old);
+        let holds = |w: &str| old_words.iter().any(|o| o.eq_ignore_ascii_case(w));
+        let plain = |w: &str| {
+            (w.chars().count() >= 3 || has_digit(w))
+                && !EDIT_WORDS
+                    .split_whitespace()
+                    .any(|e| e.eq_ignore_ascii_case(w))
+                && !crate::decide::names_a_path(w)
+        };
+        let mut values: Vec<String> = Vec::new();
+        for word in words_of(question) {
+            if plain(word) && !holds(word) && !values.iter().any(|v| v == word) {
+                values.push(word.to_string());
+            }
+        }
+        let numbers: Vec<String> = values.iter().filter(|v| has_digit(v)).cloned().collect();
+        let names: Vec<&String> = values.iter().filter(|v| !has_digit(v)).collect();
+        let question_words = words_of(question);
+        let named: Vec<&str> = old_words
+            .iter()
+            .copied()
+            .filter(|o| !has_digit(o) && plain(o))
+            .filter(|o| question_words.iter().any(|q| q.eq_ignore_ascii_case(o)))
+            .fold(Vec::new(), |mut seen, o| {
+                if !seen.contains(&o) {
+                    seen.push(o);
+                }
+                seen
+            });
+        let rename = match (names.as_slice(), named.as_slice()) {
+            ([new], [old]) => Some(((*new).clone(), old.to_string())),
+            _ => None,
+        };
+        (!values.is_empty()).then(|| Replacement {
+            old_raw: old_raw.to_string(),
+            old: old.clone(),
+            numbers,
+            rename,
+            values,
+        })
+    }
+
+    /// May the new text end after `written`? Not while it is the old text itself.
+    pub(super) fn may_end(&self, written: &str) -> bool {
+        written != self.old_raw
+    }
+
+    /// The bonus for writing `piece` after `written` (the new text so far), both as JSON string
+    /// content.
+    fn bonus(&self, written_raw: &str, piece_raw: &str) -> f32 {
+        if piece_raw.starts_with('"') {
+            return self.end_bonus(written_raw);
+        }
+        // All the old text copied, the edit adds to it: on a new line (`\n`, maybe written as
+        // `\` and `n`).
+        if written_raw == self.old_raw && (piece_raw.starts_with("\\n") || piece_raw == "\\") {
+            return NEW_LINE_BONUS;
+        }
+        // An escape the new text has begun but not finished is not part of its words yet.
+        let open_escape = written_raw.len() - written_raw.trim_end_matches('\\').len();
+        let written = unescape(&written_raw[..written_raw.len() - open_escape % 2]);
+        let Some(piece) = unescape(&format!("{written_raw}{piece_raw}"))
+            .strip_prefix(written.as_str())
+            .map(str::to_string)
+        else {
+            return 0.0;
+        };
+        let (written, piece) = (written.as_str(), piece.as_str());
+        let word_start = written
+            .char_indices()
+            .rev()
+            .find(|(_, c)| is_separator(*c))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        let word = &written[word_start..];
+        let head_start = piece.len() - piece.trim_start_matches(is_separator).len();
+        let head: &str = piece[head_start..]
+            .split(is_separator)
+            .next()
+            .unwrap_or_default();
+        if head.is_empty() {
+            return 0.0;
+        }
+        let begins = |values: &[String], w: &str| values.iter().any(|v| v.starts_with(w));
+        if head_start == 0 && !word.is_empty() {
+            // Inside a word: going on with a value already begun.
+            let longer = format!("{word}{head}");
+            return match begins(&self.values, word) && begins(&self.values, &longer) {
+                true => CONTINUE_BONUS,
+                false => 0.0,
+            };
+        }
+        // At a word start: what would the copy of the old text write here?
+        let at = written.len() + head_start;
+        if written.len() >= self.old.len() && written.starts_with(&self.old) {
+            return match begins(&self.values, head) {
+                true => INSERT_BONUS,
+                false => 0.0,
+            };
+        }
+        let Some(copied) = self.old.get(..at.min(self.old.len())) else {
+            return 0.0;
+        };
+        if !format!("{written}{}", &piece[..head_start]).starts_with(copied) || at > self.old.len()
+        {
+            return 0.0;
+        }
+        let next_old = words_of(&self.old[at..])
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        if !self.old[at..].starts_with(next_old) {
+            return 0.0;
+        }
+        if has_digit(next_old) && begins(&self.numbers, head) {
+            return REPLACE_BONUS;
+        }
+        match &self.rename {
+            Some((new, old)) if next_old == old && new.starts_with(head) => REPLACE_BONUS,
+            _ => 0.0,
+        }
+    }
+
+    /// The bonus for ending the new text after `written_raw`: when it has changed something
+    /// and now ends as the old text ends (`}\n` after a changed function), the edit is whole.
+    fn end_bonus(&self, written_raw: &str) -> f32 {
+        let cut = self
+            .old_raw
+            .char_indices()
+            .rev()
+            .nth(END_CHARS - 1)
+            .map_or(0, |(i, _)| i);
+        let tail = &self.old_raw[cut..];
+        match self.may_end(written_raw) && written_raw.ends_with(tail) {
+            true => END_BONUS,
+            false => 0.0,
+        }
+    }
+
+    /// Adds the bonuses to the likeliest tokens' logits, given the new text so far and each
+    /// token's text.
+    pub(super) fn favour(
+        &self,
+        written: &str,
+        logits: &mut [f32],
+        piece: &mut dyn FnMut(LlamaToken) -> String,
+    ) {
+        for token in best_by_logit(logits, &[], CANDIDATES) {
+            let bonus = self.bonus(written, &piece(token));
+            logits[token.0 as usize] += bonus;
+        }
+    }
+}
+
+impl super::LocalModel {
+    /// The steering of the new text the call text (after the opening tag) has just opened, if
+    /// it opened an argument declared `"x-replaces"` whose other argument is written, and the
+    /// lever is on.
+    pub(super) fn open_replacement(
+        &self,
+        call_text: &str,
+        request: &lantern_core::model::GenerateRequest<'_>,
+    ) -> Option<Replacement> {
+        if !self.settings.options.replace_values {
+            return None;
+        }
+        let Grounding::Replaces(key) = open_grounded_argument(call_text, request.tools)? else {
+            return None;
+        };
+        let old = raw_argument(call_text, &key)?;
+        Replacement::new(super::decision::user_question(request.messages), old)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_number_of_the_old_text_gives_way_to_the_question_s() {
+        let r = Replacement::new(
+            "Raise MAX_LENGTH in internal/constants.js to 512.",
+            "const MAX_LENGTH = 256",
+        )
+        .unwrap();
+        assert_eq!(r.bonus("const MAX_LENGTH = ", "5"), REPLACE_BONUS);
+        assert_eq!(r.bonus("const MAX_LENGTH =", " 5"), REPLACE_BONUS);
+        assert_eq!(r.bonus("const MAX_LENGTH = ", "2"), 0.0);
+        assert_eq!(r.bonus("const ", "5"), 0.0, "MAX_LENGTH is no number");
+        assert_eq!(r.bonus("const MAX_LENGTH = 5", "1"), CONTINUE_BONUS);
+    }
+
+    #[test]
+    fn the_one_name_asked_about_gives_way_to_the_one_new_name() {
+        let r = Replacement::new(
+            "Rename the function subtract to minus in src/lib.rs.",
+            "pub fn subtract(a: i64, b: i64) -> i64 {",
+        )
+        .unwrap();
+        assert_eq!(r.bonus("pub fn ", "min"), REPLACE_BONUS);
+        assert_eq!(r.bonus("pub ", "min"), 0.0);
+    }
+
+    #[test]
+    fn after_the_whole_old_text_a_value_of_the_question_may_follow() {
+        let old = "host = \\\"127.0.0.1\\\"";
+        let r = Replacement::new("Add a line debug = false after the host line.", old).unwrap();
+        assert!(!r.may_end(old));
+        assert_eq!(r.bonus(&format!("{old}\\n"), "debug"), INSERT_BONUS);
+        assert_eq!(r.bonus("host = ", "debug"), 0.0, "two names: no rename");
+    }
+
+    #[test]
+    fn a_changed_text_that_ends_as_the_old_one_did_may_end_there() {
+        let old = "fn subtract() {\\n    a - b\\n}\\n";
+        let r = Replacement::new("Rename subtract to minus.", old).unwrap();
+        assert_eq!(r.bonus("fn minus() {\\n    a - b\\n}\\n", "\""), END_BONUS);
+        assert_eq!(r.bonus(old, "\""), 0.0, "unchanged");
+        assert_eq!(r.bonus("fn minus() {", "\""), 0.0, "not at the old end");
+        assert_eq!(
+            r.bonus(old, "\\n"),
+            NEW_LINE_BONUS,
+            "a new line after the copy"
+        );
+    }
+
+    #[test]
+    fn escapes_are_read_as_the_characters_they_stand_for() {
+        let r = Replacement::new("Add debug = false after it.", "a = 1").unwrap();
+        assert_eq!(r.bonus("a = 1\\", "ndebug"), INSERT_BONUS);
+        assert_eq!(r.bonus("a = 1\\n", "de"), INSERT_BONUS);
+        assert_eq!(unescape("x\\\"y\\\\"), "x\"y\\");
+    }
+
+    #[test]
+    fn a_question_with_nothing_new_steers_nothing() {
+        assert!(Replacement::new("Fix the bug in add.", "pub fn add(a: i64) {").is_none());
+    }
+}
