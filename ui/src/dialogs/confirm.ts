@@ -6,6 +6,7 @@
 
 import type { Answer, PermissionRequest, PreviewKind, WritePreview } from "../ipc/types";
 import { diffLines } from "../lib/diff";
+import { describeMatch } from "../lib/format";
 import { button, h } from "../lib/dom";
 import { ConfirmationQueue, type PendingConfirmation } from "./queue";
 import { scopeChoices, toScope, type ScopeChoice } from "./scope";
@@ -41,9 +42,10 @@ function sandboxNote(kind: PreviewKind | undefined, preview: unknown): string | 
 
 /** The diff of a write: a summary line and the coloured unified diff. */
 export function renderDiff(preview: WritePreview): HTMLElement {
+  const matched = describeMatch(preview);
   const summary = preview.created
     ? `new file · ${preview.lines_added} lines`
-    : `+${preview.lines_added} −${preview.lines_removed}`;
+    : `+${preview.lines_added} −${preview.lines_removed}${matched ? ` · old text found ${matched}` : ""}`;
   const lines = diffLines(preview.unified).filter((l) => l.kind !== "header");
   return h(
     "div",

@@ -35,3 +35,20 @@ export function summarizeArgs(args: unknown): string {
   const keys = Object.keys(record);
   return keys.length ? keys.join(", ") : "";
 }
+
+/** How an edit found its old text, in words: which matcher (`exact`, `indentation`, …) placed it
+ * and at which line; `null` for anything that is not an edit's report. */
+export function describeMatch(data: unknown): string | null {
+  if (typeof data !== "object" || data === null) return null;
+  const { matched_by: matcher, line } = data as { matched_by?: unknown; line?: unknown };
+  if (typeof matcher !== "string") return null;
+  const words: Record<string, string> = {
+    exact: "exactly",
+    line_endings: "after matching line endings",
+    trailing_whitespace: "ignoring trailing spaces",
+    indentation: "with a different indentation",
+    line_trimmed: "ignoring spaces around each line",
+  };
+  const how = words[matcher] ?? `by ${matcher}`;
+  return typeof line === "number" ? `${how}, at line ${line}` : how;
+}

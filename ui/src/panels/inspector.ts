@@ -6,7 +6,7 @@
 
 import { type CallFilter, type CallLog, type CallRecord, type CallStatus, callAsJson, matches, STATUS_LABELS, statusOf } from "../lib/calls";
 import { button, clear, h } from "../lib/dom";
-import { formatBytes, formatDuration, formatTime, summarizeArgs } from "../lib/format";
+import { describeMatch, formatBytes, formatDuration, formatTime, summarizeArgs } from "../lib/format";
 import { pretty, shorten } from "../lib/json";
 import { splitAround, splitAtSpan } from "../lib/spans";
 
@@ -179,6 +179,8 @@ export class InspectorPanel {
     ];
     if (call.confidence !== null) rows.push(["Call confidence", `${call.confidence.toFixed(2)} (log-probability)`]);
     if (call.errorType) rows.push(["Error type", call.errorType]);
+    const matched = call.result?.success ? describeMatch(call.result.data) : null;
+    if (matched) rows.push(["Old text found", matched]);
     if (call.result) {
       rows.push(["Time", formatDuration(call.result.metadata.execution_time_ms)]);
       rows.push(["Size", formatBytes(call.result.metadata.data_size_bytes)]);
