@@ -32,6 +32,7 @@ pub const TOOL_PROBES: &[&str] = &[
     "Which database driver does the app depend on?",
     "Where is the user session created?",
     "Rename the helper format_price to price_label everywhere.",
+    "Change the timeout in settings.py to 30 seconds.",
     "What does the start script of this project run?",
     "Is there a Dockerfile here?",
     "Which functions call parse_args?",
@@ -367,22 +368,39 @@ pub fn lexical_prior(message: &str) -> bool {
         "edit",
         "change",
         "rename",
+        "replace",
+        "insert",
+        "bump",
+        "raise",
         "line",
     ];
     let lower = message.to_lowercase();
     let names_a_file = lower
         .split(|c: char| c.is_whitespace() || "\"'`,;:()?!".contains(c))
         .any(names_a_path);
-    names_a_file
-        || lower
-            .split(|c: char| !c.is_alphanumeric())
-            .any(|w| PROJECT_WORDS.contains(&w))
+    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).collect();
+    // "Add … to …" puts something into the project ("add a test to the suite"); "how do I add
+    // two numbers" does not.
+    let adds_to = words
+        .iter()
+        .position(|w| *w == "add")
+        .is_some_and(|at| words[at + 1..].contains(&"to"));
+    names_a_file || adds_to || words.iter().any(|w| PROJECT_WORDS.contains(w))
 }
 
-/// Does this word of a message name a file (`notes.md`, `src/app.ts`) or a folder (`src/`)?
+/// Does this word of a message name a file (`notes.md`, `.gitignore`, `src/app.ts`) or a
+/// folder (`src/`)?
 /// Version numbers (`1.2`) do not.
 pub(crate) fn names_a_path(word: &str) -> bool {
     let word = word.trim_end_matches('.');
+    let dotfile = word.len() > 1
+        && word.starts_with('.')
+        && word[1..]
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_".contains(c));
+    if dotfile {
+        return true;
+    }
     match word.rsplit_once('.') {
         Some((stem, ext)) => {
             !stem.is_empty()
@@ -481,6 +499,8 @@ mod tests {
             "Where is parse_config defined?",
             "fix the bug in lib.rs",
             "What time is it?",
+            "Add a retry count to the client settings.",
+            "Bump the version to 2.0.",
         ] {
             assert!(lexical_prior(yes), "{yes}");
         }
@@ -489,6 +509,7 @@ mod tests {
             "Say hello.",
             "What is 2.5 times 4?",
             "Who wrote Hamlet?",
+            "How do I add two numbers in Python?",
         ] {
             assert!(!lexical_prior(no), "{no}");
         }

@@ -10,9 +10,9 @@ use serde_json::{json, Value};
 
 /// Change part of an existing file: the old text, copied from the file as it stands there,
 /// is replaced by the new text. The old text must be found exactly once in the file; a few
-/// whole lines are best. Use it to change, set, raise or lower a value, to fix a bug, to rename
-/// something, or to add or remove a line in a file (to add a line, copy the line before it as
-/// the old text, and give that line followed by the new one as the new text).
+/// whole lines are best. Use it to change, set, raise, lower or bump a value, to fix a bug, to
+/// rename something, or to add or remove a line in a file (to add a line, copy the line before
+/// it as the old text, and give that line followed by the new one as the new text).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {

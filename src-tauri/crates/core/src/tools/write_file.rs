@@ -12,7 +12,7 @@ const MAX_DIFF_BYTES: usize = 4096;
 
 /// Write a text file in the workspace, replacing its whole content (or creating it, with any
 /// missing folders). Returns what it wrote as a unified diff. The user may be asked
-/// to approve the write first. Use it to create a new file, or to rewrite a file whole.
+/// to approve the write first. Use it to create or add a new file, or to rewrite a file whole.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
@@ -21,6 +21,7 @@ pub struct Input {
     #[schemars(extend("x-path" = "new_or_existing_file"))]
     pub path: String,
     /// The complete new content of the file.
+    #[schemars(extend("x-from" = "question"))]
     pub content: String,
 }
 

@@ -3,8 +3,9 @@
 //! token; when it opens the tool's name, the name is chosen the same way among the request's
 //! tools.
 //!
-//! A tool declares which of its arguments are paths in its schema (`"x-path": "file"` or
-//! `"folder"`), so every tool gets this without code of its own. Whole candidates are ranked —
+//! A tool declares which of its arguments are paths in its schema (`"x-path": "file"`,
+//! `"folder"` or `"new_or_existing_file"`: an existing file or a new one the question names),
+//! so every tool gets this without code of its own. Whole candidates are ranked —
 //! committing token by token picks the first token of a plausible name and then has to finish
 //! whatever it started — by the model's own log-probability of the whole path (and of the
 //! string ending there), plus a bonus for each word of the question the path contains. Only
@@ -45,6 +46,8 @@ pub(super) enum Grounding {
     SpanOf(String),
     /// The text that replaces another argument's (`"x-replaces": KEY`): see `replacing`.
     Replaces(String),
+    /// New text drawing on the question's values (`"x-from": "question"`): see `replacing`.
+    FromQuestion,
 }
 
 /// Which paths an argument accepts.
@@ -52,6 +55,52 @@ pub(super) enum Grounding {
 pub(super) enum PathKind {
     File,
     Folder,
+    /// A file to write: an existing one, or a new one the question names in a folder that
+    /// exists (a new name the question does not give cannot be chosen from anything).
+    NewOrExistingFile,
+}
+
+/// Log-probability (nats) a new file's path the question spells out is worth, beyond its
+/// words: the user wrote it, where the model's own favourite is a file it has seen in its
+/// prompt's examples.
+const NAMED_BONUS: f64 = 8.0;
+
+/// Log-probability (nats) a tool that can create a file is worth when the question names a
+/// file that does not exist yet.
+const CREATES_BONUS: f64 = 4.0;
+
+/// Can this tool create a file: does it declare a `"new_or_existing_file"` path argument?
+fn can_create(tool: &ToolSpec) -> bool {
+    tool.input_schema["properties"]
+        .as_object()
+        .is_some_and(|props| {
+            props
+                .values()
+                .any(|p| p["x-path"] == "new_or_existing_file")
+        })
+}
+
+/// The new files the question names (`CHANGELOG.md`, `.gitignore`, `tests/multiply.rs`): its
+/// words shaped like a file's path that are not known files, relative, and in a folder that
+/// exists.
+pub(super) fn new_files_named(question: &str, known: &KnownPaths) -> Vec<String> {
+    let mut named: Vec<String> = Vec::new();
+    for word in question.split(|c: char| c.is_whitespace() || "\"'`,;()".contains(c)) {
+        let word = word.trim_end_matches(['.', ':', '?', '!']);
+        let folder = word.rsplit_once('/').map_or(".", |(parent, _)| parent);
+        let fits = crate::decide::names_a_path(word)
+            && !word.ends_with('/')
+            && !word.starts_with('/')
+            && !word.split('/').any(|part| part == ".." || part.is_empty())
+            && !word.contains('*')
+            && known.folders.iter().any(|f| f == folder)
+            && !known.files.iter().any(|f| f == word)
+            && !named.iter().any(|n| n == word);
+        if fits {
+            named.push(word.to_string());
+        }
+    }
+    named
 }
 
 /// How the string argument the call text (after the opening tag) has just opened is grounded,
@@ -78,10 +127,13 @@ pub(super) fn open_grounded_argument(call_text: &str, tools: &[ToolSpec]) -> Opt
     if let Some(key) = field["x-replaces"].as_str() {
         return Some(Grounding::Replaces(key.to_string()));
     }
+    if field["x-from"] == "question" {
+        return Some(Grounding::FromQuestion);
+    }
     match field["x-path"].as_str()? {
         "file" => Some(Grounding::Path(PathKind::File)),
         "folder" => Some(Grounding::Path(PathKind::Folder)),
-        // A new name cannot be chosen from what exists.
+        "new_or_existing_file" => Some(Grounding::Path(PathKind::NewOrExistingFile)),
         _ => None,
     }
 }
@@ -134,8 +186,21 @@ fn stem(word: &str) -> &str {
     word
 }
 
-/// The bonus of each tool (in order) for the words of `question` its name and description
-/// contain, each word weighted by how few of the tools contain it.
+/// What a tool's description says the tool is for: its first sentence and the sentences that
+/// begin "Use it". The rest tells how it behaves ("the result says how many entries were
+/// skipped", "files ignored by .gitignore"), and a question that happens to share those words
+/// ("Create a file that says …", "a .gitignore that ignores logs") is not asking for it.
+fn purpose(description: &str) -> String {
+    let mut sentences = description.split(". ");
+    let first = sentences.next().unwrap_or_default();
+    std::iter::once(first)
+        .chain(sentences.filter(|s| s.trim_start().starts_with("Use it")))
+        .collect::<Vec<_>>()
+        .join(". ")
+}
+
+/// The bonus of each tool (in order) for the words of `question` its name and the purpose its
+/// description gives contain, each word weighted by how few of the tools contain it.
 pub(super) fn tool_bonuses(question: &str, tools: &[ToolSpec]) -> Vec<f64> {
     let stems = |text: &str| -> Vec<String> {
         let mut stems: Vec<String> = words(text)
@@ -149,7 +214,13 @@ pub(super) fn tool_bonuses(question: &str, tools: &[ToolSpec]) -> Vec<f64> {
     };
     let described: Vec<Vec<String>> = tools
         .iter()
-        .map(|t| stems(&format!("{} {}", t.name.replace('_', " "), t.description)))
+        .map(|t| {
+            stems(&format!(
+                "{} {}",
+                t.name.replace('_', " "),
+                purpose(&t.description)
+            ))
+        })
         .collect();
     // A file's name says which file, not what to do with it ("constants.js" is no search).
     let asked = stems(&without_paths(question));
@@ -278,7 +349,12 @@ impl LocalModel {
         let cancel = request.cancel;
         if opens_tool_name(call_text) {
             return match self.settings.options.ranked_tools {
-                true => self.ground_tool_name(request.tools, question, logits, grammar, cancel),
+                true => {
+                    let creates = request
+                        .paths
+                        .is_some_and(|known| !new_files_named(question, known).is_empty());
+                    self.ground_tool_name(request.tools, question, creates, logits, grammar, cancel)
+                }
                 false => Ok(None),
             };
         }
@@ -312,13 +388,20 @@ impl LocalModel {
         cancel: &CancelToken,
     ) -> Result<Option<Grounded>, ModelError> {
         let pool = match kind {
-            PathKind::File => &known.files,
+            PathKind::File | PathKind::NewOrExistingFile => &known.files,
             PathKind::Folder => &known.folders,
         };
-        let candidates: Vec<(String, f64)> = shortlist(pool, question)
+        let mut candidates: Vec<(String, f64)> = shortlist(pool, question)
             .into_iter()
             .map(|(path, hits)| (format!("{path}\""), WORD_BONUS * hits as f64))
             .collect();
+        if kind == PathKind::NewOrExistingFile {
+            let words = words(question);
+            candidates.extend(new_files_named(question, known).into_iter().map(|path| {
+                let bonus = WORD_BONUS * question_words_in(&path, &words) as f64 + NAMED_BONUS;
+                (format!("{path}\""), bonus)
+            }));
+        }
         self.write_best(&candidates, logits, grammar, cancel)
     }
 
@@ -352,11 +435,14 @@ impl LocalModel {
 
     /// Chooses the tool of the call just opened among the request's tools, by the model's
     /// score for each whole name plus what the question shares with each tool's description
-    /// (see [`tool_bonuses`]), and writes it with its closing quote.
+    /// (see [`tool_bonuses`]), and writes it with its closing quote. When the question
+    /// `creates` (names a file that does not exist yet), the tools that can write a new file
+    /// get [`CREATES_BONUS`] more.
     pub(super) fn ground_tool_name(
         &mut self,
         tools: &[ToolSpec],
         question: &str,
+        creates: bool,
         logits: &[f32],
         grammar: &mut LlamaSampler,
         cancel: &CancelToken,
@@ -364,7 +450,11 @@ impl LocalModel {
         let candidates: Vec<(String, f64)> = tools
             .iter()
             .zip(tool_bonuses(question, tools))
-            .map(|(tool, bonus)| (format!("{}\"", tool.name), bonus))
+            .map(|(tool, bonus)| {
+                let bonus =
+                    bonus + CREATES_BONUS * f64::from(u8::from(creates && can_create(tool)));
+                (format!("{}\"", tool.name), bonus)
+            })
             .collect();
         self.write_best(&candidates, logits, grammar, cancel)
     }

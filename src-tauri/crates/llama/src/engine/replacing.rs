@@ -14,6 +14,9 @@
 //!   smaller bonus (an inserted line), and the string may not end there: a new text equal to
 //!   the old text is no edit.
 //!
+//! A new file's content (`"x-from": "question"`) gets the last rule alone, for the question's
+//! values shaped like code and the phrases it quotes, with the large bonus for its first word.
+//!
 //! A value begun is continued with the continuing bonus; right after the whole old text, a line
 //! break gets the smaller bonus; and once the new text has changed something and ends as the
 //! old text ends, ending the string gets a bonus, so a changed function is not followed by
@@ -105,6 +108,9 @@ pub(super) struct Replacement {
     rename: Option<(String, String)>,
     /// Every value of the question not in the old text, for an insertion.
     values: Vec<String>,
+    /// The tokens a value begins with (alone or after a space), looked at every step beside
+    /// the likeliest: a value the model does not expect at all would otherwise never be seen.
+    first_tokens: Vec<LlamaToken>,
 }
 
 impl Replacement {
@@ -152,6 +158,49 @@ impl Replacement {
             numbers,
             rename,
             values,
+            first_tokens: Vec::new(),
+        })
+    }
+
+    /// The steering of a new file's content (an argument declared `"x-from": "question"`): the
+    /// question's values shaped like code (`__pycache__`, `*.log`, `42`) and the phrases it
+    /// quotes ('Reviewed by Lantern') get the insertion bonus at word starts. `None` when the
+    /// question has none.
+    pub(super) fn new_content(question: &str) -> Option<Self> {
+        let mut values: Vec<String> = Vec::new();
+        for quote in ['\'', '"', '`'] {
+            let parts: Vec<&str> = question.split(quote).collect();
+            // The odd parts are inside quotes, when the quotes pair up.
+            if parts.len() >= 3 && parts.len() % 2 == 1 {
+                values.extend(
+                    parts
+                        .iter()
+                        .skip(1)
+                        .step_by(2)
+                        .map(|p| p.trim().to_string()),
+                );
+            }
+        }
+        // The file's own name is no content for it.
+        for word in without_paths(question).split(char::is_whitespace) {
+            let word = word.trim_end_matches(['.', ':', '?', '!']);
+            let code = word
+                .chars()
+                .any(|c| c.is_ascii_digit() || "_*/.".contains(c))
+                || word.chars().skip(1).any(char::is_uppercase);
+            if code && word.chars().any(char::is_alphanumeric) {
+                values.push(word.to_string());
+            }
+        }
+        values.retain(|v| !v.is_empty());
+        values.dedup();
+        (!values.is_empty()).then(|| Replacement {
+            old_raw: String::new(),
+            old: String::new(),
+            numbers: Vec::new(),
+            rename: None,
+            values,
+            first_tokens: Vec::new(),
         })
     }
 
@@ -207,9 +256,12 @@ impl Replacement {
         // At a word start: what would the copy of the old text write here?
         let at = written.len() + head_start;
         if written.len() >= self.old.len() && written.starts_with(&self.old) {
-            return match begins(&self.values, head) {
-                true => INSERT_BONUS,
-                false => 0.0,
+            // A new file's content begins with what the question asks for.
+            let first = self.old.is_empty() && written.trim().is_empty();
+            return match (begins(&self.values, head), first) {
+                (true, true) => REPLACE_BONUS,
+                (true, false) => INSERT_BONUS,
+                (false, _) => 0.0,
             };
         }
         let Some(copied) = self.old.get(..at.min(self.old.len())) else {
@@ -238,6 +290,9 @@ impl Replacement {
     /// The bonus for ending the new text after `written_raw`: when it has changed something
     /// and now ends as the old text ends (`}\n` after a changed function), the edit is whole.
     fn end_bonus(&self, written_raw: &str) -> f32 {
+        if self.old_raw.is_empty() {
+            return 0.0;
+        }
         let cut = self
             .old_raw
             .char_indices()
@@ -259,7 +314,13 @@ impl Replacement {
         logits: &mut [f32],
         piece: &mut dyn FnMut(LlamaToken) -> String,
     ) {
-        for token in best_by_logit(logits, &[], CANDIDATES) {
+        let mut seen = best_by_logit(logits, &[], CANDIDATES);
+        for token in &self.first_tokens {
+            if !seen.contains(token) {
+                seen.push(*token);
+            }
+        }
+        for token in seen {
             let bonus = self.bonus(written, &piece(token));
             logits[token.0 as usize] += bonus;
         }
@@ -267,9 +328,9 @@ impl Replacement {
 }
 
 impl super::LocalModel {
-    /// The steering of the new text the call text (after the opening tag) has just opened, if
-    /// it opened an argument declared `"x-replaces"` whose other argument is written, and the
-    /// lever is on.
+    /// The steering of the text the call text (after the opening tag) has just opened, if it
+    /// opened an argument declared `"x-replaces"` whose other argument is written, or one
+    /// declared `"x-from": "question"`, and the lever is on.
     pub(super) fn open_replacement(
         &self,
         call_text: &str,
@@ -278,11 +339,22 @@ impl super::LocalModel {
         if !self.settings.options.replace_values {
             return None;
         }
-        let Grounding::Replaces(key) = open_grounded_argument(call_text, request.tools)? else {
-            return None;
-        };
-        let old = raw_argument(call_text, &key)?;
-        Replacement::new(super::decision::user_question(request.messages), old)
+        let question = super::decision::user_question(request.messages);
+        let mut replacement = match open_grounded_argument(call_text, request.tools)? {
+            Grounding::Replaces(key) => Replacement::new(question, raw_argument(call_text, &key)?),
+            Grounding::FromQuestion => Replacement::new_content(question),
+            _ => None,
+        }?;
+        let vocab = self.model.vocab();
+        for value in &replacement.values {
+            for text in [value.clone(), format!(" {value}")] {
+                let tokens = vocab.tokenize(text.as_bytes(), false, false);
+                if let Some(first) = tokens.first() {
+                    replacement.first_tokens.push(*first);
+                }
+            }
+        }
+        Some(replacement)
     }
 }
 
@@ -344,6 +416,22 @@ mod tests {
         assert_eq!(r.bonus("a = 1\\", "ndebug"), INSERT_BONUS);
         assert_eq!(r.bonus("a = 1\\n", "de"), INSERT_BONUS);
         assert_eq!(unescape("x\\\"y\\\\"), "x\"y\\");
+    }
+
+    #[test]
+    fn a_new_file_s_content_draws_on_the_question_s_code_and_quotes() {
+        let r = Replacement::new_content(
+            "Add a .gitignore to this project that ignores __pycache__ folders.",
+        )
+        .unwrap();
+        assert_eq!(r.bonus("", "__"), REPLACE_BONUS, "the content's first word");
+        assert_eq!(r.bonus("x\\n", "__"), INSERT_BONUS);
+        assert_eq!(r.bonus("", "folders"), 0.0);
+        assert_eq!(r.bonus("x", "\""), 0.0, "ending is the model's choice");
+        let r =
+            Replacement::new_content("Create NOTES.md that says 'Reviewed by Lantern'.").unwrap();
+        assert_eq!(r.bonus("", "Review"), REPLACE_BONUS);
+        assert!(Replacement::new_content("Write a haiku about the sea.").is_none());
     }
 
     #[test]

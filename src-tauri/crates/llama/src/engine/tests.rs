@@ -128,9 +128,13 @@ fn a_grounded_argument_is_recognised_when_its_string_opens() {
         open_grounded_argument(list, tools),
         Some(Grounding::Path(PathKind::Folder))
     );
-    // A new file's name is the model's to choose; a query comes from the question.
+    // A file to write is an existing one or one the question names; a query comes from the
+    // question.
     let write = "{\"tool\": \"write_file\", \"args\": {\"path\": \"";
-    assert_eq!(open_grounded_argument(write, tools), None);
+    assert_eq!(
+        open_grounded_argument(write, tools),
+        Some(Grounding::Path(PathKind::NewOrExistingFile))
+    );
     let search = "{\"tool\": \"search_code\", \"args\": {\"query\": \"";
     assert_eq!(
         open_grounded_argument(search, tools),
@@ -199,4 +203,35 @@ fn edit_words_rank_edit_file_and_file_names_rank_no_tool() {
     assert_eq!(bonus(question, "search_code"), 0.0);
     let question = "Change the cache size from 1000 to 500.";
     assert!(bonus(question, "edit_file") > bonus(question, "write_file"));
+    // "says" and "ignores" are in list_files' description of how it behaves, not of what it
+    // is for.
+    let question = "Create a file NOTES.md that says it ignores nothing.";
+    assert_eq!(bonus(question, "list_files"), bonus(question, "read_file"));
+    assert!(bonus(question, "write_file") > bonus(question, "list_files"));
+}
+
+#[test]
+fn a_new_file_the_question_names_can_be_written_where_its_folder_exists() {
+    let known = lantern_core::model::KnownPaths {
+        files: vec!["README.md".to_string(), "tests/add.rs".to_string()],
+        folders: vec![".".to_string(), "tests".to_string()],
+    };
+    let named = |q: &str| super::grounding::new_files_named(q, &known);
+    assert_eq!(
+        named("Create CHANGELOG.md with a heading."),
+        ["CHANGELOG.md"]
+    );
+    assert_eq!(
+        named("Add a .gitignore that ignores node_modules/."),
+        [".gitignore"]
+    );
+    assert_eq!(
+        named("Add tests/multiply.rs for multiply(6, 7)."),
+        ["tests/multiply.rs"]
+    );
+    assert!(
+        named("Write docs/guide.md").is_empty(),
+        "docs/ does not exist"
+    );
+    assert!(named("Update README.md and ../x.md and *.log").is_empty());
 }
