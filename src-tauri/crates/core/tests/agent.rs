@@ -174,6 +174,75 @@ fn streamed_text_adds_up_to_the_answer() {
 }
 
 #[test]
+fn an_edit_asks_with_its_diff_and_the_matcher_and_changes_only_its_place() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let mut confirmer = Recorder {
+        answers: vec![Answer::AllowOnce],
+        asked: vec![],
+    };
+    let (events, model) = run(
+        &mut s,
+        vec![
+            call(
+                "edit_file",
+                r#"{"path": "package.json", "old_text": "\"version\": \"2.4.1\"", "new_text": "\"version\": \"2.5.0\""}"#,
+            ),
+            "Done.".into(),
+        ],
+        &mut confirmer,
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("package.json")).unwrap(),
+        "{\"name\": \"shop\", \"version\": \"2.5.0\"}\n"
+    );
+    let preview = confirmer.asked[0].preview.as_ref().unwrap();
+    assert!(preview["unified"]
+        .as_str()
+        .unwrap()
+        .contains("+{\"name\": \"shop\", \"version\": \"2.5.0\"}"));
+    assert_eq!(preview["matched_by"], "exact");
+    assert!(last_read(&model, 1).contains("\"matched_by\":\"exact\""));
+    assert_eq!(finished(&events).0, FinishedReason::Answer);
+}
+
+#[test]
+fn an_edit_whose_old_text_is_missing_fails_with_the_closest_line_and_asks_nothing() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let mut confirmer = Recorder {
+        answers: vec![],
+        asked: vec![],
+    };
+    let (events, model) = run(
+        &mut s,
+        vec![
+            call(
+                "edit_file",
+                r#"{"path": "src/lib.rs", "old_text": "pub fn parse_conf() {}", "new_text": "pub fn parse() {}"}"#,
+            ),
+            "Sorry.".into(),
+        ],
+        &mut confirmer,
+    );
+    assert!(confirmer.asked.is_empty(), "nothing to approve");
+    let feedback = last_read(&model, 1);
+    assert!(
+        feedback.contains("old_text is not in src/lib.rs"),
+        "{feedback}"
+    );
+    assert!(
+        feedback.contains("Did you mean line 1: pub fn parse_config() {}"),
+        "{feedback}"
+    );
+    assert!(names(&events).contains(&"tool_finished".to_string()));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap(),
+        "pub fn parse_config() {}\n"
+    );
+}
+
+#[test]
 fn a_denied_write_leaves_the_file_alone_and_tells_the_model_why() {
     let dir = workspace();
     let mut s = session(dir.path());

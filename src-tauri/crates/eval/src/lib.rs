@@ -24,6 +24,9 @@ use std::time::Instant;
 mod report;
 pub use report::{markdown_table, summarize, CategorySummary, EvalSummary};
 
+/// The tool whose calls are counted as edits that applied or not.
+const EDIT_TOOL: &str = "edit_file";
+
 /// One task: a prompt in a fixture workspace and how to tell whether it went well.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -176,6 +179,12 @@ pub struct TaskOutcome {
     pub grounded_path_calls: usize,
     /// Replies with no call that look like the protocol (`<TOML_CALL>`, `TOOL_RESULT: …`).
     pub protocol_shaped_replies: usize,
+    /// `edit_file` calls that got as far as the tool, and those that applied (the old text was
+    /// found once; the rest are refused: not found, found twice, …).
+    #[serde(default)]
+    pub edit_calls: usize,
+    #[serde(default)]
+    pub edits_applied: usize,
     /// The final answer itself is protocol-shaped: what the user would see as tag soup.
     pub mangled_answer: bool,
     pub success: bool,
@@ -226,6 +235,8 @@ impl TaskOutcome {
             path_calls: 0,
             grounded_path_calls: 0,
             protocol_shaped_replies: 0,
+            edit_calls: 0,
+            edits_applied: 0,
             mangled_answer: false,
             success: false,
             steps: 0,
@@ -344,11 +355,15 @@ fn score(
                     outcome.first_tool = parse(response).call.map(|call| call.tool);
                 }
             }
-            Event::ToolFinished {
-                tool,
-                success: true,
-                ..
-            } => ran_tools.push(tool),
+            Event::ToolFinished { tool, success, .. } => {
+                if tool == EDIT_TOOL {
+                    outcome.edit_calls += 1;
+                    outcome.edits_applied += usize::from(*success);
+                }
+                if *success {
+                    ran_tools.push(tool);
+                }
+            }
             Event::TurnFinished {
                 reason,
                 text,

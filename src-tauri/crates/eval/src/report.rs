@@ -34,6 +34,11 @@ pub struct EvalSummary {
     pub mangled_answers: usize,
     /// Replies with no call that look like the protocol, every step of every task.
     pub protocol_shaped_replies: usize,
+    /// `edit_file` calls that reached the tool, and those that applied.
+    #[serde(default)]
+    pub edit_calls: usize,
+    #[serde(default)]
+    pub edits_applied: usize,
     /// The same scores per task category, in the order categories first appear.
     pub categories: Vec<CategorySummary>,
 }
@@ -138,6 +143,8 @@ pub fn summarize(outcomes: &[TaskOutcome]) -> EvalSummary {
         ),
         mangled_answers: count(&|o| o.mangled_answer),
         protocol_shaped_replies: outcomes.iter().map(|o| o.protocol_shaped_replies).sum(),
+        edit_calls: outcomes.iter().map(|o| o.edit_calls).sum(),
+        edits_applied: outcomes.iter().map(|o| o.edits_applied).sum(),
         categories: by_category(outcomes),
     }
 }
@@ -192,6 +199,10 @@ pub fn markdown_table(label: &str, summary: &EvalSummary, outcomes: &[TaskOutcom
             ),
         ),
         ("grounded paths", percent(s.grounded_path_rate)),
+        (
+            "edit_file calls that applied",
+            format!("{} of {}", s.edits_applied, s.edit_calls),
+        ),
         (
             "protocol-shaped replies (answers)",
             format!("{} ({})", s.protocol_shaped_replies, s.mangled_answers),

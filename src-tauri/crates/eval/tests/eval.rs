@@ -232,6 +232,27 @@ fn a_bad_first_call_is_counted_with_the_tool_it_named() {
 }
 
 #[test]
+fn edits_are_counted_as_applied_or_not_and_checked_on_disk() {
+    let mut model = ScriptedModel::new([
+        call(
+            "edit_file",
+            json!({"path": "internal/constants.js", "old_text": "const MAX_LENGTH = 265", "new_text": "x"}),
+        ),
+        call(
+            "edit_file",
+            json!({"path": "internal/constants.js", "old_text": "const MAX_LENGTH = 256", "new_text": "const MAX_LENGTH = 512"}),
+        ),
+        "MAX_LENGTH is now 512.".to_string(),
+    ]);
+    let outcomes = run_all(&["semver-edit-max-length"], &mut model);
+    let edit = &outcomes[0];
+    assert_eq!((edit.edit_calls, edit.edits_applied), (2, 1));
+    assert!(edit.success, "{edit:?}");
+    let summary = summarize(&outcomes);
+    assert_eq!((summary.edit_calls, summary.edits_applied), (2, 1));
+}
+
+#[test]
 fn a_model_failure_and_a_missing_fixture_are_failures_with_a_reason() {
     let mut model = ScriptedModel::new(Vec::<String>::new());
     let mut outcome = run_task(

@@ -49,6 +49,16 @@ fn is_separator(c: char) -> bool {
         )
 }
 
+/// The word `text` ends with: what follows its last separator.
+pub(super) fn last_word(text: &str, is_separator: fn(char) -> bool) -> &str {
+    let start = text
+        .char_indices()
+        .rev()
+        .find(|(_, c)| is_separator(*c))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    &text[start..]
+}
+
 /// Is this word a fact worth copying exactly: a path, a number or version, or a name with a
 /// dot, an underscore or a dash in it? Plain words are left to the model.
 fn is_fact(word: &str) -> bool {
@@ -120,12 +130,7 @@ impl Evidence {
 
     /// The bonus for writing `piece` after `answer`.
     fn bonus(&self, answer: &str, piece: &str) -> f32 {
-        let word_start = answer
-            .char_indices()
-            .rev()
-            .find(|(_, c)| is_separator(*c))
-            .map_or(0, |(i, c)| i + c.len_utf8());
-        let word = &answer[word_start..];
+        let word = last_word(answer, is_separator);
         let rest = piece.trim_start_matches(is_separator);
         let starts_word = rest.len() < piece.len() || word.is_empty();
         // What the piece adds to a word, and whether the piece also ends that word.

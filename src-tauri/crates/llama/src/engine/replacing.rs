@@ -22,6 +22,7 @@
 //! old text ends, ending the string gets a bonus, so a changed function is not followed by
 //! whatever the model writes next. The rest is the model's own choice.
 
+use super::copying::last_word;
 use super::grounding::{open_grounded_argument, raw_argument, without_paths, Grounding};
 use super::sampling::best_by_logit;
 use llama_cpp_2::token::LlamaToken;
@@ -230,12 +231,7 @@ impl Replacement {
             return 0.0;
         };
         let (written, piece) = (written.as_str(), piece.as_str());
-        let word_start = written
-            .char_indices()
-            .rev()
-            .find(|(_, c)| is_separator(*c))
-            .map_or(0, |(i, c)| i + c.len_utf8());
-        let word = &written[word_start..];
+        let word = last_word(written, is_separator);
         let head_start = piece.len() - piece.trim_start_matches(is_separator).len();
         let head: &str = piece[head_start..]
             .split(is_separator)
