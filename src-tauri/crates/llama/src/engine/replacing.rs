@@ -70,8 +70,9 @@ fn words_of(text: &str) -> Vec<&str> {
         .collect()
 }
 
-fn has_digit(word: &str) -> bool {
-    word.chars().any(|c| c.is_ascii_digit())
+/// A number or a version (`512`, `7.6.3`), not a name with a digit in it (`i64`, `utf8`).
+fn is_number(word: &str) -> bool {
+    word.starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// JSON string content with its escapes undone; an escape not yet finished is left out.
@@ -123,7 +124,7 @@ impl Replacement {
         let old_words = words_of(&old);
         let holds = |w: &str| old_words.iter().any(|o| o.eq_ignore_ascii_case(w));
         let plain = |w: &str| {
-            (w.chars().count() >= 3 || has_digit(w))
+            (w.chars().count() >= 3 || is_number(w))
                 && !EDIT_WORDS
                     .split_whitespace()
                     .any(|e| e.eq_ignore_ascii_case(w))
@@ -135,13 +136,13 @@ impl Replacement {
                 values.push(word.to_string());
             }
         }
-        let numbers: Vec<String> = values.iter().filter(|v| has_digit(v)).cloned().collect();
-        let names: Vec<&String> = values.iter().filter(|v| !has_digit(v)).collect();
+        let numbers: Vec<String> = values.iter().filter(|v| is_number(v)).cloned().collect();
+        let names: Vec<&String> = values.iter().filter(|v| !is_number(v)).collect();
         let question_words = words_of(question);
         let named: Vec<&str> = old_words
             .iter()
             .copied()
-            .filter(|o| !has_digit(o) && plain(o))
+            .filter(|o| !is_number(o) && plain(o))
             .filter(|o| question_words.iter().any(|q| q.eq_ignore_ascii_case(o)))
             .fold(Vec::new(), |mut seen, o| {
                 if !seen.contains(&o) {
@@ -274,7 +275,7 @@ impl Replacement {
         if !self.old[at..].starts_with(next_old) {
             return 0.0;
         }
-        if has_digit(next_old) && begins(&self.numbers, head) {
+        if is_number(next_old) && begins(&self.numbers, head) {
             return REPLACE_BONUS;
         }
         match &self.rename {
@@ -370,6 +371,16 @@ mod tests {
         assert_eq!(r.bonus("const MAX_LENGTH = ", "2"), 0.0);
         assert_eq!(r.bonus("const ", "5"), 0.0, "MAX_LENGTH is no number");
         assert_eq!(r.bonus("const MAX_LENGTH = 5", "1"), CONTINUE_BONUS);
+    }
+
+    #[test]
+    fn a_name_with_a_digit_is_no_number_to_replace() {
+        let r = Replacement::new(
+            "add(2, 3) returns -1 instead of 5. Fix it.",
+            "pub fn add(a: i64, b: i64) -> i64 {",
+        )
+        .unwrap();
+        assert_eq!(r.bonus("pub fn add(a: ", "5"), 0.0);
     }
 
     #[test]
