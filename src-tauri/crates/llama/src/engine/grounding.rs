@@ -88,7 +88,11 @@ pub(super) fn new_files_named(question: &str, known: &KnownPaths) -> Vec<String>
     for word in question.split(|c: char| c.is_whitespace() || "\"'`,;()".contains(c)) {
         let word = word.trim_end_matches(['.', ':', '?', '!']);
         let folder = word.rsplit_once('/').map_or(".", |(parent, _)| parent);
+        // A file's name has an extension or is a dotfile; `src/click` is a folder.
+        let file_name = word.rsplit('/').next().unwrap_or(word);
         let fits = crate::decide::names_a_path(word)
+            && file_name.contains('.')
+            && !known.folders.iter().any(|f| f == word)
             && !word.ends_with('/')
             && !word.starts_with('/')
             && !word.split('/').any(|part| part == ".." || part.is_empty())

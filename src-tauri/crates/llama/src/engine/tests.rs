@@ -234,4 +234,8 @@ fn a_new_file_the_question_names_can_be_written_where_its_folder_exists() {
         "docs/ does not exist"
     );
     assert!(named("Update README.md and ../x.md and *.log").is_empty());
+    assert!(
+        named("List the files in tests/unit or tests").is_empty(),
+        "folders"
+    );
 }
