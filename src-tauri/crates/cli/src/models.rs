@@ -84,6 +84,10 @@ pub struct ModelArgs {
     /// replace, and never end it equal to the old text (local models).
     #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().replace_values))]
     pub replace_values: OnOff,
+    /// Make a first step a call when the message names a file or folder of the workspace
+    /// (local models).
+    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().named_paths))]
+    pub named_paths: OnOff,
     /// Sampling temperature; 0 decodes greedily.
     #[arg(long, default_value_t = 0.0)]
     pub temperature: f32,
@@ -149,6 +153,7 @@ impl ModelArgs {
                             (self.copy_spans, "no copying from results"),
                             (self.file_spans, "old text not constrained"),
                             (self.replace_values, "new text not steered"),
+                            (self.named_paths, "named paths not decisive"),
                         ];
                         levers.extend(
                             off.iter()
@@ -177,6 +182,7 @@ impl ModelArgs {
             copy_spans: self.copy_spans == OnOff::On,
             file_spans: self.file_spans == OnOff::On,
             replace_values: self.replace_values == OnOff::On,
+            named_paths: self.named_paths == OnOff::On,
             temperature: self.temperature,
             seed: self.seed,
         }

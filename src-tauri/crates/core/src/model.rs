@@ -244,6 +244,9 @@ pub struct GenerationOptions {
     /// the question where the copy of the KEY argument reaches what they replace, and do not
     /// let it end equal to that argument (local models with the grammar).
     pub replace_values: bool,
+    /// Decide a first step to be a call when the message names a file or folder of the
+    /// workspace (local models, when the request brings known paths).
+    pub named_paths: bool,
     /// 0 decodes greedily.
     pub temperature: f32,
     pub seed: u32,
@@ -261,6 +264,7 @@ impl Default for GenerationOptions {
             copy_spans: true,
             file_spans: true,
             replace_values: true,
+            named_paths: true,
             temperature: 0.0,
             seed: 42,
         }

@@ -412,6 +412,20 @@ pub(crate) fn names_a_path(word: &str) -> bool {
     }
 }
 
+/// Does this message name a file or folder of the workspace, by its path (`functions/inc.js`)
+/// or, for a file, by its name alone (`utils.py`, `logging.ini`)? A question about a file the
+/// project has is a question about the project, whatever the model's score says.
+pub fn names_a_workspace_path(message: &str, known: &lantern_core::model::KnownPaths) -> bool {
+    message
+        .split(|c: char| c.is_whitespace() || "\"'`,;:()?!".contains(c))
+        .map(|word| word.trim_end_matches('.').trim_end_matches('/'))
+        .filter(|word| names_a_path(word))
+        .any(|word| {
+            let name_of = |file: &String| file == word || file.ends_with(&format!("/{word}"));
+            known.files.iter().any(name_of) || known.folders.iter().any(|f| f == word)
+        })
+}
+
 /// log(e^a + e^b), for adding the probabilities of two ways a reply can start.
 pub fn log_add(a: f64, b: f64) -> f64 {
     let (hi, lo) = if a > b { (a, b) } else { (b, a) };
@@ -512,6 +526,33 @@ mod tests {
             "How do I add two numbers in Python?",
         ] {
             assert!(!lexical_prior(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn a_message_names_a_workspace_path_by_its_path_or_its_file_name() {
+        let known = lantern_core::model::KnownPaths {
+            files: vec!["src/click/utils.py".into(), "functions/inc.js".into()],
+            folders: vec![
+                ".".into(),
+                "src".into(),
+                "src/click".into(),
+                "functions".into(),
+            ],
+        };
+        for yes in [
+            "What does the safecall decorator in utils.py do?",
+            "What does functions/inc.js do?",
+            "Which Python files are in src/click?",
+        ] {
+            assert!(names_a_workspace_path(yes, &known), "{yes}");
+        }
+        for no in [
+            "What does a utils module usually hold?",
+            "What is in app.py?",
+            "Is 2.5 a float?",
+        ] {
+            assert!(!names_a_workspace_path(no, &known), "{no}");
         }
     }
 

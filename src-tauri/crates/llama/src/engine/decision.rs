@@ -33,7 +33,15 @@ impl LocalModel {
                 stats.call_confidence = Some(confidence);
                 let after_result = request.messages.last().is_some_and(Message::is_tool_result);
                 let question = user_question(request.messages);
+                let names_a_path = self.settings.options.named_paths
+                    && request
+                        .paths
+                        .is_some_and(|known| names_a_workspace_path(question, known));
                 match (rules, after_result) {
+                    (_, false) if names_a_path => (
+                        true,
+                        "the message names a file of the workspace".to_string(),
+                    ),
                     (Some(r), false) if r.first_step.trusted => {
                         r.first_step.decide_first_step(confidence, question)
                     }

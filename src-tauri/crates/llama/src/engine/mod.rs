@@ -12,8 +12,8 @@ mod spans;
 mod tests;
 
 use crate::decide::{
-    lexical_prior, log_add, probe_set_fingerprint, Calibration, DecisionRules, ANSWER_PROBES,
-    FOLLOW_UP_PROBES, TOOL_PROBES,
+    lexical_prior, log_add, names_a_workspace_path, probe_set_fingerprint, Calibration,
+    DecisionRules, ANSWER_PROBES, FOLLOW_UP_PROBES, TOOL_PROBES,
 };
 use crate::grammar::{call_grammar, CallShape};
 use crate::utf8::Utf8Stream;
