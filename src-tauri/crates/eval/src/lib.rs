@@ -63,6 +63,26 @@ pub struct SuccessCriteria {
     /// This tool ran successfully at least once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_called: Option<String>,
+    /// After the run this shell command, run in the workspace the way `run_command` runs one
+    /// (sandboxed, bounded), exits 0: the project's own test or checker, or a check of the
+    /// behaviour a fix asks for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_command: Option<String>,
+}
+
+/// How long a task's check command may run.
+const CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Runs a task's check command in the workspace its run left; true when it exits 0.
+fn check_passes(command: &str, root: &Path) -> bool {
+    let Ok(workspace) = Workspace::open(root) else {
+        return false;
+    };
+    let shell = ["/bin/sh".to_string(), "-c".to_string(), command.to_string()];
+    let profile = lantern_core::exec::profile::for_workspace(&workspace, root);
+    let spec =
+        lantern_core::exec::launch(&profile, &[], &shell).spec(root, CHECK_TIMEOUT, 64 * 1024);
+    lantern_core::exec::run(&spec).is_ok_and(|done| done.exit_code == Some(0))
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -123,8 +143,16 @@ fn check_task(task: &EvalTask, registry: &ToolRegistry) -> Result<(), String> {
     if success.answer_contains_any.is_empty()
         && success.file_contains.is_none()
         && success.tool_called.is_none()
+        && success.check_command.is_none()
     {
         return Err("success names no criterion".to_string());
+    }
+    if success
+        .check_command
+        .as_ref()
+        .is_some_and(|c| c.trim().is_empty())
+    {
+        return Err("check_command is empty".to_string());
     }
     if success.answer_contains_any.iter().any(|s| s.is_empty()) {
         return Err("answer_contains_any holds an empty string, which always matches".to_string());
@@ -441,7 +469,14 @@ fn criteria_hold(
         .tool_called
         .as_ref()
         .is_none_or(|tool| ran_tools.contains(&tool.as_str()));
-    answer_ok && file_ok && tool_ok
+    // Run last, and only when everything else holds: it may build the project.
+    answer_ok
+        && file_ok
+        && tool_ok
+        && criteria
+            .check_command
+            .as_ref()
+            .is_none_or(|command| check_passes(command, root))
 }
 
 /// A uniquely named folder under the system temp dir, removed when dropped.

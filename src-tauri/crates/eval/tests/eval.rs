@@ -253,6 +253,31 @@ fn edits_are_counted_as_applied_or_not_and_checked_on_disk() {
 }
 
 #[test]
+fn a_fix_is_judged_by_running_the_check_in_the_workspace_the_run_left() {
+    let fix = call(
+        "edit_file",
+        json!({"path": "notes/app.py", "old_text": "word.upper() in", "new_text": "word.lower() in"}),
+    );
+    let not_a_fix = call(
+        "edit_file",
+        json!({"path": "notes/app.py", "old_text": "word.upper() in", "new_text": "word.upper()  in"}),
+    );
+    let mut model =
+        ScriptedModel::new([fix, "Fixed.".to_string(), not_a_fix, "Fixed.".to_string()]);
+    let outcomes = run_all(&["py-fix-search", "py-fix-search"], &mut model);
+    assert!(
+        outcomes[0].success,
+        "the check passes on the fix: {:?}",
+        outcomes[0]
+    );
+    assert!(
+        !outcomes[1].success,
+        "and fails without it: {:?}",
+        outcomes[1]
+    );
+}
+
+#[test]
 fn a_model_failure_and_a_missing_fixture_are_failures_with_a_reason() {
     let mut model = ScriptedModel::new(Vec::<String>::new());
     let mut outcome = run_task(
