@@ -98,7 +98,11 @@ pub(super) fn new_files_named(question: &str, known: &KnownPaths) -> Vec<String>
             && !word.split('/').any(|part| part == ".." || part.is_empty())
             && !word.contains('*')
             && known.folders.iter().any(|f| f == folder)
-            && !known.files.iter().any(|f| f == word)
+            // `utils.py` may be short for `src/click/utils.py`: a file the project has.
+            && !known
+                .files
+                .iter()
+                .any(|f| f == word || f.ends_with(&format!("/{word}")))
             && !named.iter().any(|n| n == word);
         if fits {
             named.push(word.to_string());
