@@ -222,6 +222,44 @@ const tests = [
     },
   ],
   [
+    "the model's edit_file asks with its diff, Allow once changes the file and the open editor, and Undo restores it",
+    async () => {
+      const workspace = freshWorkspace("semver");
+      const file = join(workspace, "internal/lrucache.js");
+      const before = readFileSync(file, "utf8");
+      const session = await launch(workspace);
+      await session.click('.tree-row[data-path="internal/lrucache.js"]');
+      await session.waitFor("lrucache.js in the editor", async () => (await editorText(session))?.includes("this.max = 1000"));
+      const input = await session.find(".chat-input");
+      await input.type("Change the LRU cache size in internal/lrucache.js from 1000 to 500.");
+      await input.type(Keys.Enter);
+      await session.waitForElement(".confirm-dialog", MODEL_MS);
+      const title = await session.text(".confirm-dialog .diff-title");
+      assert(title.includes("internal/lrucache.js") && title.includes("old text found exactly"), `the diff names the file and the matcher: ${title}`);
+      const added = await session.execute("return [...document.querySelectorAll('.confirm-dialog .diff-added')].map(e => e.textContent);");
+      const removed = await session.execute("return [...document.querySelectorAll('.confirm-dialog .diff-removed')].map(e => e.textContent);");
+      assert(added.includes("+    this.max = 500") && removed.includes("-    this.max = 1000"), `the diff shows the edit: ${removed} → ${added}`);
+      await shot(session, "11-edit-confirm");
+      await session.click('.confirm-dialog [data-action="once"]');
+      await dialogGone(session);
+      await session.waitFor("the edit on disk", () => readFileSync(file, "utf8") === before.replace("this.max = 1000", "this.max = 500"));
+      await session.waitFor("the editor to show the edit", async () => (await editorText(session))?.includes("this.max = 500"));
+      await session.waitFor(
+        "the turn to finish",
+        async () => (await session.findAll(".msg.assistant .thinking")).length === 0 && (await session.findAll(".stop-button.hidden")).length === 1,
+        MODEL_MS,
+      );
+      await session.click(".call-card");
+      const detail = await session.text(".inspector-detail");
+      assert(detail.includes("edit_file") && detail.includes("exactly, at line 3"), "the inspector says how the old text was found");
+      await shot(session, "12-edited");
+      await session.click('.side-tab[data-page="settings"]');
+      await session.click(".write-row .undo-button");
+      await session.waitFor("the file restored on disk", () => readFileSync(file, "utf8") === before);
+      await session.waitFor("the editor to show the old content", async () => (await editorText(session))?.includes("this.max = 1000"));
+    },
+  ],
+  [
     "a manual write asks with a diff, and Deny leaves the file untouched",
     async () => {
       const workspace = freshWorkspace();
