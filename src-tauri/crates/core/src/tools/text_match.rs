@@ -70,15 +70,16 @@ const MAX_CLOSEST: usize = 3;
 
 /// Finds the one place `old` stands in `content` and what `new` becomes there.
 pub fn find_unique(content: &str, old: &str, new: &str) -> Result<Replacement, Miss> {
-    if let Some(found) = by_exact(content, old, new, Matcher::Exact)? {
-        return Ok(found);
-    }
     let crlf = content.contains("\r\n");
+    // The new text takes the file's line endings whichever matcher places it.
     let (old_eol, new_eol) = if crlf {
         (to_crlf(old), to_crlf(new))
     } else {
         (old.replace("\r\n", "\n"), new.replace("\r\n", "\n"))
     };
+    if let Some(found) = by_exact(content, old, &new_eol, Matcher::Exact)? {
+        return Ok(found);
+    }
     if old_eol != old {
         if let Some(found) = by_exact(content, &old_eol, &new_eol, Matcher::LineEndings)? {
             return Ok(found);
@@ -91,7 +92,7 @@ pub fn find_unique(content: &str, old: &str, new: &str) -> Result<Replacement, M
         Matcher::Indentation,
         Matcher::LineTrimmed,
     ] {
-        if let Some(found) = by_lines(&lines, &old_lines, new, matcher, crlf)? {
+        if let Some(found) = by_lines(&lines, &old_lines, &new_eol, matcher, crlf)? {
             return Ok(found);
         }
     }
@@ -122,7 +123,14 @@ fn by_exact(
     if old.trim().is_empty() {
         return Ok(None);
     }
-    let starts: Vec<usize> = content.match_indices(old).map(|(at, _)| at).collect();
+    // Overlapping places count too (`}\n}\n` stands twice in `}\n}\n}\n`).
+    let mut starts: Vec<usize> = Vec::new();
+    let mut from = 0;
+    while let Some(i) = content[from..].find(old) {
+        let at = from + i;
+        starts.push(at);
+        from = at + content[at..].chars().next().map_or(1, char::len_utf8);
+    }
     match starts.as_slice() {
         [] => Ok(None),
         [at] => Ok(Some(Replacement {
@@ -429,6 +437,20 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn a_new_line_takes_the_file_s_line_endings() {
+        let (out, how) = replaced("a\r\nb\r\n", "a", "a\nc");
+        assert_eq!((out.as_str(), how), ("a\r\nc\r\nb\r\n", Matcher::Exact));
+        let (out, _) = replaced("a  \nb\n", "a\r\n", "x\r\ny");
+        assert_eq!(out, "x\ny\nb\n");
+    }
+
+    #[test]
+    fn overlapping_places_are_both_found() {
+        let miss = find_unique("}\n}\n}\n", "}\n}\n", "}\n").unwrap_err();
+        assert!(matches!(miss, Miss::Ambiguous { lines, .. } if lines == vec![1, 2]));
     }
 
     #[test]

@@ -89,7 +89,16 @@ fn unescape(raw: &str) -> String {
             Some('t') => out.push('\t'),
             Some('r') => out.push('\r'),
             Some(other @ ('"' | '\\' | '/')) => out.push(other),
-            // `\u` escapes and an unfinished escape: nothing a word is made of.
+            // A `\u` escape, its digits included, and an unfinished escape: nothing a word is
+            // made of.
+            Some('u') => {
+                for _ in 0..4 {
+                    if chars.clone().next().is_some_and(|c| c.is_ascii_hexdigit()) {
+                        chars.next();
+                    }
+                }
+                out.push(' ');
+            }
             _ => out.push(' '),
         }
     }

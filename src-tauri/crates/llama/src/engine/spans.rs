@@ -86,6 +86,15 @@ impl FileSpan {
         if self.len == 0 || !self.pending.is_empty() {
             return false;
         }
+        // Found once among all places, not only those a piece may start at: the edit's
+        // matcher looks everywhere (`foo = 1` also stands inside `xfoo = 1`).
+        let piece = &self.file[*start..start + self.len];
+        let elsewhere = (0..=self.file.len() - self.len)
+            .filter(|at| at != start)
+            .any(|at| &self.file[at..at + self.len] == piece);
+        if elsewhere {
+            return false;
+        }
         let end = start + self.len;
         match self.file.get(end) {
             None => true,
@@ -228,7 +237,11 @@ impl LocalModel {
         let question = decision::user_question(request.messages);
         let terms = question_terms(question);
         let mut lines: Vec<&str> = Vec::new();
-        for line in file.lines().map(str::trim) {
+        // ASCII spaces only: a line cut after a wider space would start inside a "word".
+        for line in file
+            .lines()
+            .map(|l| l.trim_matches(|c: char| c.is_ascii_whitespace()))
+        {
             if line.chars().count() >= 2 && line.len() <= 200 && !lines.contains(&line) {
                 lines.push(line);
             }
@@ -358,6 +371,14 @@ mod tests {
         let once = write(&span, &["let total = 10"]).unwrap();
         assert!(matches!(once.feed(b"\","), Fed::Closes));
         assert!(matches!(span.feed(b"\""), Fed::Refused), "empty");
+    }
+
+    #[test]
+    fn a_piece_found_inside_another_word_too_is_not_found_once() {
+        let span = FileSpan::new("xfoo = 1\nfoo = 1\nbar\n");
+        let written = write(&span, &["foo = 1"]).unwrap();
+        assert!(matches!(written.feed(b"\""), Fed::Refused));
+        assert!(write(&span, &["foo = 1\\nbar"]).is_some_and(|s| s.can_close()));
     }
 
     #[test]
