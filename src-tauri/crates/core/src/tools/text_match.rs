@@ -92,7 +92,8 @@ pub fn find_unique(content: &str, old: &str, new: &str) -> Result<Replacement, M
         Matcher::Indentation,
         Matcher::LineTrimmed,
     ] {
-        if let Some(found) = by_lines(&lines, &old_lines, &new_eol, matcher, crlf)? {
+        let old_ends_line = old.ends_with('\n');
+        if let Some(found) = by_lines(&lines, &old_lines, &new_eol, matcher, crlf, old_ends_line)? {
             return Ok(found);
         }
     }
@@ -150,19 +151,22 @@ fn by_exact(
 struct Lines<'a> {
     text: Vec<&'a str>,
     ranges: Vec<std::ops::Range<usize>>,
+    /// Where the line after each one starts (its line ending included).
+    next: Vec<usize>,
 }
 
 impl<'a> Lines<'a> {
     fn of(content: &'a str) -> Self {
-        let (mut text, mut ranges) = (Vec::new(), Vec::new());
+        let (mut text, mut ranges, mut next) = (Vec::new(), Vec::new(), Vec::new());
         let mut start = 0;
         for piece in content.split_inclusive('\n') {
             let body = piece.trim_end_matches('\n').trim_end_matches('\r');
             text.push(body);
             ranges.push(start..start + body.len());
             start += piece.len();
+            next.push(start);
         }
-        Lines { text, ranges }
+        Lines { text, ranges, next }
     }
 }
 
@@ -254,6 +258,7 @@ fn by_lines(
     new: &str,
     matcher: Matcher,
     crlf: bool,
+    old_ends_line: bool,
 ) -> Result<Option<Replacement>, Miss> {
     if old.iter().all(|l| l.trim().is_empty()) || old.len() > lines.text.len() {
         return Ok(None);
@@ -288,8 +293,13 @@ fn by_lines(
             if crlf {
                 text = to_crlf(&text);
             }
+            // Whole lines deleted go with their line ending, as an exact match would.
+            let end = match old_ends_line && text.is_empty() {
+                true => lines.next[last],
+                false => lines.ranges[last].end,
+            };
             Ok(Some(Replacement {
-                range: lines.ranges[*first].start..lines.ranges[last].end,
+                range: lines.ranges[*first].start..end,
                 text,
                 matcher,
                 line: first + 1,
@@ -445,6 +455,12 @@ mod tests {
         assert_eq!((out.as_str(), how), ("a\r\nc\r\nb\r\n", Matcher::Exact));
         let (out, _) = replaced("a  \nb\n", "a\r\n", "x\r\ny");
         assert_eq!(out, "x\ny\nb\n");
+    }
+
+    #[test]
+    fn lines_deleted_by_a_tolerant_matcher_leave_no_blank_line() {
+        let (out, how) = replaced("foo  \nbar\n", "foo\n", "");
+        assert_eq!((out.as_str(), how), ("bar\n", Matcher::TrailingWhitespace));
     }
 
     #[test]
