@@ -347,6 +347,7 @@ impl LocalModel {
     /// and its lever is on: the tool's name, a path argument or a question-word argument.
     pub(super) fn ground_what_opened(
         &mut self,
+        opened: Option<Grounding>,
         call_text: &str,
         request: &GenerateRequest<'_>,
         logits: &[f32],
@@ -366,10 +367,7 @@ impl LocalModel {
                 false => Ok(None),
             };
         }
-        match (
-            open_grounded_argument(call_text, request.tools),
-            request.paths,
-        ) {
+        match (opened, request.paths) {
             (Some(Grounding::Path(kind)), Some(known)) if self.settings.options.grounded_paths => {
                 let path = self.ground_path(kind, known, question, logits, grammar, cancel)?;
                 stats.grounded_paths += usize::from(path.is_some());

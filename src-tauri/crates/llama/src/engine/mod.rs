@@ -315,19 +315,23 @@ impl Model for LocalModel {
             // `grounding`), once per position.
             if let (Some(g), false) = (grammar.as_mut(), closing || grounded_at == text.len()) {
                 let call_text = &text[OPEN_TAG.len()..];
+                // What the text has just opened, read once for every kind of grounding.
+                let opened = grounding::open_grounded_argument(call_text, request.tools);
                 if replacing.is_none() {
                     replacing = self
-                        .open_replacement(call_text, request)
+                        .open_replacement(opened.as_ref(), call_text, request)
                         .map(|r| (r, text.len()));
                 }
                 let grounded = if span.is_some() {
                     None
-                } else if let Some((opened, file)) = self.open_span(call_text, request) {
-                    let (after, written) = self.start_span(opened, &file, request, &logits, g)?;
+                } else if let Some((started, file)) =
+                    self.open_span(opened.as_ref(), call_text, request)
+                {
+                    let (after, written) = self.start_span(started, &file, request, &logits, g)?;
                     span = after;
                     written
                 } else {
-                    self.ground_what_opened(call_text, request, &logits, g, &mut stats)?
+                    self.ground_what_opened(opened, call_text, request, &logits, g, &mut stats)?
                 };
                 grounded_at = text.len();
                 if let Some(grounded) = grounded {

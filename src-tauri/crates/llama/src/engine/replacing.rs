@@ -23,7 +23,7 @@
 //! whatever the model writes next. The rest is the model's own choice.
 
 use super::copying::last_word;
-use super::grounding::{open_grounded_argument, raw_argument, without_paths, Grounding};
+use super::grounding::{raw_argument, without_paths, Grounding};
 use super::sampling::best_by_logit;
 use llama_cpp_2::token::LlamaToken;
 
@@ -339,6 +339,7 @@ impl super::LocalModel {
     /// declared `"x-from": "question"`, and the lever is on.
     pub(super) fn open_replacement(
         &self,
+        opened: Option<&Grounding>,
         call_text: &str,
         request: &lantern_core::model::GenerateRequest<'_>,
     ) -> Option<Replacement> {
@@ -346,8 +347,8 @@ impl super::LocalModel {
             return None;
         }
         let question = super::decision::user_question(request.messages);
-        let mut replacement = match open_grounded_argument(call_text, request.tools)? {
-            Grounding::Replaces(key) => Replacement::new(question, raw_argument(call_text, &key)?),
+        let mut replacement = match opened? {
+            Grounding::Replaces(key) => Replacement::new(question, raw_argument(call_text, key)?),
             Grounding::FromQuestion => Replacement::new_content(question),
             _ => None,
         }?;

@@ -18,9 +18,7 @@
 //! read the file has no idea what it holds; the line is where its guess would go wrong. From there the model goes on token by token: it ends the string, or goes on into the
 //! next lines until the piece is found once.
 
-use super::grounding::{
-    argument_value, open_grounded_argument, question_terms, question_words_in, Grounded, Grounding,
-};
+use super::grounding::{argument_value, question_terms, question_words_in, Grounded, Grounding};
 use super::sampling::{best_by_logit, grammar_allows};
 use super::*;
 use lantern_core::relevance::defines;
@@ -210,16 +208,17 @@ impl LocalModel {
     /// lever is on.
     pub(super) fn open_span(
         &self,
+        opened: Option<&Grounding>,
         call_text: &str,
         request: &GenerateRequest<'_>,
     ) -> Option<(FileSpan, String)> {
         if !self.settings.options.file_spans {
             return None;
         }
-        let Grounding::SpanOf(key) = open_grounded_argument(call_text, request.tools)? else {
+        let Some(Grounding::SpanOf(key)) = opened else {
             return None;
         };
-        let path = argument_value(call_text, &key)?;
+        let path = argument_value(call_text, key)?;
         let text = request.files?.text_of(path)?;
         (!text.trim().is_empty()).then(|| (FileSpan::new(&text), text))
     }
