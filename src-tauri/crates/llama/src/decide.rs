@@ -375,9 +375,7 @@ pub fn lexical_prior(message: &str) -> bool {
         "line",
     ];
     let lower = message.to_lowercase();
-    let names_a_file = lower
-        .split(|c: char| c.is_whitespace() || "\"'`,;:()?!".contains(c))
-        .any(names_a_path);
+    let names_a_file = message_words(&lower).any(names_a_path);
     let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).collect();
     // "Add … to …" puts something into the project ("add a test to the suite"); "how do I add
     // two numbers" does not.
@@ -416,14 +414,25 @@ pub(crate) fn names_a_path(word: &str) -> bool {
 /// or, for a file, by its name alone (`utils.py`, `logging.ini`)? A question about a file the
 /// project has is a question about the project, whatever the model's score says.
 pub fn names_a_workspace_path(message: &str, known: &lantern_core::model::KnownPaths) -> bool {
-    message
-        .split(|c: char| c.is_whitespace() || "\"'`,;:()?!".contains(c))
+    message_words(message)
         .map(|word| word.trim_end_matches('.').trim_end_matches('/'))
         .filter(|word| names_a_path(word))
-        .any(|word| {
-            let name_of = |file: &String| file == word || file.ends_with(&format!("/{word}"));
-            known.files.iter().any(name_of) || known.folders.iter().any(|f| f == word)
-        })
+        .any(|word| is_known_file(word, known) || known.folders.iter().any(|f| f == word))
+}
+
+/// The words of a message, split at spaces, quotes and punctuation that cannot be part of a
+/// path (a word may keep a final `.`, as in "…in notes.md.").
+pub(crate) fn message_words(message: &str) -> impl Iterator<Item = &str> {
+    message.split(|c: char| c.is_whitespace() || "\"'`,;:()?!".contains(c))
+}
+
+/// Is `word` a file of the workspace, by its path or by its name alone (`utils.py` for
+/// `src/click/utils.py`)?
+pub(crate) fn is_known_file(word: &str, known: &lantern_core::model::KnownPaths) -> bool {
+    known
+        .files
+        .iter()
+        .any(|file| file == word || file.ends_with(&format!("/{word}")))
 }
 
 /// log(e^a + e^b), for adding the probabilities of two ways a reply can start.

@@ -85,24 +85,20 @@ fn can_create(tool: &ToolSpec) -> bool {
 /// exists.
 pub(super) fn new_files_named(question: &str, known: &KnownPaths) -> Vec<String> {
     let mut named: Vec<String> = Vec::new();
-    for word in question.split(|c: char| c.is_whitespace() || "\"'`,;()".contains(c)) {
-        let word = word.trim_end_matches(['.', ':', '?', '!']);
+    for word in crate::decide::message_words(question) {
+        let word = word.trim_end_matches('.');
         let folder = word.rsplit_once('/').map_or(".", |(parent, _)| parent);
         // A file's name has an extension or is a dotfile; `src/click` is a folder.
         let file_name = word.rsplit('/').next().unwrap_or(word);
         let fits = crate::decide::names_a_path(word)
             && file_name.contains('.')
             && !known.folders.iter().any(|f| f == word)
-            && !word.ends_with('/')
-            && !word.starts_with('/')
+            // No leading or trailing `/`, no `a//b`, no `..`.
             && !word.split('/').any(|part| part == ".." || part.is_empty())
             && !word.contains('*')
             && known.folders.iter().any(|f| f == folder)
             // `utils.py` may be short for `src/click/utils.py`: a file the project has.
-            && !known
-                .files
-                .iter()
-                .any(|f| f == word || f.ends_with(&format!("/{word}")))
+            && !crate::decide::is_known_file(word, known)
             && !named.iter().any(|n| n == word);
         if fits {
             named.push(word.to_string());
@@ -271,8 +267,7 @@ pub(super) fn argument_value<'a>(call_text: &'a str, key: &str) -> Option<&'a st
 
 /// The question without the words that name a file or a folder.
 pub(super) fn without_paths(question: &str) -> String {
-    question
-        .split(|c: char| c.is_whitespace() || "\"'`,;:()?!".contains(c))
+    crate::decide::message_words(question)
         .filter(|w| !crate::decide::names_a_path(w))
         .collect::<Vec<_>>()
         .join(" ")
