@@ -139,33 +139,31 @@ impl Replacement {
                     .any(|e| e.eq_ignore_ascii_case(w))
                 && !crate::decide::names_a_path(w)
         };
+        let question_words = words_of(question);
         let mut values: Vec<String> = Vec::new();
-        for word in words_of(question) {
+        for word in &question_words {
             if plain(word) && !holds(word) && !values.iter().any(|v| v == word) {
                 values.push(word.to_string());
             }
         }
         let numbers: Vec<String> = values.iter().filter(|v| is_number(v)).cloned().collect();
         let names: Vec<&String> = values.iter().filter(|v| !is_number(v)).collect();
-        let question_words = words_of(question);
-        let named: Vec<&str> = old_words
+        // The old text's names the question names too, each once.
+        let mut named: Vec<&str> = old_words
             .iter()
             .copied()
             .filter(|o| !is_number(o) && plain(o))
             .filter(|o| question_words.iter().any(|q| q.eq_ignore_ascii_case(o)))
-            .fold(Vec::new(), |mut seen, o| {
-                if !seen.contains(&o) {
-                    seen.push(o);
-                }
-                seen
-            });
+            .collect();
+        named.sort_unstable();
+        named.dedup();
         let rename = match (names.as_slice(), named.as_slice()) {
             ([new], [old]) => Some(((*new).clone(), old.to_string())),
             _ => None,
         };
         (!values.is_empty()).then(|| Replacement {
             old_raw: old_raw.to_string(),
-            old: old.clone(),
+            old,
             numbers,
             rename,
             values,
