@@ -178,6 +178,10 @@ enum Command {
         /// Turn a lever off to measure what it is worth (repeatable).
         #[arg(long = "off", value_enum)]
         off: Vec<Lever>,
+        /// The most characters of the project map each task's conversation starts with (0: no
+        /// map, the default).
+        #[arg(long, default_value_t = AgentConfig::default().project_map)]
+        map_budget: usize,
     },
 }
 
@@ -415,12 +419,14 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
             out,
             json,
             off,
+            map_budget,
         } => {
             let config = AgentConfig {
                 tool_choice: model.tool_choice,
                 max_steps,
                 protocol_guard: !off.contains(&Lever::ProtocolGuard),
                 focus_results: !off.contains(&Lever::FocusedResults),
+                project_map: map_budget,
                 ..AgentConfig::default()
             };
             let label = label.unwrap_or_else(|| {

@@ -14,6 +14,8 @@
 //!   tree-sitter syntax check, reported in one shape.
 //! - [`exec`] — running programs: process groups, time limits, bounded output, bubblewrap.
 //! - [`agent`] — the loop that drives a [`model::Model`] and reports [`event::Event`]s.
+//! - [`project_map`] — the bounded map of the project's names the model is shown once per
+//!   conversation.
 //! - [`toolbox`] — the composition root: the tools and the system prompt made from them, built
 //!   once per process.
 //!
@@ -41,6 +43,7 @@ pub mod exec;
 pub mod model;
 pub mod paths;
 pub mod policy;
+pub mod project_map;
 pub mod prompt;
 pub mod protocol;
 pub mod relevance;

@@ -140,7 +140,7 @@ fn a_read_then_an_answer() {
     let last = model.seen[1].last().unwrap();
     assert_eq!(last.role, Role::Tool);
     assert_eq!(last.call_id.as_deref(), Some("call-1"));
-    assert_eq!(model.seen[1][2].call_id.as_deref(), Some("call-1"));
+    assert_eq!(model.seen[1][3].call_id.as_deref(), Some("call-1"));
     let read = last_read(&model, 1);
     assert!(
         read.starts_with("TOOL_RESULT: {\"success\":true"),
@@ -150,6 +150,50 @@ fn a_read_then_an_answer() {
     assert!(last.content.contains("2.4.1"));
     assert_eq!(model.seen[1][0].role, Role::System);
     assert!(model.seen[1][0].content.contains("read_file(path: string"));
+}
+
+#[test]
+fn the_project_map_follows_the_system_prompt_once_per_conversation() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    s.config.project_map = lantern_core::project_map::DEFAULT_BUDGET;
+    let (_, first) = run(
+        &mut s,
+        vec!["Hello.".into()],
+        &mut FixedAnswer(Answer::Deny { message: None }),
+    );
+    let (_, second) = run(
+        &mut s,
+        vec!["Again.".into()],
+        &mut FixedAnswer(Answer::Deny { message: None }),
+    );
+    let map = &first.seen[0][1];
+    assert_eq!(map.role, Role::System);
+    assert_eq!(
+        map.content,
+        "PROJECT FILES (paths relative to the project folder):\n- package.json, src/\n- src/: lib.rs\n"
+    );
+    let roles: Vec<Role> = second.seen[0].iter().map(|m| m.role).collect();
+    assert_eq!(
+        roles,
+        [
+            Role::System,
+            Role::System,
+            Role::User,
+            Role::Assistant,
+            Role::User
+        ]
+    );
+
+    let mut without = session(dir.path());
+    assert_eq!(without.config.project_map, 0, "off by default");
+    let (_, model) = run(
+        &mut without,
+        vec!["Hello.".into()],
+        &mut FixedAnswer(Answer::Deny { message: None }),
+    );
+    let roles: Vec<Role> = model.seen[0].iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::System, Role::User]);
 }
 
 #[test]

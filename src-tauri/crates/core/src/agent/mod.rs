@@ -23,6 +23,7 @@ use crate::model::{
     CancelToken, Flow, GenerateRequest, KnownPaths, Message, Model, Role, ToolChoice,
 };
 use crate::policy::{decide, Decision, Effect, Grant, Lifetime, PolicyStore, Scope, Subject};
+use crate::project_map::project_map;
 use crate::protocol::markers::is_protocol_shaped_text;
 use crate::protocol::{interpret, Outcome, TurnParser, STOP_SEQUENCES};
 use crate::relevance::focus_result;
@@ -52,6 +53,10 @@ pub struct AgentConfig {
     /// of a file that share words with the question, the matches of a search that define a
     /// name it asks about (see [`crate::relevance`]). Off only to measure what it is worth.
     pub focus_results: bool,
+    /// The characters of the map of the project's files (see [`crate::project_map`]) the
+    /// model is shown once per conversation, after the system prompt; 0 (the default) shows
+    /// none: with the default model, a map of any size made it call less and answer worse.
+    pub project_map: usize,
 }
 
 impl Default for AgentConfig {
@@ -64,6 +69,7 @@ impl Default for AgentConfig {
             max_tokens: 1024,
             protocol_guard: true,
             focus_results: true,
+            project_map: 0,
         }
     }
 }
@@ -166,9 +172,17 @@ impl Session {
             message: message.to_string(),
             model: model.name(),
         });
-        self.history.push(Message::new(Role::User, message));
         // The user may have changed the files since the last turn.
         self.known_paths = None;
+        if self.config.project_map > 0 && self.history.len() == 1 {
+            let known = known_paths(&self.ctx.workspace);
+            let map = project_map(&known, self.config.project_map);
+            if !map.is_empty() {
+                self.history.push(Message::new(Role::System, map));
+            }
+            self.known_paths = Some(known);
+        }
+        self.history.push(Message::new(Role::User, message));
         let mut last_calls: Vec<(String, Value)> = Vec::new();
         let mut protocol_errors = 0;
         let mut steps = 0;

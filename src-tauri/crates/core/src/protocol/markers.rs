@@ -130,13 +130,23 @@ pub fn tool_error_text(feedback: &str) -> String {
 }
 
 /// The conversation as a model that speaks the text protocol reads it: tool results and call
-/// refusals become user messages with their prefixes; everything else stays as it is. A call
-/// that was valid but not run (the user said no) gets the [`FOLLOW_UP_HINT`] like a result; an
-/// invalid call's refusal carries its own instruction (a corrected call) instead.
+/// refusals become user messages with their prefixes; the system messages that open the
+/// conversation (the prompt, the project map) become one, since many chat templates take a
+/// single system message; everything else stays as it is. A call that was valid but not run
+/// (the user said no) gets the [`FOLLOW_UP_HINT`] like a result; an invalid call's refusal
+/// carries its own instruction (a corrected call) instead.
 pub fn text_protocol_messages(messages: &[Message]) -> Vec<Message> {
-    messages
-        .iter()
-        .map(|m| match m.role {
+    let opening = leading_system_messages(messages);
+    let system = (opening > 0).then(|| {
+        let parts: Vec<&str> = messages[..opening]
+            .iter()
+            .map(|m| m.content.as_str())
+            .collect();
+        Message::new(Role::System, parts.join("\n\n"))
+    });
+    system
+        .into_iter()
+        .chain(messages[opening..].iter().map(|m| match m.role {
             Role::Tool if m.rejected && m.call_id.is_some() => Message::new(
                 Role::User,
                 format!("{}\n{FOLLOW_UP_HINT}", tool_error_text(&m.content)),
@@ -144,13 +154,38 @@ pub fn text_protocol_messages(messages: &[Message]) -> Vec<Message> {
             Role::Tool if m.rejected => Message::new(Role::User, tool_error_text(&m.content)),
             Role::Tool => Message::new(Role::User, tool_result_text(&m.content)),
             _ => Message::new(m.role, m.content.clone()),
-        })
+        }))
         .collect()
+}
+
+/// How many system messages open the conversation (the prompt and what is fixed with it).
+pub fn leading_system_messages(messages: &[Message]) -> usize {
+    messages
+        .iter()
+        .take_while(|m| m.role == Role::System)
+        .count()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_opening_system_messages_become_one() {
+        let typed = [
+            Message::new(Role::System, "tools"),
+            Message::new(Role::System, "PROJECT FILES:"),
+            Message::new(Role::User, "version?"),
+        ];
+        let text = text_protocol_messages(&typed);
+        assert_eq!(
+            text,
+            [
+                Message::new(Role::System, "tools\n\nPROJECT FILES:"),
+                Message::new(Role::User, "version?"),
+            ]
+        );
+    }
 
     #[test]
     fn tool_messages_become_prefixed_user_text_and_the_rest_stays() {
@@ -163,6 +198,7 @@ mod tests {
         ];
         let text = text_protocol_messages(&typed);
         assert_eq!(text[0], Message::new(Role::System, "tools"));
+        assert_eq!(text.len(), typed.len());
         assert_eq!(text[2].role, Role::Assistant);
         assert_eq!(text[2].content, "<TOOL_CALL>{}</TOOL_CALL>");
         assert_eq!(

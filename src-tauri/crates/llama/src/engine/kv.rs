@@ -29,8 +29,8 @@ impl LocalModel {
         self.model.vocab().tokenize(text.as_bytes(), true, true)
     }
 
-    /// Renders and tokenizes `messages`, dropping the oldest turns (never the system prompt,
-    /// never the last message) until the prompt leaves room for `reserve` new tokens.
+    /// Renders and tokenizes `messages`, dropping the oldest turns (never the opening system
+    /// messages, never the last message) until the prompt leaves room for `reserve` new tokens.
     pub(super) fn prompt_that_fits(
         &self,
         messages: &[Message],
@@ -38,7 +38,7 @@ impl LocalModel {
     ) -> Result<(Vec<LlamaToken>, usize), ModelError> {
         let n_ctx = self.facts.context as usize;
         let reserve = reserve.min(n_ctx / 4);
-        let fixed = usize::from(messages.first().is_some_and(|m| m.role == Role::System));
+        let fixed = leading_system_messages(messages);
         let mut start = fixed;
         loop {
             let kept: Vec<Message> = messages[..fixed]

@@ -22,7 +22,8 @@ use lantern_core::model::{
     Model, ModelError, Role, ToolChoice,
 };
 use lantern_core::protocol::markers::{
-    protocol_tag_start, text_protocol_messages, CALL_KEY, NOT_IN_ANSWERS, PROTOCOL_WORDS,
+    leading_system_messages, protocol_tag_start, text_protocol_messages, CALL_KEY, NOT_IN_ANSWERS,
+    PROTOCOL_WORDS,
 };
 use lantern_core::protocol::{CLOSE_TAG, OPEN_TAG};
 use lantern_core::toolbox::Toolbox;
