@@ -88,6 +88,10 @@ pub struct ModelArgs {
     /// (local models).
     #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().named_paths))]
     pub named_paths: OnOff,
+    /// Make the step after a result that found nothing (a failed call, no matches, no files)
+    /// another call (local models).
+    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().call_after_nothing))]
+    pub call_after_nothing: OnOff,
     /// Sampling temperature; 0 decodes greedily.
     #[arg(long, default_value_t = 0.0)]
     pub temperature: f32,
@@ -154,6 +158,7 @@ impl ModelArgs {
                             (self.file_spans, "old text not constrained"),
                             (self.replace_values, "new text not steered"),
                             (self.named_paths, "named paths not decisive"),
+                            (self.call_after_nothing, "no call after an empty result"),
                         ];
                         levers.extend(
                             off.iter()
@@ -183,6 +188,7 @@ impl ModelArgs {
             file_spans: self.file_spans == OnOff::On,
             replace_values: self.replace_values == OnOff::On,
             named_paths: self.named_paths == OnOff::On,
+            call_after_nothing: self.call_after_nothing == OnOff::On,
             temperature: self.temperature,
             seed: self.seed,
         }

@@ -247,6 +247,9 @@ pub struct GenerationOptions {
     /// Decide a first step to be a call when the message names a file or folder of the
     /// workspace (local models, when the request brings known paths).
     pub named_paths: bool,
+    /// Decide the step after a result that found nothing (a failed call, a search or listing
+    /// with no entries) to be another call, not an answer (local models).
+    pub call_after_nothing: bool,
     /// 0 decodes greedily.
     pub temperature: f32,
     pub seed: u32,
@@ -265,6 +268,7 @@ impl Default for GenerationOptions {
             file_spans: true,
             replace_values: true,
             named_paths: true,
+            call_after_nothing: true,
             temperature: 0.0,
             seed: 42,
         }

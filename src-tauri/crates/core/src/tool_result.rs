@@ -124,6 +124,14 @@ impl ToolResult {
     }
 }
 
+/// Did this result, as the model reads it ([`ToolResult::render_for_model`]), find nothing: a
+/// call that failed, or a search or listing that counted no entries? After such a result an
+/// answer can only guess; the next step should look elsewhere.
+pub fn found_nothing(rendered: &str) -> bool {
+    serde_json::from_str::<Value>(rendered)
+        .is_ok_and(|v| v["success"] == Value::Bool(false) || v["data"]["count"] == 0)
+}
+
 /// Shortens the longest strings in `value` until about `excess` bytes are gone; returns how
 /// many bytes were removed.
 fn shrink_strings(value: &mut Value, excess: usize) -> usize {
@@ -200,6 +208,25 @@ fn drop_array_tail(value: &mut Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failure_or_a_count_of_nothing_found_nothing() {
+        let nothing = |data: Value| {
+            found_nothing(&ToolResult::from_outcome(Ok(data), Duration::ZERO).render_for_model())
+        };
+        assert!(nothing(serde_json::json!({"matches": [], "count": 0})));
+        assert!(nothing(serde_json::json!({"files": [], "count": 0})));
+        assert!(!nothing(serde_json::json!({"files": ["a.rs"], "count": 1})));
+        assert!(!nothing(
+            serde_json::json!({"content": "", "total_lines": 0})
+        ));
+        let failed = ToolResult::failure(
+            ToolError::new(ErrorType::NotFound, "No such file: a.rs"),
+            Duration::ZERO,
+        );
+        assert!(found_nothing(&failed.render_for_model()));
+        assert!(!found_nothing("not json"));
+    }
 
     #[test]
     fn success_renders_seed_shape() {

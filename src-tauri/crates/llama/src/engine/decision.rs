@@ -3,6 +3,7 @@
 
 use super::sampling::log_softmax_at;
 use super::*;
+use lantern_core::tool_result::found_nothing;
 
 /// The last user message: what the user actually asked (tool results are tool messages).
 pub(super) fn user_question(messages: &[Message]) -> &str {
@@ -31,7 +32,11 @@ impl LocalModel {
             ToolChoice::Auto => {
                 let confidence = self.call_confidence(logits)?;
                 stats.call_confidence = Some(confidence);
-                let after_result = request.messages.last().is_some_and(Message::is_tool_result);
+                let last = request.messages.last();
+                let after_result = last.is_some_and(Message::is_tool_result);
+                let after_nothing = after_result
+                    && self.settings.options.call_after_nothing
+                    && last.is_some_and(|m| found_nothing(&m.content));
                 let question = user_question(request.messages);
                 let names_a_path = self.settings.options.named_paths
                     && request
@@ -44,6 +49,9 @@ impl LocalModel {
                     ),
                     (Some(r), false) if r.first_step.trusted => {
                         r.first_step.decide_first_step(confidence, question)
+                    }
+                    (_, true) if after_nothing => {
+                        (true, "the last result found nothing".to_string())
                     }
                     (Some(r), true) if r.follow_up.trusted => (
                         confidence >= r.follow_up.threshold,
