@@ -34,8 +34,8 @@ pub mod probe;
 mod utf8;
 
 pub use engine::{
-    physical_cores, LoadError, LoadOptions, LocalModel, ModelFacts, Settings, StepStats,
-    DEFAULT_CONTEXT,
+    physical_cores, LoadError, LoadOptions, LocalModel, ModelFacts, Opening, PromptCache, Settings,
+    StepStats, DEFAULT_CONTEXT,
 };
 
 use std::path::PathBuf;

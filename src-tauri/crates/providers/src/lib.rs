@@ -94,7 +94,20 @@ pub fn open_local(
     };
     let model = lantern_llama::LocalModel::load(&options, progress).map_err(|e| ModelError(e.0))?;
     let calibrations = lantern_llama::calibration_file(model.facts());
-    Ok(model.with_calibration_file(calibrations))
+    let model = model.with_calibration_file(calibrations);
+    let facts = model.facts();
+    // Without a readable model file there is nothing to key a saved state by; the model
+    // then evaluates its prompt each time, as it would anyway.
+    Ok(
+        match lantern_llama::PromptCache::new(
+            lantern_core::paths::cache_dir().join("prompt-cache"),
+            &facts.path,
+            facts.context,
+        ) {
+            Ok(cache) => model.with_prompt_cache(cache),
+            Err(_) => model,
+        },
+    )
 }
 
 #[cfg(feature = "llama")]

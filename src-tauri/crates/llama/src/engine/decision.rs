@@ -132,6 +132,10 @@ impl LocalModel {
             return Ok(c.clone());
         }
         let system = Message::new(Role::System, system_prompt);
+        // Every probe opens with the system prompt: held (or loaded) once for all of them.
+        let first = [system.clone(), Message::new(Role::User, TOOL_PROBES[0])];
+        let whole = self.tokenize(&self.render(&first)?);
+        self.hold_opening(&first, &whole, cancel)?;
         let started = Instant::now();
         let mut first = [Vec::new(), Vec::new()];
         for (class, probes) in [TOOL_PROBES, ANSWER_PROBES].iter().enumerate() {

@@ -202,6 +202,7 @@ impl LocalModel {
             last: StepStats::default(),
             prompt_tokens_per_ms: None,
             closers: None,
+            prompt_cache: None,
         };
         loaded.facts.load_seconds = started.elapsed().as_secs_f64();
         Ok(loaded)

@@ -5,6 +5,7 @@ mod decision;
 mod grounding;
 mod kv;
 mod load;
+mod opening;
 mod replacing;
 mod sampling;
 mod spans;
@@ -39,6 +40,7 @@ use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 pub use load::physical_cores;
+pub use opening::{Opening, PromptCache};
 use sampling::{
     choose, closed_call_end, closer_tokens, inside_json_string, is_looping, pick_closing,
     repeats_itself, stop_sequence_end, would_open_a_call, Closers, CLOSING_RESERVE,
@@ -131,6 +133,8 @@ impl Default for Settings {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct StepStats {
     pub prompt_tokens: usize,
+    /// How the conversation's opening came to be in the KV cache.
+    pub opening: Opening,
     /// Prompt tokens decoded this step; the rest came from the KV cache.
     pub tokens_evaluated: usize,
     pub tokens_reused: usize,
@@ -185,6 +189,8 @@ pub struct LocalModel {
     prompt_tokens_per_ms: Option<f64>,
     /// Which tokens can close something in a call, found on first need.
     closers: Option<Closers>,
+    /// Where the opening of conversations is kept between processes.
+    prompt_cache: Option<PromptCache>,
 }
 
 // SAFETY: llama.cpp contexts and models may be used from any one thread at a time; the
@@ -247,11 +253,16 @@ impl Model for LocalModel {
         let (tokens, trimmed) = self.prompt_that_fits(request.messages, request.max_tokens)?;
         stats.prompt_tokens = tokens.len();
         stats.messages_trimmed = trimmed;
-        let (mut logits, evaluated) = match self.evaluate(&tokens, cancel) {
+        let held = self
+            .hold_opening(request.messages, &tokens, cancel)
+            .and_then(|opening| Ok((opening, self.evaluate(&tokens, cancel)?)));
+        let ((opening, opening_evaluated), (mut logits, evaluated)) = match held {
             Ok(r) => r,
             Err(_) if cancel.is_cancelled() => return Ok(cancelled(String::new())),
             Err(e) => return Err(e),
         };
+        stats.opening = opening;
+        let evaluated = evaluated + opening_evaluated;
         stats.tokens_evaluated = evaluated;
         stats.tokens_reused = tokens.len() - evaluated;
         stats.prompt_ms = started.elapsed().as_secs_f64() * 1000.0;
