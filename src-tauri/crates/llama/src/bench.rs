@@ -2,6 +2,8 @@
 //! (prompt processing of N tokens in one batch, generation of N tokens one at a time), plus
 //! what only Lantern has: grammar-constrained calls and follow-up steps with KV reuse.
 
+use crate::bench_grounding::GroundingSpeed;
+use crate::bench_opening::FirstAnswer;
 use crate::engine::{LocalModel, ModelFacts};
 use lantern_core::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role, ToolChoice};
 use lantern_core::protocol::STOP_SEQUENCES;
@@ -173,7 +175,10 @@ pub struct ModelBench {
     pub tg_tok_s: f64,
     pub tg_runs: Vec<f64>,
     pub grammar: GrammarSpeed,
+    pub grounding: GroundingSpeed,
     pub follow_up: FollowUp,
+    /// `None` when the temporary folder or the model file could not be used.
+    pub first_answer: Option<FirstAnswer>,
 }
 
 /// Prompt processing and generation, `repetitions` times each after one untimed run (as
@@ -199,7 +204,9 @@ pub fn bench_model(
         .map(|_| generation_speed(model, gen_tokens))
         .collect();
     let grammar = grammar_speed(model, toolbox, &GRAMMAR_QUESTIONS);
+    let grounding = crate::bench_grounding::grounding_speed(model, toolbox);
     let follow_up = follow_up(model, toolbox);
+    let first_answer = crate::bench_opening::first_answer(model, toolbox);
     ModelBench {
         model: model.facts().clone(),
         threads: model.facts().threads,
@@ -212,12 +219,14 @@ pub fn bench_model(
         tg_tok_s: median(&tg_runs),
         tg_runs,
         grammar,
+        grounding,
         follow_up,
+        first_answer,
     }
 }
 
 /// The middle value (the upper of the two middle ones for an even count; 0 for none).
-fn median(values: &[f64]) -> f64 {
+pub(crate) fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(|a, b| a.total_cmp(b));
     sorted.get(sorted.len() / 2).copied().unwrap_or(0.0)

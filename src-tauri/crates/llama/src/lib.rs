@@ -27,6 +27,8 @@
 //! ```
 
 pub mod bench;
+pub mod bench_grounding;
+pub mod bench_opening;
 pub mod decide;
 mod engine;
 pub mod grammar;
