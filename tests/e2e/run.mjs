@@ -203,6 +203,12 @@ const tests = [
       assert(detail.includes("Allowed — default: reading inside the workspace is allowed"), "the decision and its rule are shown");
       assert(detail.includes("valid against the tool's schema"), "the validation result is shown");
       assert((await selectedStatus(session)) === "ok", "the call succeeded");
+      // The context meter says how much of the model's context the conversation fills.
+      const meter = await session.text(".context-meter");
+      const used = /^Context: ([\d,]+) of ([\d,]+) tokens \(\d+ %\)$/.exec(meter ?? "");
+      assert(used, `the context meter is shown: ${meter}`);
+      const [tokens, size] = [used[1], used[2]].map((n) => Number(n.replaceAll(",", "")));
+      assert(tokens > 1000 && tokens < size, `the meter counts the prompt, the call and its result: ${meter}`);
       await shot(session, "03-answer");
     },
   ],

@@ -147,6 +147,12 @@ export type Event =
       call_confidence: number | null;
       tokens_evaluated: number | null;
       tokens_generated: number | null;
+      /**
+       * Tokens the model's context holds after this step (prompt and reply), and at most:
+       * what the context meter shows.
+       */
+      context_used: number | null;
+      context_size: number | null;
     }
   | {
       event: "call_parsed";

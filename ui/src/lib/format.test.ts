@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeMatch } from "./format";
+import { describeContext, describeMatch } from "./format";
 
 describe("describeMatch", () => {
   it("says how and where an edit found its old text", () => {
@@ -14,5 +14,16 @@ describe("describeMatch", () => {
   it("is null for results that are not an edit's", () => {
     expect(describeMatch({ path: "a.txt", bytes_written: 3 })).toBeNull();
     expect(describeMatch(null)).toBeNull();
+  });
+});
+
+describe("describeContext", () => {
+  it("says how many tokens of the context are used, and how much that is", () => {
+    expect(describeContext(1240, 8192)).toEqual({ text: "Context: 1,240 of 8,192 tokens (15 %)", fraction: 1240 / 8192 });
+  });
+
+  it("never shows more than full, nor divides by nothing", () => {
+    expect(describeContext(9000, 8192).fraction).toBe(1);
+    expect(describeContext(10, 0)).toEqual({ text: "Context: 10 of 0 tokens (0 %)", fraction: 0 });
   });
 });

@@ -24,6 +24,16 @@ export function formatTime(ms: number): string {
   return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
 }
 
+/** How full the model's context is, in words and as a fraction (for the meter's bar). */
+export function describeContext(used: number, size: number): { text: string; fraction: number } {
+  const fraction = size > 0 ? Math.min(1, used / size) : 0;
+  const percent = Math.round(fraction * 100);
+  return {
+    text: `Context: ${used.toLocaleString("en-US")} of ${size.toLocaleString("en-US")} tokens (${percent} %)`,
+    fraction,
+  };
+}
+
 /** A short one-line summary of a call's arguments: the path, pattern or query if there is one. */
 export function summarizeArgs(args: unknown): string {
   if (typeof args !== "object" || args === null) return "";

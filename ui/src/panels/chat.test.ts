@@ -17,6 +17,34 @@ function setup() {
 afterEach(() => document.body.replaceChildren());
 
 describe("ChatPanel", () => {
+  it("shows how full the context is after each step, and forgets it with the chat", () => {
+    const { root, chat } = setup();
+    const meter = root.querySelector<HTMLElement>(".context-meter")!;
+    expect(meter.classList.contains("hidden")).toBe(true);
+    chat.startTurn("What version?");
+    const finished = (used: number | null) => ({
+      event: "response_finished" as const,
+      step: 1,
+      raw: "",
+      constrained: false,
+      call_confidence: null,
+      tokens_evaluated: 20,
+      tokens_generated: 5,
+      context_used: used,
+      context_size: 8192,
+    });
+    chat.event(finished(1240), null);
+    expect(meter.classList.contains("hidden")).toBe(false);
+    expect(meter.textContent).toBe("Context: 1,240 of 8,192 tokens (15 %)");
+    expect(meter.getAttribute("aria-valuenow")).toBe("1240");
+    chat.event(finished(7000), null);
+    expect(meter.classList.contains("context-meter-high")).toBe(true);
+    chat.event(finished(null), null);
+    expect(meter.textContent).toBe("Context: 7,000 of 8,192 tokens (85 %)");
+    chat.reset();
+    expect(meter.classList.contains("hidden")).toBe(true);
+  });
+
   it("sends on Enter and not while unavailable", () => {
     const { root, chat, sent } = setup();
     const input = root.querySelector("textarea")!;

@@ -5,7 +5,7 @@
 import type { AgentEvent } from "../ipc/types";
 import { type CallRecord, STATUS_LABELS, statusOf } from "../lib/calls";
 import { button, clear, h } from "../lib/dom";
-import { summarizeArgs } from "../lib/format";
+import { describeContext, summarizeArgs } from "../lib/format";
 import { renderMarkdown } from "../lib/markdown";
 
 export interface ChatActions {
@@ -30,6 +30,15 @@ export class ChatPanel {
   private readonly sendButton: HTMLButtonElement;
   private readonly stopButton: HTMLButtonElement;
   private readonly hint = h("div", { class: "chat-hint muted small" });
+  /** How full the model's context is after the last step; hidden until a step says. */
+  private readonly meterBar = h("div", { class: "context-meter-fill" });
+  private readonly meterText = h("span", { class: "context-meter-text" });
+  private readonly meter = h(
+    "div",
+    { class: "context-meter muted small hidden", attrs: { role: "meter", "aria-label": "context used" } },
+    h("div", { class: "context-meter-bar" }, this.meterBar),
+    this.meterText,
+  );
   private reply: HTMLElement | null = null;
   private segment: { element: HTMLElement; text: string } | null = null;
   private renderQueued = false;
@@ -51,7 +60,7 @@ export class ChatPanel {
         this.submit();
       }
     });
-    root.append(this.log, h("div", { class: "chat-compose" }, this.input, h("div", { class: "chat-buttons" }, this.sendButton, this.stopButton)), this.hint);
+    root.append(this.log, h("div", { class: "chat-compose" }, this.input, h("div", { class: "chat-buttons" }, this.sendButton, this.stopButton)), this.meter, this.hint);
     this.renderEmpty();
   }
 
@@ -92,6 +101,7 @@ export class ChatPanel {
 
   reset(): void {
     clear(this.log);
+    this.meter.classList.add("hidden");
     this.reply = null;
     this.segment = null;
     this.renderEmpty();
@@ -152,6 +162,9 @@ export class ChatPanel {
           this.insertBeforeThinking(this.card(call));
         }
         break;
+      case "response_finished":
+        if (event.context_used !== null && event.context_size !== null) this.showContext(event.context_used, event.context_size);
+        break;
       case "context_trimmed":
         this.insertBeforeThinking(h("div", { class: "note muted small", text: `Older messages were left out to fit the model's context (${event.messages_dropped}).` }));
         break;
@@ -172,6 +185,16 @@ export class ChatPanel {
         break;
     }
     this.scroll();
+  }
+
+  private showContext(used: number, size: number): void {
+    const { text, fraction } = describeContext(used, size);
+    this.meterText.textContent = text;
+    this.meterBar.style.width = `${(fraction * 100).toFixed(1)}%`;
+    this.meter.classList.toggle("context-meter-high", fraction >= 0.8);
+    this.meter.setAttribute("aria-valuenow", String(used));
+    this.meter.setAttribute("aria-valuemax", String(size));
+    this.meter.classList.remove("hidden");
   }
 
   /** A turn that could not start (no model, busy, …). */

@@ -82,6 +82,10 @@ pub enum Event {
         call_confidence: Option<f64>,
         tokens_evaluated: Option<usize>,
         tokens_generated: Option<usize>,
+        /// Tokens the model's context holds after this step (prompt and reply), and at most:
+        /// what the context meter shows.
+        context_used: Option<usize>,
+        context_size: Option<usize>,
     },
     CallParsed {
         step: usize,

@@ -185,6 +185,10 @@ pub struct Generation {
     pub tokens_generated: Option<usize>,
     /// Messages dropped from the front of the conversation to fit the context, if any.
     pub messages_trimmed: usize,
+    /// Tokens the context holds after this step (the prompt and the reply), if known.
+    pub context_used: Option<usize>,
+    /// Tokens the context holds at most, if known.
+    pub context_size: Option<usize>,
 }
 
 impl Generation {
@@ -197,6 +201,8 @@ impl Generation {
             tokens_evaluated: None,
             tokens_generated: None,
             messages_trimmed: 0,
+            context_used: None,
+            context_size: None,
         }
     }
 }

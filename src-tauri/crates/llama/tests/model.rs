@@ -579,3 +579,25 @@ fn tempfile_dir() -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+#[test]
+fn the_context_a_step_reports_is_what_llama_cpp_holds() {
+    let mut model = model();
+    for (question, choice) in [
+        ("What does HTTP stand for?", ToolChoice::None),
+        ("What version is in package.json?", ToolChoice::Required),
+    ] {
+        model.clear_cache();
+        let (generation, _) = generate(&mut model, &conversation(question), choice, 24);
+        let used = generation.context_used.unwrap() as f64;
+        let held = model.kv_positions() as f64;
+        assert!(
+            (used - held).abs() <= (held * 0.01).max(1.0),
+            "{question}: the step reports {used} tokens, llama.cpp holds {held}"
+        );
+        assert_eq!(
+            generation.context_size,
+            Some(model.facts().context as usize)
+        );
+    }
+}

@@ -251,6 +251,8 @@ impl Session {
                 call_confidence: generation.call_confidence,
                 tokens_evaluated: generation.tokens_evaluated,
                 tokens_generated: generation.tokens_generated,
+                context_used: generation.context_used,
+                context_size: generation.context_size,
             });
             let mut outcome = interpret(&turn, self.toolbox.registry());
             if !self.config.protocol_guard && is_protocol_shaped_text(&turn) {

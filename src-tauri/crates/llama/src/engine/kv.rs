@@ -186,6 +186,12 @@ impl LocalModel {
         Ok(())
     }
 
+    /// How many positions llama.cpp's own KV cache holds for the conversation (its count, not
+    /// Lantern's), for checking what the context meter shows.
+    pub fn kv_positions(&self) -> usize {
+        usize::try_from(self.ctx.kv_cache_seq_pos_max(0) + 1).unwrap_or(0)
+    }
+
     /// Forgets everything the KV cache holds.
     pub fn clear_cache(&mut self) {
         self.ctx.clear_kv_cache();

@@ -510,6 +510,8 @@ impl LocalModel {
             tokens_evaluated: Some(stats.tokens_evaluated),
             tokens_generated: Some(stats.tokens_generated),
             messages_trimmed: stats.messages_trimmed,
+            context_used: Some(stats.prompt_tokens + stats.tokens_generated),
+            context_size: Some(self.facts.context as usize),
         };
         self.last = stats;
         generation
