@@ -211,6 +211,11 @@ export type Event =
       result: ToolResult;
     }
   | { event: "context_trimmed"; step: number; messages_dropped: number }
+  /**
+   * The last step filled most of the context: the results of earlier turns' calls were
+   * shortened to one line each before this step (the full results stay in the transcript).
+   */
+  | { event: "context_compacted"; step: number; results_shortened: number }
   | {
       event: "turn_finished";
       reason: FinishedReason;

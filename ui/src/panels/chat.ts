@@ -165,6 +165,9 @@ export class ChatPanel {
       case "response_finished":
         if (event.context_used !== null && event.context_size !== null) this.showContext(event.context_used, event.context_size);
         break;
+      case "context_compacted":
+        this.insertBeforeThinking(h("div", { class: "note muted small", text: `Earlier tool results were shortened to one line each to fit the model's context (${event.results_shortened}); the transcript keeps them whole.` }));
+        break;
       case "context_trimmed":
         this.insertBeforeThinking(h("div", { class: "note muted small", text: `Older messages were left out to fit the model's context (${event.messages_dropped}).` }));
         break;

@@ -103,6 +103,13 @@ impl Human {
             } => {
                 eprintln!("  (dropped the {messages_dropped} oldest messages to fit the context)");
             }
+            Event::ContextCompacted {
+                results_shortened, ..
+            } => {
+                eprintln!(
+                    "  (shortened {results_shortened} earlier tool results to one line each to fit the context)"
+                );
+            }
             Event::TurnFinished {
                 reason,
                 explanation,

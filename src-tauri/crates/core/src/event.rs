@@ -147,6 +147,12 @@ pub enum Event {
         step: usize,
         messages_dropped: usize,
     },
+    /// The last step filled most of the context: the results of earlier turns' calls were
+    /// shortened to one line each before this step (the full results stay in the transcript).
+    ContextCompacted {
+        step: usize,
+        results_shortened: usize,
+    },
     TurnFinished {
         reason: FinishedReason,
         text: String,

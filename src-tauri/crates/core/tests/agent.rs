@@ -787,6 +787,86 @@ fn generation_stops_as_soon_as_the_call_is_complete() {
     );
 }
 
+/// A scripted model that says the context is 90 % full after every step.
+struct Crowded(ScriptedModel);
+
+impl Model for Crowded {
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+
+    fn name(&self) -> String {
+        "crowded".into()
+    }
+
+    fn generate(
+        &mut self,
+        request: &GenerateRequest<'_>,
+        on_text: &mut dyn FnMut(&str) -> Flow,
+    ) -> Result<Generation, ModelError> {
+        let generation = self.0.generate(request, on_text)?;
+        Ok(Generation {
+            context_used: Some(900),
+            context_size: Some(1000),
+            ..generation
+        })
+    }
+}
+
+#[test]
+fn a_nearly_full_context_shortens_earlier_turns_results_and_says_so() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let mut model = Crowded(ScriptedModel::new(vec![
+        call("read_file", r#"{"path": "package.json"}"#),
+        "2.4.1".into(),
+        call("read_file", r#"{"path": "src/lib.rs"}"#),
+        "parse_config".into(),
+    ]));
+    let mut events = Vec::new();
+    for question in ["version?", "what is in lib.rs?"] {
+        s.send(
+            question,
+            &mut model,
+            &mut FixedAnswer(Answer::AllowOnce),
+            &mut |e| events.push(e.clone()),
+            &CancelToken::new(),
+        );
+    }
+    let compacted: Vec<(usize, usize)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ContextCompacted {
+                step,
+                results_shortened,
+            } => Some((*step, *results_shortened)),
+            _ => None,
+        })
+        .collect();
+    // The first turn's result, once, at the second turn's first step.
+    assert_eq!(compacted, [(1, 1)]);
+    let seen = &model.0.seen;
+    let last = seen.last().unwrap();
+    let results: Vec<&str> = last
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .map(|m| m.content.as_str())
+        .collect();
+    assert_eq!(results.len(), 2);
+    assert!(
+        results[0].contains("\"summary\":\"package.json, 1 lines\""),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[1].contains("parse_config"),
+        "this turn's result is whole"
+    );
+    // The full result is still in the events (and so in the transcript).
+    assert!(events.iter().any(|e| matches!(e,
+        Event::ToolFinished { result, .. } if result.data.as_ref().is_some_and(|d| d.to_string().contains("2.4.1")))));
+}
+
 #[test]
 fn transcripts_round_trip() {
     let dir = workspace();

@@ -11,6 +11,7 @@
 //! [`Event`]; the caller renders them (UI, CLI) and may save them as a transcript.
 
 mod calls;
+mod compaction;
 mod texts;
 
 pub use calls::{Answer, CallOutcome, Confirmer, FixedAnswer, PermissionRequest, Refusal};
@@ -89,6 +90,8 @@ pub struct Session {
     /// What path arguments may name, walked when a step needs it and forgotten when a turn
     /// starts or a call may have changed the files.
     known_paths: Option<KnownPaths>,
+    /// How full the model's context was after the last step, when the model says.
+    filled: Option<f64>,
 }
 
 /// Where a session keeps its state. `None` fields disable that kind of persistence (tests).
@@ -139,6 +142,7 @@ impl Session {
             calls: 0,
             policy_warning,
             known_paths: None,
+            filled: None,
         }
     }
 
@@ -183,6 +187,7 @@ impl Session {
             self.known_paths = Some(known);
         }
         self.history.push(Message::new(Role::User, message));
+        let turn_start = self.history.len() - 1;
         let mut last_calls: Vec<(String, Value)> = Vec::new();
         let mut protocol_errors = 0;
         let mut steps = 0;
@@ -195,6 +200,19 @@ impl Session {
             }
             steps += 1;
             emit(&Event::StepStarted { step: steps });
+            if self
+                .filled
+                .take()
+                .is_some_and(|f| f >= compaction::COMPACT_AT)
+            {
+                let shortened = compaction::shorten_old_results(&mut self.history, turn_start);
+                if shortened > 0 {
+                    emit(&Event::ContextCompacted {
+                        step: steps,
+                        results_shortened: shortened,
+                    });
+                }
+            }
 
             let mut parser = TurnParser::new();
             let mut streamed = String::new();
@@ -239,6 +257,9 @@ impl Session {
                     step: steps,
                     messages_dropped: generation.messages_trimmed,
                 });
+            }
+            if let (Some(used), Some(size)) = (generation.context_used, generation.context_size) {
+                self.filled = Some(used as f64 / size.max(1) as f64);
             }
             if cancel.is_cancelled() {
                 break (FinishedReason::Cancelled, String::new());
