@@ -12,18 +12,19 @@
 
 mod calls;
 mod compaction;
+mod grants;
 mod texts;
 
 pub use calls::{Answer, CallOutcome, Confirmer, FixedAnswer, PermissionRequest, Refusal};
 use texts::VisibleTexts;
 
 use crate::checkpoint::CheckpointStore;
-use crate::error::{ErrorType, ToolError};
+use crate::error::ErrorType;
 use crate::event::{AnswerKind, Event, FinishedReason};
 use crate::model::{
     CancelToken, Flow, GenerateRequest, KnownPaths, Message, Model, Role, ToolChoice,
 };
-use crate::policy::{decide, Decision, Effect, Grant, Lifetime, PolicyStore, Scope, Subject};
+use crate::policy::{decide, Decision, Effect, Grant, Lifetime, PolicyStore, Subject};
 use crate::project_map::project_map;
 use crate::protocol::markers::is_protocol_shaped_text;
 use crate::protocol::{interpret, Outcome, TurnParser, STOP_SEQUENCES};
@@ -156,11 +157,6 @@ impl Session {
 
     pub fn history(&self) -> &[Message] {
         &self.history
-    }
-
-    /// Saved and session grants, saved first.
-    pub fn grants(&self) -> impl Iterator<Item = &Grant> {
-        self.saved_grants.iter().chain(&self.session_grants)
     }
 
     /// Handles one user message to the end; returns the `turn_finished` event.
@@ -605,62 +601,6 @@ impl Session {
             result: result.clone(),
         });
         CallOutcome::Ran(result)
-    }
-
-    /// Records a standing "yes"; if it cannot be recorded the call is still allowed, once.
-    fn grant_answer(
-        &mut self,
-        tool: &str,
-        scope: Scope,
-        lifetime: Lifetime,
-    ) -> (String, Option<AnswerKind>) {
-        let kind = match lifetime {
-            Lifetime::Session => AnswerKind::Session,
-            Lifetime::Always => AnswerKind::Always,
-        };
-        match self.remember(tool, scope, lifetime) {
-            Ok(g) => (g.describe(), Some(kind)),
-            Err(e) => (
-                format!("the user allowed this call once ({})", e.message),
-                Some(AnswerKind::Once),
-            ),
-        }
-    }
-
-    /// Records a grant the user gave; "always" grants are also saved for the workspace.
-    fn remember(
-        &mut self,
-        tool: &str,
-        scope: Scope,
-        lifetime: Lifetime,
-    ) -> Result<Grant, ToolError> {
-        let grant = Grant::new(tool, scope, Effect::Allow, lifetime)?;
-        if lifetime == Lifetime::Always {
-            match &self.policy {
-                Some(store) => store.add(grant.clone())?,
-                None => return Err(ToolError::internal("saved grants are off in this session")),
-            }
-            self.saved_grants.retain(|g| g.id != grant.id);
-            self.saved_grants.push(grant.clone());
-        } else {
-            self.session_grants.retain(|g| g.id != grant.id);
-            self.session_grants.push(grant.clone());
-        }
-        Ok(grant)
-    }
-
-    /// Revokes a grant by id, saved or session.
-    pub fn revoke(&mut self, id: &str) -> Result<Grant, ToolError> {
-        if let Some(i) = self.session_grants.iter().position(|g| g.id == id) {
-            return Ok(self.session_grants.remove(i));
-        }
-        let store = self
-            .policy
-            .as_ref()
-            .ok_or_else(|| ToolError::not_found(format!("No grant {id}")))?;
-        let removed = store.revoke(id)?;
-        self.saved_grants.retain(|g| g.id != id);
-        Ok(removed)
     }
 
     /// The checkpoint store, when writes are being checkpointed.
