@@ -124,6 +124,27 @@ pub struct KnownPaths {
     pub folders: Vec<String>,
 }
 
+impl KnownPaths {
+    /// `files` sorted, and the folders that hold them (each file's ancestors) with the root.
+    pub fn from_files(mut files: Vec<String>) -> Self {
+        files.sort();
+        let mut folders = std::collections::BTreeSet::new();
+        for file in &files {
+            let mut rest = file.as_str();
+            while let Some((parent, _)) = rest.rsplit_once('/') {
+                if !folders.insert(parent.to_string()) {
+                    break;
+                }
+                rest = parent;
+            }
+        }
+        KnownPaths {
+            files,
+            folders: std::iter::once(".".to_string()).chain(folders).collect(),
+        }
+    }
+}
+
 /// The text of the files a call may name, for a backend that grounds an argument in a file's
 /// content (an edit's old text, declared `"x-span-of": "path"`).
 pub trait FileTexts {

@@ -193,18 +193,7 @@ mod tests {
     use super::*;
 
     fn known(files: &[&str]) -> KnownPaths {
-        let files: Vec<String> = files.iter().map(|f| f.to_string()).collect();
-        let mut folders = vec![".".to_string()];
-        for file in &files {
-            let mut rest = file.as_str();
-            while let Some((parent, _)) = rest.rsplit_once('/') {
-                folders.push(parent.to_string());
-                rest = parent;
-            }
-        }
-        folders.sort();
-        folders.dedup();
-        KnownPaths { files, folders }
+        KnownPaths::from_files(files.iter().map(|f| f.to_string()).collect())
     }
 
     #[test]

@@ -16,7 +16,6 @@ use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::walk::known_paths;
 use serde::Serialize;
-use std::collections::BTreeSet;
 use std::time::Instant;
 
 /// Files of the large workspace, beyond the small project's.
@@ -91,8 +90,8 @@ pub struct WalkCost {
 pub fn grounding_speed(model: &mut LocalModel, toolbox: &Toolbox) -> GroundingSpeed {
     let saved = model.settings.options;
     let texts = ProjectTexts;
-    let small = known(PROJECT.iter().map(|(p, _)| p.to_string()).collect());
-    let large = known(
+    let small = KnownPaths::from_files(PROJECT.iter().map(|(p, _)| p.to_string()).collect());
+    let large = KnownPaths::from_files(
         PROJECT
             .iter()
             .map(|(p, _)| p.to_string())
@@ -170,25 +169,6 @@ fn run_calls(
         }
     }
     (median(&per_token), tokens, calls)
-}
-
-/// Sorted files and their folders, the root first, as a walk gives them.
-fn known(mut files: Vec<String>) -> KnownPaths {
-    files.sort();
-    let mut folders = BTreeSet::new();
-    for file in &files {
-        let mut rest = file.as_str();
-        while let Some((parent, _)) = rest.rsplit_once('/') {
-            if !folders.insert(parent.to_string()) {
-                break;
-            }
-            rest = parent;
-        }
-    }
-    KnownPaths {
-        files,
-        folders: std::iter::once(".".to_string()).chain(folders).collect(),
-    }
 }
 
 struct ProjectTexts;

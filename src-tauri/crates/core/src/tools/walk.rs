@@ -290,26 +290,14 @@ pub fn known_paths(workspace: &Workspace) -> KnownPaths {
     let Ok(walked) = walk_checked(workspace, &root, None) else {
         return KnownPaths::default();
     };
-    let files: Vec<String> = walked
-        .files
-        .into_iter()
-        .filter(|f| f.utf8)
-        .map(|f| f.rel)
-        .collect();
-    let mut folders: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
-    for file in &files {
-        let mut rest = file.as_str();
-        while let Some((parent, _)) = rest.rsplit_once('/') {
-            if !folders.insert(parent.to_string()) {
-                break;
-            }
-            rest = parent;
-        }
-    }
-    KnownPaths {
-        files,
-        folders: std::iter::once(".".to_string()).chain(folders).collect(),
-    }
+    KnownPaths::from_files(
+        walked
+            .files
+            .into_iter()
+            .filter(|f| f.utf8)
+            .map(|f| f.rel)
+            .collect(),
+    )
 }
 
 /// Walks a folder of the workspace like [`walk_files`], within the standard limits, but reads
