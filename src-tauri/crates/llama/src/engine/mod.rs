@@ -214,10 +214,16 @@ impl Model for LocalModel {
     }
 
     /// Calibrates the call decision for the toolbox's prompt (once per model and prompt; kept
-    /// in the calibration file), so the first message does not wait for it.
+    /// in the calibration file) and makes the cache hold the conversations' opening (loaded
+    /// when it was saved), so the first message waits for neither.
     fn prepare(&mut self, toolbox: &Toolbox, cancel: &CancelToken) -> Result<(), ModelError> {
-        self.calibration(toolbox.system_prompt(), cancel)
-            .map(|_| ())
+        self.calibration(toolbox.system_prompt(), cancel)?;
+        let first = [
+            Message::new(Role::System, toolbox.system_prompt()),
+            Message::new(Role::User, "?"),
+        ];
+        let whole = self.tokenize(&self.render(&first)?);
+        self.hold_opening(&first, &whole, cancel).map(|_| ())
     }
 
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
