@@ -16,6 +16,11 @@ use std::io::{Read, Seek, SeekFrom};
 /// The most bytes the saved states may take together.
 const FOLDER_LIMIT: u64 = 1 << 30;
 
+/// The shortest opening worth a saved state. A template that folds the system prompt into the
+/// first user turn (Gemma's) renders the system messages alone as little more than the
+/// beginning-of-text token.
+const MIN_OPENING: usize = 32;
+
 /// How much of the model file's head and tail its key hashes.
 const MODEL_SAMPLE: u64 = 4 << 20;
 
@@ -130,8 +135,9 @@ impl LocalModel {
     }
 
     /// The tokens of `messages`' opening system messages as they begin the rendered
-    /// conversation; `None` when there are none or the template does not render them as a
-    /// prefix of the whole (some fold the system prompt into the first user turn).
+    /// conversation; `None` when there are none, or the template does not render them as a
+    /// prefix of the whole (some fold the system prompt into the first user turn), or they are
+    /// too short to be worth saving.
     fn opening_tokens(
         &self,
         messages: &[Message],
@@ -150,7 +156,8 @@ impl LocalModel {
             .apply_chat_template(&self.template, &chat, false)
             .ok()?;
         let opening = self.tokenize(&text);
-        (opening.len() < whole.len() && whole.starts_with(&opening)).then_some(opening)
+        (opening.len() >= MIN_OPENING && opening.len() < whole.len() && whole.starts_with(&opening))
+            .then_some(opening)
     }
 
     /// Makes the KV cache hold the opening of `messages` (rendered whole as `whole`): kept
