@@ -15,11 +15,13 @@ const SHORTENED: &str = "to save context; the full result is no longer shown";
 
 /// A result, as the model reads it, shortened to what it held in one line.
 pub fn shortened(result: &str) -> String {
-    let summary = match serde_json::from_str::<Value>(result) {
-        Ok(value) => summary_of(&value),
-        Err(_) => format!("{} characters of text", result.chars().count()),
+    let (success, summary) = match serde_json::from_str::<Value>(result) {
+        Ok(value) => (value["success"] != false, summary_of(&value)),
+        Err(_) => (
+            true,
+            format!("{} characters of text", result.chars().count()),
+        ),
     };
-    let success = !result.contains("\"success\":false");
     json!({"success": success, "summary": summary, "shortened": SHORTENED}).to_string()
 }
 
