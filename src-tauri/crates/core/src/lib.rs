@@ -40,6 +40,7 @@ pub mod diagnostics;
 pub mod error;
 pub mod event;
 pub mod exec;
+pub mod mentions;
 pub mod model;
 pub mod paths;
 pub mod policy;
