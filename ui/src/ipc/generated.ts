@@ -47,6 +47,16 @@ export interface Calibration {
   seconds: number;
 }
 
+/** How a backend's model makes its tool calls. */
+export type CallPath =
+  /** It writes them as text, in the `<TOOL_CALL>` protocol the system prompt describes. */
+  | "text"
+  /**
+   * The server returns them as structured tool calls of its API (OpenAI `tool_calls`), from
+   * the tools the request declares; the system prompt then describes no protocol.
+   */
+  | "native";
+
 /** One recorded write. */
 export interface Checkpoint {
   /** `cp-<n>`, increasing. */
@@ -153,6 +163,10 @@ export type Event =
        */
       context_used: number | null;
       context_size: number | null;
+      /** The native tool-call pieces the server streamed, raw, when the call came that way. */
+      native_deltas?: unknown[];
+      /** A reasoning model's thinking, shown apart (collapsed) and never read as a reply. */
+      thinking?: string | null;
     }
   | {
       event: "call_parsed";
@@ -170,6 +184,8 @@ export type Event =
       response: string;
       /** Non-fatal problems (a second call, text after the call: both discarded). */
       problems: Problem[];
+      /** Whether the call came as text or as a structured call of the server's API. */
+      via: CallPath;
     }
   | {
       event: "call_rejected";

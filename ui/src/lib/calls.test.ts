@@ -26,6 +26,7 @@ const parsed: AgentEvent = {
   span: { start: 5, end: 46 },
   response: 'Okay <TOOL_CALL>{"tool":"write_file"}</TOOL_CALL>',
   problems: [],
+  via: "text",
 };
 
 const byCall = (log: CallLog, callId: string) => log.all().find((c) => c.callId === callId);
@@ -45,6 +46,18 @@ describe("CallLog", () => {
     expect(statusOf(call)).toBe("ok");
     expect(call).toMatchObject({ dialect: "native", constrained: true, valid: true, asked: true, answer: "once", askRule: "default: writes ask first" });
     expect(changes).toEqual(["running", "waiting", "running", "ok"]);
+  });
+
+  it("keeps the server's native pieces with the call they made, and only that call", () => {
+    const log = new CallLog();
+    const pieces = [{ index: 0, function: { name: "write_file", arguments: "" } }, { index: 0, function: { arguments: "{}" } }];
+    log.apply({ event: "response_finished", step: 1, raw: "", constrained: false, call_confidence: null, tokens_evaluated: null, tokens_generated: null, context_used: null, context_size: null, native_deltas: pieces });
+    log.apply({ ...parsed, via: "native" } as AgentEvent);
+    expect(byCall(log, "call-1")).toMatchObject({ via: "native", nativeDeltas: pieces });
+    expect(JSON.parse(callAsJson(byCall(log, "call-1")!)).native_deltas).toEqual(pieces);
+    log.apply({ event: "response_finished", step: 2, raw: "", constrained: false, call_confidence: null, tokens_evaluated: null, tokens_generated: null, context_used: null, context_size: null });
+    log.apply({ ...parsed, step: 2, call_id: "call-2" } as AgentEvent);
+    expect(byCall(log, "call-2")).toMatchObject({ via: "text", nativeDeltas: [] });
   });
 
   it("records a denial with the user's message", () => {

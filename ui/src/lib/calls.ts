@@ -4,6 +4,7 @@
 import type {
   AgentEvent,
   AnswerKind,
+  CallPath,
   Dialect,
   ErrorType,
   Problem,
@@ -23,6 +24,10 @@ export interface CallRecord {
   args: unknown;
   reasoning: string | null;
   dialect: Dialect | null;
+  /** Whether the call came as text or as the server's native tool call. */
+  via: CallPath | null;
+  /** The native tool-call pieces the server streamed for it, raw. */
+  nativeDeltas: unknown[];
   constrained: boolean | null;
   confidence: number | null;
   /** The call's exact text, and the whole response it sits in. */
@@ -74,6 +79,8 @@ function blank(key: string, origin: CallRecord["origin"], tool: string, args: un
     args,
     reasoning: null,
     dialect: null,
+    via: null,
+    nativeDeltas: [],
     constrained: null,
     confidence: null,
     raw: null,
@@ -107,6 +114,8 @@ export class CallLog {
   private readonly byCallId = new Map<string, CallRecord>();
   private manualCount = 0;
   private rejectedCount = 0;
+  /** The native pieces of the last reply, until the call they make is parsed. */
+  private lastDeltas: { step: number; deltas: unknown[] } | null = null;
   private readonly listeners = new Set<(changed: CallRecord) => void>();
 
   /** Forgets every call (another folder was opened). */
@@ -167,6 +176,9 @@ export class CallLog {
   /** Applies one agent event; `manualKey` names the manual call whose channel it came from. */
   apply(event: AgentEvent, manualKey?: string): CallRecord | null {
     switch (event.event) {
+      case "response_finished":
+        this.lastDeltas = event.native_deltas?.length ? { step: event.step, deltas: event.native_deltas } : null;
+        return null;
       case "call_parsed": {
         const call = blank(event.call_id, "model", event.tool, event.args);
         Object.assign(call, {
@@ -174,6 +186,8 @@ export class CallLog {
           step: event.step,
           reasoning: event.reasoning,
           dialect: event.dialect,
+          via: event.via,
+          nativeDeltas: this.lastDeltas?.step === event.step ? this.lastDeltas.deltas : [],
           constrained: event.constrained,
           confidence: event.call_confidence,
           raw: event.raw,
@@ -271,6 +285,8 @@ export function callAsJson(call: CallRecord): string {
       args: call.args,
       reasoning: call.reasoning,
       dialect: call.dialect,
+      via: call.via,
+      native_deltas: call.nativeDeltas.length ? call.nativeDeltas : undefined,
       constrained: call.constrained,
       call_confidence: call.confidence,
       raw: call.raw,

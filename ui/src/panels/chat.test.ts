@@ -83,6 +83,7 @@ describe("ChatPanel", () => {
       span: { start: 0, end: 10 },
       response: "<TOOL_CALL>…</TOOL_CALL>",
       problems: [],
+      via: "text" as const,
     };
     chat.event(parsed, log.apply(parsed));
     const card = root.querySelector<HTMLButtonElement>(".call-card")!;

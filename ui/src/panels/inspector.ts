@@ -163,7 +163,7 @@ export class InspectorPanel {
       "div",
       { class: "detail-columns" },
       h("div", {}, ...present([this.facts(call), this.policySection(call), call.reasoning ? section("Reasoning", h("p", { text: call.reasoning })) : null])),
-      h("div", {}, ...present([this.rawSection(call), section("Arguments (parsed)", h("pre", { class: "json", text: pretty(call.args) })), this.resultSection(call)])),
+      h("div", {}, ...present([this.rawSection(call), this.deltasSection(call), section("Arguments (parsed)", h("pre", { class: "json", text: pretty(call.args) })), this.resultSection(call)])),
     );
     const parts: (HTMLElement | null)[] = [header, columns];
     this.detail.append(...parts.filter((p): p is HTMLElement => p !== null));
@@ -174,6 +174,7 @@ export class InspectorPanel {
       call.valid === null ? "pending" : call.valid ? "valid against the tool's schema" : `invalid: ${call.validationMessage ?? ""}`;
     const rows: [string, string][] = [
       ["Validation", validation],
+      ["Came as", viaLabel(call)],
       ["Dialect", call.dialect ?? (call.origin === "manual" ? "— (written by hand)" : "—")],
       ["Grammar", call.constrained === null ? "—" : call.constrained ? "constrained by the grammar" : "not constrained"],
     ];
@@ -213,6 +214,15 @@ export class InspectorPanel {
     );
   }
 
+  /** The server's native tool-call pieces, as they arrived. */
+  private deltasSection(call: CallRecord): HTMLElement | null {
+    if (call.nativeDeltas.length === 0) return null;
+    return section(
+      "Native tool call (raw pieces)",
+      h("details", { class: "native-deltas" }, h("summary", { text: `${call.nativeDeltas.length} pieces streamed by the server` }), h("pre", { class: "json", text: call.nativeDeltas.map((d) => JSON.stringify(d)).join("\n") })),
+    );
+  }
+
   private policySection(call: CallRecord): HTMLElement | null {
     if (call.valid === false) return null;
     const rows: HTMLElement[] = [];
@@ -241,6 +251,14 @@ export class InspectorPanel {
       cut ? h("details", { class: "full-result" }, h("summary", { text: "Show the full result" }), h("pre", { class: "json", text: pretty(body) })) : null,
     );
   }
+}
+
+/** How the call reached Lantern. */
+export function viaLabel(call: CallRecord): string {
+  if (call.origin === "manual") return "— (written by hand)";
+  if (call.via === "native") return "native tool call (the server's tool_calls)";
+  if (call.via === "text") return "text (the <TOOL_CALL> protocol)";
+  return "—";
 }
 
 function present(elements: (HTMLElement | null)[]): HTMLElement[] {

@@ -6,7 +6,7 @@ use clap::ValueEnum;
 use lantern_core::model::{GenerationOptions, Model, ToolChoice};
 #[cfg(feature = "llama")]
 use lantern_llama::{default_model_path, LocalModel};
-use lantern_providers::{self as providers, LocalSpec, ProviderSpec, ServerSpec};
+use lantern_providers::{self as providers, CallMode, LocalSpec, ProviderSpec, ServerSpec};
 use serde_json::Value;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -18,6 +18,24 @@ pub enum Provider {
     Local,
     /// An OpenAI-compatible server (llama-server, Ollama, LM Studio) at `--base-url`.
     Openai,
+}
+
+/// `--server-calls`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ServerCalls {
+    Auto,
+    Native,
+    Text,
+}
+
+impl From<ServerCalls> for CallMode {
+    fn from(calls: ServerCalls) -> Self {
+        match calls {
+            ServerCalls::Auto => CallMode::Auto,
+            ServerCalls::Native => CallMode::Native,
+            ServerCalls::Text => CallMode::Text,
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -47,9 +65,14 @@ pub struct ModelArgs {
     /// array of replies); with `--provider openai`, the model's name on the server.
     #[arg(long)]
     pub model: Option<String>,
-    /// The API root of the OpenAI-compatible server (with `--provider openai`).
+    /// The API root of the OpenAI-compatible server (with `--provider openai`). An API key, if
+    /// the server wants one, is read from the LANTERN_API_KEY environment variable.
     #[arg(long, default_value = "http://127.0.0.1:8080/v1")]
     pub base_url: String,
+    /// How tool calls travel with `--provider openai`: the server's native tool calls, Lantern's
+    /// text protocol, or auto (ask the server which it can do).
+    #[arg(long, value_enum, default_value_t = ServerCalls::Auto)]
+    pub server_calls: ServerCalls,
     /// Whether each step may (auto), must (required) or must not (none) be a tool call.
     #[arg(long, default_value = "auto", value_parser = parse_tool_choice)]
     pub tool_choice: ToolChoice,
@@ -204,7 +227,10 @@ impl ModelArgs {
             (Provider::Openai, Some(name)) => Ok(ProviderSpec::Server(ServerSpec {
                 base_url: self.base_url.clone(),
                 model: name.to_string(),
-                api_key: None,
+                api_key: std::env::var("LANTERN_API_KEY")
+                    .ok()
+                    .filter(|key| !key.is_empty()),
+                calls: self.server_calls.into(),
             })),
             (Provider::Local, Some(spec)) if spec.starts_with("scripted:") => {
                 Ok(ProviderSpec::Scripted {
@@ -216,9 +242,27 @@ impl ModelArgs {
     }
 
     /// The model through the one provider factory. A server that is not running is reported
-    /// by the first step, in words: nothing is sent before.
+    /// in words: when it is asked which path calls take, or else by the first step.
     pub fn load(&self) -> Result<Box<dyn Model>, Failure> {
         let spec = self.spec()?;
+        if let ProviderSpec::Server(server) = &spec {
+            let (mut model, detection) = providers::open_server(server).map_err(|e| Failure {
+                code: 1,
+                message: e.0,
+            })?;
+            eprintln!(
+                "server: {} at {}; tool calls: {} ({})",
+                server.model,
+                server.base_url,
+                match detection.path {
+                    lantern_core::model::CallPath::Native => "native",
+                    lantern_core::model::CallPath::Text => "text protocol",
+                },
+                detection.why
+            );
+            model.configure(&self.generation());
+            return Ok(Box::new(model));
+        }
         let local = matches!(spec, ProviderSpec::Local(_));
         #[cfg_attr(not(feature = "llama"), allow(unused_mut))]
         let mut model = providers::open(&spec, &self.generation(), loading_progress()).map_err(

@@ -704,31 +704,40 @@ fn run_with_the_openai_provider_reports_a_server_that_is_not_running() {
         .unwrap()
         .port();
     let base_url = format!("http://127.0.0.1:{port}/v1");
-    let out = f.lantern(
-        &[
-            "run",
-            "--workspace",
-            ws,
-            "--prompt",
-            "hi",
-            "--json",
-            "--provider",
-            "openai",
-            "--base-url",
-            &base_url,
-            "--model",
-            "smollm2",
-        ],
-        None,
-    );
+    let unreachable = format!("Could not reach the model server at {base_url}: is it running?");
+    let run = |calls: &str| {
+        f.lantern(
+            &[
+                "run",
+                "--workspace",
+                ws,
+                "--prompt",
+                "hi",
+                "--json",
+                "--provider",
+                "openai",
+                "--base-url",
+                &base_url,
+                "--model",
+                "smollm2",
+                "--server-calls",
+                calls,
+            ],
+            None,
+        )
+    };
+    // Asking the server which path calls take is the first request, before any turn.
+    let out = run("auto");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+    assert!(stderr(&out).contains(&unreachable), "{}", stderr(&out));
+    // With the path chosen, nothing is sent before the first step, which reports it.
+    let out = run("text");
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let stdout = String::from_utf8(out.stdout).unwrap();
     let last: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
     assert_eq!(last["reason"], "error");
-    assert_eq!(
-        last["text"],
-        format!("Could not reach the model server at {base_url}: is it running?")
-    );
+    assert_eq!(last["text"], unreachable);
 
     let out = f.lantern(
         &[

@@ -2,6 +2,7 @@
 //! a transcript is these events as JSON lines, and can be loaded back for replay.
 
 use crate::error::ErrorType;
+use crate::model::CallPath;
 use crate::policy::{Decision, Effect};
 use crate::protocol::{Dialect, Problem, Span};
 use crate::tool_result::ToolResult;
@@ -86,6 +87,12 @@ pub enum Event {
         /// what the context meter shows.
         context_used: Option<usize>,
         context_size: Option<usize>,
+        /// The native tool-call pieces the server streamed, raw, when the call came that way.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        native_deltas: Vec<Value>,
+        /// A reasoning model's thinking, shown apart (collapsed) and never read as a reply.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thinking: Option<String>,
     },
     CallParsed {
         step: usize,
@@ -102,6 +109,9 @@ pub enum Event {
         response: String,
         /// Non-fatal problems (a second call, text after the call: both discarded).
         problems: Vec<Problem>,
+        /// Whether the call came as text or as a structured call of the server's API.
+        #[serde(default)]
+        via: CallPath,
     },
     CallRejected {
         step: usize,

@@ -93,6 +93,18 @@ pub enum ToolChoice {
     None,
 }
 
+/// How a backend's model makes its tool calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CallPath {
+    /// It writes them as text, in the `<TOOL_CALL>` protocol the system prompt describes.
+    #[default]
+    Text,
+    /// The server returns them as structured tool calls of its API (OpenAI `tool_calls`), from
+    /// the tools the request declares; the system prompt then describes no protocol.
+    Native,
+}
+
 /// A shared flag that stops generation and the agent loop.
 #[derive(Debug, Clone, Default)]
 pub struct CancelToken(Arc<AtomicBool>);
@@ -210,6 +222,15 @@ pub struct Generation {
     pub context_used: Option<usize>,
     /// Tokens the context holds at most, if known.
     pub context_size: Option<usize>,
+    /// The pieces of native tool calls as the server streamed them (raw JSON), when the calls
+    /// came through its API; the backend also wrote them into `text` as `<TOOL_CALL>` blocks,
+    /// so the agent reads every call the same way.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub native_deltas: Vec<serde_json::Value>,
+    /// What a reasoning model thought before it replied, kept out of `text` so it is never
+    /// read as a call or an answer.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub thinking: String,
 }
 
 impl Generation {
@@ -224,6 +245,8 @@ impl Generation {
             messages_trimmed: 0,
             context_used: None,
             context_size: None,
+            native_deltas: Vec::new(),
+            thinking: String::new(),
         }
     }
 }
@@ -319,6 +342,11 @@ pub trait Model: Send + 'static {
 
     /// The backend itself, for what only one backend can do (the local engine's probe).
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+
+    /// How this model makes tool calls; the agent gives it the system prompt for that path.
+    fn call_path(&self) -> CallPath {
+        CallPath::Text
+    }
 
     /// Generates a reply to `request.messages`, calling `on_text` with each new piece of text.
     /// Stops at a stop sequence, the end of the reply, `max_tokens`, when `on_text` returns

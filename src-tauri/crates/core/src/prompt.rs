@@ -9,6 +9,10 @@ use serde_json::Value;
 /// prefix across projects.
 pub const SYSTEM_TEMPLATE: &str = include_str!("../../../../prompts/system.md");
 
+/// The system prompt for a model that calls tools through its server's API
+/// ([`crate::model::CallPath::Native`]): the same rules, no catalog and no protocol.
+pub const NATIVE_SYSTEM_PROMPT: &str = include_str!("../../../../prompts/system-native.md");
+
 /// Renders the system prompt for these tools.
 pub fn render_system_prompt(specs: &[&ToolSpec]) -> String {
     let tools: Vec<String> = specs

@@ -14,7 +14,8 @@
 //! assert_eq!(toolbox.specs()[0].name, "read_file");
 //! ```
 
-use crate::prompt::render_system_prompt;
+use crate::model::CallPath;
+use crate::prompt::{render_system_prompt, NATIVE_SYSTEM_PROMPT};
 use crate::tools::{ToolRegistry, ToolSpec};
 
 /// The tools of a process, their specs in prompt order, and the system prompt made from them.
@@ -56,6 +57,15 @@ impl Toolbox {
     /// The system prompt: the tool catalog and the protocol, rendered once.
     pub fn system_prompt(&self) -> &str {
         &self.system_prompt
+    }
+
+    /// The system prompt for a model that makes its calls along `path`: for native calls the
+    /// tools travel with each request, so the prompt holds neither the catalog nor a protocol.
+    pub fn system_prompt_for(&self, path: CallPath) -> &str {
+        match path {
+            CallPath::Text => &self.system_prompt,
+            CallPath::Native => NATIVE_SYSTEM_PROMPT,
+        }
     }
 
     /// SHA-256 of the system prompt: what calibrations and caches made for it are keyed by.

@@ -1,25 +1,32 @@
 //! A [`Model`] backed by an OpenAI-compatible chat server: llama-server, Ollama, LM Studio.
 //!
-//! Lantern speaks its own text protocol (`<TOOL_CALL>…</TOOL_CALL>`, described in the system
-//! prompt), so this backend sends no `tools` array and works with any such server, whether or
-//! not it supports tool calling itself. The reply is streamed (`"stream": true`, server-sent
-//! events) and each piece goes to the agent loop as it arrives, so the loop can stop the
-//! generation as soon as a call is complete.
+//! Calls take one of two paths ([`CallMode`]). *Native*: the tools go as the API's `tools`, the
+//! server's template shows them to the model and its parser returns `tool_calls`, which are
+//! assembled here (see `native.rs`). *Text*: Lantern's own protocol (`<TOOL_CALL>…</TOOL_CALL>`,
+//! described in the system prompt), which works with any server, whether or not it supports
+//! tool calling. [`OpenAiModel::detect_call_path`] asks the server which one it can do. The
+//! reply is streamed (`"stream": true`, server-sent events) and each piece goes to the agent
+//! loop as it arrives, so the loop can stop the generation as soon as a call is complete.
 //!
 //! Servers leave the stop sequence out of the text; the closing tag Lantern's parser needs is
 //! put back (see `stop.rs`). Only plain `http://` is spoken: the servers this is for run on the
 //! user's own machine, and no TLS stack is built for them.
 
 mod errors;
+mod native;
 mod sse;
 mod stop;
 
+use lantern_core::mentions::names_a_workspace_path;
 use lantern_core::model::{
-    FinishReason, Flow, GenerateRequest, Generation, GenerationOptions, Message, Model, ModelError,
-    Role, ToolChoice,
+    CallPath, FinishReason, Flow, GenerateRequest, Generation, GenerationOptions, Message, Model,
+    ModelError, Role, ToolChoice,
 };
 use lantern_core::protocol::markers::text_protocol_messages;
+use lantern_core::tools::ToolSpec;
+use native::CallAssembler;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use sse::{Line, Usage};
 use std::io::{BufRead, BufReader, Read};
 use std::time::Duration;
@@ -41,6 +48,33 @@ pub struct OpenAiOptions {
     /// before the reply begins, and between two pieces of the reply. A whole reply may take
     /// longer, so slow machines are not cut off mid-answer.
     pub timeout: Duration,
+    /// Which path tool calls take.
+    pub calls: CallMode,
+    /// Make a first step a call when the user's message names a file or folder of the
+    /// workspace (see [`GenerationOptions::named_paths`]).
+    pub named_paths: bool,
+}
+
+/// How tool calls travel between Lantern and the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallMode {
+    /// Native when the server shows that it can (see [`OpenAiModel::detect_call_path`]),
+    /// otherwise the text protocol.
+    #[default]
+    Auto,
+    /// Always the API's `tools` and `tool_calls`.
+    Native,
+    /// Always Lantern's `<TOOL_CALL>` text protocol.
+    Text,
+}
+
+/// What [`OpenAiModel::detect_call_path`] found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Detection {
+    pub path: CallPath,
+    /// Why, in words for the Model page and `lantern probe`.
+    pub why: String,
 }
 
 impl OpenAiOptions {
@@ -54,6 +88,8 @@ impl OpenAiOptions {
             temperature: 0.2,
             max_tokens: 4096,
             timeout: Duration::from_secs(300),
+            calls: CallMode::Auto,
+            named_paths: GenerationOptions::default().named_paths,
         }
     }
 }
@@ -63,17 +99,28 @@ impl OpenAiOptions {
 pub struct OpenAiModel {
     options: OpenAiOptions,
     agent: ureq::Agent,
+    /// The path calls take now: [`CallMode::Native`] from the start, [`CallMode::Auto`] once
+    /// detection found the server able to, otherwise text.
+    path: CallPath,
 }
 
 /// The body of `POST /chat/completions`.
 #[derive(Serialize)]
 struct ChatRequest<'a> {
     model: &'a str,
-    messages: &'a [Message],
+    messages: Vec<Value>,
     stream: bool,
     temperature: f32,
     max_tokens: usize,
     stop: &'a [&'a str],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<Vec<Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<&'static str>,
+    /// `false` whenever tools are sent: one call per reply is the rule, and a server that
+    /// honours this stops after the first call instead of generating more.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parallel_tool_calls: Option<bool>,
 }
 
 /// The body of `GET /models`.
@@ -100,6 +147,10 @@ const MAX_LINE_BYTES: u64 = 1 << 20;
 /// Largest error or model-list body read.
 const MAX_BODY_BYTES: u64 = 1 << 20;
 
+/// Bytes of reply (text, thinking, call arguments) allowed per token asked for: a token is a
+/// few bytes, so a server that streams far more than that is not honouring `max_tokens`.
+const BYTES_PER_TOKEN: usize = 32;
+
 /// How the stream ended, before it becomes a [`FinishReason`].
 enum Ending {
     /// `finish_reason` as the server gave it.
@@ -108,6 +159,16 @@ enum Ending {
     StreamEnded,
     CallerStopped,
     Cancelled,
+    /// More was streamed than the tokens asked for can hold.
+    OverBudget,
+}
+
+/// Why a request got no stream.
+enum Refusal {
+    /// The server answered with an error status; `message` says it in words.
+    Status { status: u16, message: String },
+    /// It could not be reached, or answered with something that is not a stream.
+    Other(String),
 }
 
 impl OpenAiModel {
@@ -130,6 +191,10 @@ impl OpenAiModel {
             ));
         }
         options.base_url = base_url;
+        let path = match options.calls {
+            CallMode::Native => CallPath::Native,
+            CallMode::Auto | CallMode::Text => CallPath::Text,
+        };
         let agent = ureq::Agent::config_builder()
             // Error statuses are read like any answer, so their bodies can be quoted.
             .http_status_as_error(false)
@@ -141,7 +206,81 @@ impl OpenAiModel {
             .timeout_per_read(Some(options.timeout))
             .build()
             .into();
-        Ok(OpenAiModel { options, agent })
+        Ok(OpenAiModel {
+            options,
+            agent,
+            path,
+        })
+    }
+
+    /// Asks the server whether it returns native tool calls, and takes that path if it does
+    /// (in [`CallMode::Auto`]; a forced mode stays as it is, and the detection only reports).
+    /// The question is one short request with a single tool the model is required to call: a
+    /// server whose template knows tools answers with `tool_calls`, one without that support
+    /// answers in prose or refuses the `tools` field.
+    pub fn detect_call_path(&mut self) -> Result<Detection, ModelError> {
+        let probe_tool: ToolSpec = lantern_core::tools::ToolRegistry::standard()
+            .specs()
+            .into_iter()
+            .find(|s| s.name == "get_current_time")
+            .expect("the standard tools include get_current_time")
+            .clone();
+        // No system message and greedy decoding: the plainest request a tool-aware template
+        // renders, answered the same way every time.
+        let messages = [Message::new(Role::User, "What time is it now?")];
+        let cancel = lantern_core::model::CancelToken::new();
+        let request = GenerateRequest {
+            messages: &messages,
+            tools: std::slice::from_ref(&probe_tool),
+            paths: None,
+            files: None,
+            stop: &[],
+            tool_choice: ToolChoice::Required,
+            max_tokens: 64,
+            cancel: &cancel,
+        };
+        let temperature = std::mem::replace(&mut self.options.temperature, 0.0);
+        let opened = self.open_stream(&request, CallPath::Native);
+        self.options.temperature = temperature;
+        let found = match opened {
+            Ok(stream) => self
+                .read_reply(stream, &request, CallPath::Native, &mut |_| Flow::Continue)
+                .map(|g| !g.native_deltas.is_empty()),
+            // 401, 403 and 404 say the key or the model is wrong, which no path mends.
+            Err(Refusal::Status { status, message })
+                if (400..500).contains(&status) && ![401, 403, 404].contains(&status) =>
+            {
+                let detection = Detection {
+                    path: CallPath::Text,
+                    why: format!("the server refused a request with tools ({status}: {message}); Lantern's text protocol is used"),
+                };
+                self.take(&detection);
+                return Ok(detection);
+            }
+            Err(Refusal::Status { message, .. }) | Err(Refusal::Other(message)) => {
+                return Err(ModelError(message))
+            }
+        }?;
+        let detection = if found {
+            Detection {
+                path: CallPath::Native,
+                why: "the server returned a native tool call for a declared tool".to_string(),
+            }
+        } else {
+            Detection {
+                path: CallPath::Text,
+                why: "the server answered a request that required a tool call without one (its chat template has no tool support); Lantern's text protocol is used".to_string(),
+            }
+        };
+        self.take(&detection);
+        Ok(detection)
+    }
+
+    /// Follows a detection when the mode leaves the choice to it.
+    fn take(&mut self, detection: &Detection) {
+        if self.options.calls == CallMode::Auto {
+            self.path = detection.path;
+        }
     }
 
     /// The names of the models the server offers (`GET {base_url}/models`).
@@ -169,20 +308,70 @@ impl OpenAiModel {
         Ok(list.data.into_iter().map(|m| m.id).collect())
     }
 
-    /// Sends the chat request and returns the open event stream.
-    fn open_stream(&self, request: &GenerateRequest<'_>) -> Result<impl BufRead, ModelError> {
+    /// The request's tool choice, made `Required` for the first step of a turn whose message
+    /// names a file or folder of the workspace: a server's model, small ones above all, often
+    /// answers such a question from memory instead of reading the file.
+    fn tool_choice(&self, request: &GenerateRequest<'_>) -> ToolChoice {
+        let first_step = request
+            .messages
+            .last()
+            .is_some_and(|m| m.role == Role::User);
+        let names_a_path = || {
+            request.paths.is_some_and(|known| {
+                names_a_workspace_path(&request.messages.last().unwrap().content, known)
+            })
+        };
+        match request.tool_choice {
+            ToolChoice::Auto
+                if self.options.named_paths
+                    && first_step
+                    && !request.tools.is_empty()
+                    && names_a_path() =>
+            {
+                ToolChoice::Required
+            }
+            choice => choice,
+        }
+    }
+
+    /// Sends the chat request, the tools declared when calls are native, and returns the open
+    /// event stream.
+    fn open_stream(
+        &self,
+        request: &GenerateRequest<'_>,
+        path: CallPath,
+    ) -> Result<impl BufRead, Refusal> {
         let server = &self.options.base_url;
         let timeout = self.options.timeout;
-        let messages = steer(request.messages, request.tool_choice);
+        let choice = self.tool_choice(request);
+        let (messages, tools, tool_choice) = match path {
+            CallPath::Native if !request.tools.is_empty() => (
+                native::wire_messages(request.messages),
+                Some(native::wire_tools(request.tools)),
+                Some(native::wire_choice(choice)),
+            ),
+            CallPath::Native => (native::wire_messages(request.messages), None, None),
+            CallPath::Text => (
+                steer(request.messages, choice)
+                    .iter()
+                    .map(|m| serde_json::to_value(m).expect("a message serialises"))
+                    .collect(),
+                None,
+                None,
+            ),
+        };
         let body = serde_json::to_string(&ChatRequest {
             model: &self.options.model,
-            messages: &messages,
+            messages,
             stream: true,
             temperature: self.options.temperature,
             max_tokens: request.max_tokens.min(self.options.max_tokens),
             stop: request.stop,
+            parallel_tool_calls: tools.as_ref().map(|_| false),
+            tools,
+            tool_choice,
         })
-        .map_err(|e| ModelError(format!("Could not write the chat request: {e}")))?;
+        .map_err(|e| Refusal::Other(format!("Could not write the chat request: {e}")))?;
         let mut post = self
             .agent
             .post(format!("{server}/chat/completions"))
@@ -193,7 +382,7 @@ impl OpenAiModel {
         }
         let response = post
             .send(body)
-            .map_err(|e| errors::request_failed(server, e, timeout))?;
+            .map_err(|e| Refusal::Other(errors::request_failed(server, e, timeout).0))?;
         let status = response.status().as_u16();
         let content_type = response
             .headers()
@@ -202,18 +391,19 @@ impl OpenAiModel {
             .unwrap_or("")
             .to_string();
         let body = response.into_body();
+        let broke = |e| Refusal::Other(errors::stream_broke(server, e, timeout).0);
         if status != 200 {
-            let text = read_body(body).map_err(|e| errors::stream_broke(server, e, timeout))?;
-            return Err(errors::status(
-                server,
+            let text = read_body(body).map_err(broke)?;
+            return Err(Refusal::Status {
                 status,
-                &text,
-                Some(&self.options.model),
-            ));
+                message: errors::status(server, status, &text, Some(&self.options.model)).0,
+            });
         }
         if !content_type.is_empty() && !content_type.starts_with("text/event-stream") {
-            let text = read_body(body).map_err(|e| errors::stream_broke(server, e, timeout))?;
-            return Err(errors::not_a_stream(server, &content_type, &text));
+            let text = read_body(body).map_err(broke)?;
+            return Err(Refusal::Other(
+                errors::not_a_stream(server, &content_type, &text).0,
+            ));
         }
         Ok(BufReader::new(body.into_reader()))
     }
@@ -221,13 +411,21 @@ impl OpenAiModel {
     /// Reads the event stream until it ends, the caller stops, or the token is cancelled,
     /// passing each piece of text on. Returning drops the reader, which closes the connection
     /// when the reply was not read to its end, so the server stops generating.
+    ///
+    /// Native tool-call pieces are assembled as they come and written into the text as
+    /// `<TOOL_CALL>` blocks when the reply ends; thinking is kept apart. A reply longer than
+    /// [`BYTES_PER_TOKEN`] bytes per token asked for is cut there and ends as `Length`.
     fn read_reply(
         &self,
         mut stream: impl BufRead,
         request: &GenerateRequest<'_>,
+        path: CallPath,
         on_text: &mut dyn FnMut(&str) -> Flow,
     ) -> Result<Generation, ModelError> {
         let server = &self.options.base_url;
+        let budget = request.max_tokens.min(self.options.max_tokens).max(1) * BYTES_PER_TOKEN;
+        let mut calls = CallAssembler::default();
+        let mut thinking = String::new();
         let mut text = String::new();
         let mut usage: Option<Usage> = None;
         let mut chunks = 0usize;
@@ -264,6 +462,16 @@ impl OpenAiModel {
                 Line::Chunk(chunk) => {
                     chunks += 1;
                     usage = chunk.usage.or(usage);
+                    thinking.push_str(&chunk.reasoning);
+                    if path == CallPath::Native {
+                        chunk
+                            .tool_calls
+                            .into_iter()
+                            .for_each(|piece| calls.push(piece));
+                    }
+                    if text.len() + thinking.len() + calls.len() + chunk.content.len() > budget {
+                        break Ending::OverBudget;
+                    }
                     if !chunk.content.is_empty() {
                         text.push_str(&chunk.content);
                         if on_text(&chunk.content) == Flow::Stop {
@@ -279,8 +487,23 @@ impl OpenAiModel {
         if chunks == 0 && !matches!(ending, Ending::Cancelled) {
             return Err(errors::no_reply(server, first_bad_line.as_deref()));
         }
+        let native_call =
+            !calls.is_empty() && !matches!(ending, Ending::Cancelled | Ending::OverBudget);
+        if native_call {
+            let block = calls.text();
+            let block = if text.trim().is_empty() {
+                block
+            } else {
+                format!("\n{block}")
+            };
+            text.push_str(&block);
+            on_text(&block);
+        }
         let finish = match ending {
             Ending::Cancelled => FinishReason::Cancelled,
+            Ending::OverBudget => FinishReason::Length,
+            // The call is complete: the same place a stop sequence would have ended the reply.
+            _ if native_call => FinishReason::Stop,
             // The callback stops at the end of a call: the same place a stop sequence would.
             Ending::CallerStopped => FinishReason::Stop,
             Ending::Finished(reason) if reason == "length" => FinishReason::Length,
@@ -297,6 +520,10 @@ impl OpenAiModel {
             Ending::Finished(_) | Ending::StreamEnded => FinishReason::EndOfText,
         };
         let mut generation = Generation::text(text, finish);
+        generation.thinking = thinking;
+        if native_call {
+            generation.native_deltas = calls.into_pieces();
+        }
         if let Some(usage) = usage {
             generation.tokens_evaluated = usage.evaluated;
             generation.tokens_generated = usage.generated;
@@ -312,10 +539,15 @@ impl Model for OpenAiModel {
 
     fn configure(&mut self, options: &GenerationOptions) {
         self.options.temperature = options.temperature;
+        self.options.named_paths = options.named_paths;
     }
 
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
         self
+    }
+
+    fn call_path(&self) -> CallPath {
+        self.path
     }
 
     fn generate(
@@ -326,8 +558,12 @@ impl Model for OpenAiModel {
         if request.cancel.is_cancelled() {
             return Ok(Generation::text("", FinishReason::Cancelled));
         }
-        let stream = self.open_stream(request)?;
-        self.read_reply(stream, request, on_text)
+        let stream = self
+            .open_stream(request, self.path)
+            .map_err(|refusal| match refusal {
+                Refusal::Status { message, .. } | Refusal::Other(message) => ModelError(message),
+            })?;
+        self.read_reply(stream, request, self.path, on_text)
     }
 }
 

@@ -32,6 +32,12 @@ pub(crate) struct Chunk {
     /// Set on the last chunk: `"stop"`, `"length"`, …
     pub finish_reason: Option<String>,
     pub usage: Option<Usage>,
+    /// The pieces of native tool calls this chunk carries, as the server sent them (each with
+    /// its `index`; the id, name and arguments arrive in parts across chunks).
+    pub tool_calls: Vec<Value>,
+    /// New text of the model's thinking, which a reasoning model's server sends apart from the
+    /// reply (`reasoning_content`, or `reasoning`).
+    pub reasoning: String,
 }
 
 /// Token counts, when the server reports them: as OpenAI's `usage` (Ollama, LM Studio) or as
@@ -59,6 +65,9 @@ struct WireChoice {
 #[derive(Deserialize)]
 struct WireDelta {
     content: Option<String>,
+    tool_calls: Option<Vec<Value>>,
+    reasoning_content: Option<String>,
+    reasoning: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -123,10 +132,20 @@ pub(crate) fn parse_line(line: &str) -> Line {
         evaluated: t.prompt_n,
         generated: t.predicted_n,
     });
+    let (content, tool_calls, reasoning) = match delta {
+        Some(d) => (
+            d.content.unwrap_or_default(),
+            d.tool_calls.unwrap_or_default(),
+            d.reasoning_content.or(d.reasoning).unwrap_or_default(),
+        ),
+        None => Default::default(),
+    };
     Line::Chunk(Chunk {
-        content: delta.and_then(|d| d.content).unwrap_or_default(),
+        content,
         finish_reason,
         usage: from_usage.or(from_timings),
+        tool_calls,
+        reasoning,
     })
 }
 
@@ -138,7 +157,7 @@ mod tests {
         Line::Chunk(Chunk {
             content: content.to_string(),
             finish_reason: finish_reason.map(str::to_string),
-            usage: None,
+            ..Chunk::default()
         })
     }
 
@@ -184,6 +203,23 @@ mod tests {
             parse_line("data: {\"error\":{\"code\":400,\"message\":\"context full\"}}"),
             Line::ServerError("context full".to_string())
         );
+    }
+
+    #[test]
+    fn keeps_tool_call_pieces_and_thinking_apart_from_the_text() {
+        let line = r#"data: {"choices":[{"delta":{"content":null,"reasoning_content":"Hmm.","tool_calls":[{"index":0,"id":"c1","function":{"name":"read_file","arguments":"{\"pa"}}]}}]}"#;
+        let Line::Chunk(chunk) = parse_line(line) else {
+            panic!("not a chunk");
+        };
+        assert_eq!(chunk.content, "");
+        assert_eq!(chunk.reasoning, "Hmm.");
+        assert_eq!(chunk.tool_calls.len(), 1);
+        assert_eq!(chunk.tool_calls[0]["function"]["arguments"], "{\"pa");
+        let ollama = r#"data: {"choices":[{"delta":{"reasoning":"Let me see."}}]}"#;
+        let Line::Chunk(chunk) = parse_line(ollama) else {
+            panic!("not a chunk");
+        };
+        assert_eq!(chunk.reasoning, "Let me see.");
     }
 
     #[test]

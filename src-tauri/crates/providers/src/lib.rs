@@ -18,6 +18,7 @@
 //! ```
 
 use lantern_core::model::{GenerationOptions, Model, ModelError, ScriptedModel};
+pub use lantern_openai::{CallMode, Detection};
 use lantern_openai::{OpenAiModel, OpenAiOptions};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -52,6 +53,9 @@ pub struct ServerSpec {
     /// Sent as a bearer token when set. Never part of a transcript or a log line.
     #[serde(skip_serializing)]
     pub api_key: Option<String>,
+    /// Native tool calls, the text protocol, or whichever the server shows it can do.
+    #[serde(default)]
+    pub calls: CallMode,
 }
 
 /// Opens the model `spec` names with `options` applied. `progress` hears the share of a local
@@ -63,11 +67,7 @@ pub fn open(
 ) -> Result<Box<dyn Model>, ModelError> {
     let mut model: Box<dyn Model> = match spec {
         ProviderSpec::Local(local) => open_local_boxed(local, progress)?,
-        ProviderSpec::Server(server) => {
-            let mut server_options = OpenAiOptions::new(&server.base_url, &server.model);
-            server_options.api_key = server.api_key.clone();
-            Box::new(OpenAiModel::new(server_options)?)
-        }
+        ProviderSpec::Server(server) => Box::new(open_server(server)?.0),
         ProviderSpec::Scripted { path } => {
             let text = std::fs::read_to_string(path).map_err(|e| {
                 ModelError(format!("Cannot read the script {}: {e}", path.display()))
@@ -77,6 +77,28 @@ pub fn open(
     };
     model.configure(options);
     Ok(model)
+}
+
+/// A model on a server, and which path its tool calls take and why. In [`CallMode::Auto`] the
+/// server is asked (one short request, see [`OpenAiModel::detect_call_path`]), so a server
+/// that cannot be reached is reported here; a forced mode sends nothing before the first step.
+pub fn open_server(spec: &ServerSpec) -> Result<(OpenAiModel, Detection), ModelError> {
+    let mut options = OpenAiOptions::new(&spec.base_url, &spec.model);
+    options.api_key = spec.api_key.clone();
+    options.calls = spec.calls;
+    let mut model = OpenAiModel::new(options)?;
+    let detection = match spec.calls {
+        CallMode::Auto => model.detect_call_path()?,
+        CallMode::Native => Detection {
+            path: lantern_core::model::CallPath::Native,
+            why: "native tool calls were chosen".to_string(),
+        },
+        CallMode::Text => Detection {
+            path: lantern_core::model::CallPath::Text,
+            why: "the text protocol was chosen".to_string(),
+        },
+    };
+    Ok((model, detection))
 }
 
 /// A local GGUF model, with its calibrations kept in the user's cache. For what only the local
@@ -178,6 +200,7 @@ mod tests {
                 base_url: "127.0.0.1:8080".into(),
                 model: "m".into(),
                 api_key: None,
+                calls: CallMode::Text,
             }),
             &GenerationOptions::default(),
             |_| {},
@@ -195,6 +218,7 @@ mod tests {
             base_url: "http://127.0.0.1:8080/v1".into(),
             model: "m".into(),
             api_key: Some("sk-secret".into()),
+            calls: CallMode::Auto,
         });
         let text = serde_json::to_string(&spec).unwrap();
         assert!(!text.contains("sk-secret"), "{text}");

@@ -100,3 +100,16 @@ impl CallOutcome {
         }
     }
 }
+
+/// A tool message's JSON with a `note` the model should read beside the result (e.g. that a
+/// second call in the same reply was not run). Text that is not a JSON object keeps the note
+/// on a line of its own.
+pub(super) fn with_note(content: &str, note: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(content) {
+        Ok(serde_json::Value::Object(mut object)) => {
+            object.insert("note".to_string(), note.into());
+            serde_json::Value::Object(object).to_string()
+        }
+        _ => format!("{content}\n{note}"),
+    }
+}

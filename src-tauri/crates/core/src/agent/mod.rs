@@ -22,12 +22,12 @@ use crate::checkpoint::CheckpointStore;
 use crate::error::ErrorType;
 use crate::event::{AnswerKind, Event, FinishedReason};
 use crate::model::{
-    CancelToken, Flow, GenerateRequest, KnownPaths, Message, Model, Role, ToolChoice,
+    CallPath, CancelToken, Flow, GenerateRequest, KnownPaths, Message, Model, Role, ToolChoice,
 };
 use crate::policy::{decide, Decision, Effect, Grant, Lifetime, PolicyStore, Subject};
 use crate::project_map::project_map;
 use crate::protocol::markers::is_protocol_shaped_text;
-use crate::protocol::{interpret, Outcome, TurnParser, STOP_SEQUENCES};
+use crate::protocol::{interpret, Outcome, ProblemKind, TurnParser, STOP_SEQUENCES};
 use crate::relevance::focus_result;
 use crate::sandbox::Workspace;
 use crate::tool_result::ToolResult;
@@ -172,6 +172,11 @@ impl Session {
             message: message.to_string(),
             model: model.name(),
         });
+        // The model may have been changed since the last turn, and with it how it calls tools.
+        let system = self.toolbox.system_prompt_for(model.call_path());
+        if self.history[0].content != system {
+            self.history[0].content = system.to_string();
+        }
         // The user may have changed the files since the last turn.
         self.known_paths = None;
         if self.config.project_map > 0 && self.history.len() == 1 {
@@ -270,6 +275,8 @@ impl Session {
                 tokens_generated: generation.tokens_generated,
                 context_used: generation.context_used,
                 context_size: generation.context_size,
+                native_deltas: generation.native_deltas.clone(),
+                thinking: Some(generation.thinking.clone()).filter(|t| !t.is_empty()),
             });
             let mut outcome = interpret(&turn, self.toolbox.registry());
             if !self.config.protocol_guard && is_protocol_shaped_text(&turn) {
@@ -327,6 +334,11 @@ impl Session {
                     protocol_errors = 0;
                     self.calls += 1;
                     let call_id = format!("call-{}", self.calls);
+                    // The model hears about calls it made that were not run, with the result.
+                    let not_run = problems
+                        .iter()
+                        .find(|p| p.kind == ProblemKind::ExtraCall)
+                        .map(|p| p.message.clone());
                     emit(&Event::CallParsed {
                         step: steps,
                         call_id: call_id.clone(),
@@ -340,6 +352,11 @@ impl Session {
                         span,
                         response: turn.raw.clone(),
                         problems,
+                        via: if generation.native_deltas.is_empty() {
+                            CallPath::Text
+                        } else {
+                            CallPath::Native
+                        },
                     });
                     // What the model said up to the end of its call; the rest was discarded.
                     self.history.push(Message::assistant_call(
@@ -356,12 +373,15 @@ impl Session {
                         break (FinishedReason::Repetition, String::new());
                     }
                     let outcome = self.execute(&call_id, &tool, args, reasoning, confirmer, emit);
-                    let reply = match &outcome {
+                    let mut reply = match &outcome {
                         CallOutcome::Ran(result) if self.config.focus_results => {
                             Message::tool_result(&call_id, focus_result(result, message))
                         }
                         _ => outcome.to_message(&call_id),
                     };
+                    if let Some(note) = not_run {
+                        reply.content = calls::with_note(&reply.content, &note);
+                    }
                     self.history.push(reply);
                 }
             }

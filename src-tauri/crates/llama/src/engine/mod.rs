@@ -518,6 +518,7 @@ impl LocalModel {
             messages_trimmed: stats.messages_trimmed,
             context_used: Some(stats.prompt_tokens + stats.tokens_generated),
             context_size: Some(self.facts.context as usize),
+            ..Generation::text("", finish)
         };
         self.last = stats;
         generation

@@ -57,6 +57,26 @@ impl Reply {
         Reply::events(lines)
     }
 
+    /// A streamed chat completion made of these `delta` objects (native tool-call pieces,
+    /// thinking, text), then `finish` and `[DONE]`.
+    #[allow(dead_code)] // fake_server.rs streams text only
+    pub fn deltas(deltas: Vec<Value>, finish: &str) -> Self {
+        let mut lines: Vec<String> = deltas
+            .into_iter()
+            .map(|delta| {
+                let chunk =
+                    json!({"choices": [{"index": 0, "delta": delta, "finish_reason": null}]});
+                format!("data: {chunk}")
+            })
+            .collect();
+        lines.push(format!(
+            "data: {}",
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+        ));
+        lines.push("data: [DONE]".to_string());
+        Reply::events(lines)
+    }
+
     /// A 200 event stream made of exactly these lines, each followed by a blank line.
     pub fn events(lines: Vec<String>) -> Self {
         Reply {
