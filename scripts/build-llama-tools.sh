@@ -3,10 +3,10 @@
 # ${XDG_CACHE_HOME:-$HOME/.cache}/lantern/llama-tools/bin/, from the llama.cpp sources vendored in
 # the llama-cpp-python sdist on PyPI (the registry we can reach that ships them).
 #
-# llama-server is the real server of the OpenAI-compatible backend's integration test
-# (crates/openai/tests/llama_server.rs); llama-bench measures llama.cpp alone, to compare with
-# Lantern's in-process backend. The app needs neither. The build takes many minutes on two cores,
-# so scripts/setup.sh does not run this; run it by hand when you want those tests to run.
+# llama-server is the real server of the OpenAI-compatible backend's tests
+# (crates/openai/tests/llama_server.rs, the end-to-end server test); llama-bench measures
+# llama.cpp alone, to compare with Lantern's in-process backend. The app needs neither. The build
+# takes about seven minutes on two cores; `scripts/setup.sh --tests` (npm test) runs this.
 #
 # Idempotent: does nothing when both binaries of this version are installed; a download or an
 # unpacked source left by an interrupted run is reused. Prints the time of each stage.

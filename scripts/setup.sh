@@ -2,8 +2,9 @@
 # Installs what Lantern needs to build, run and test, and nothing twice: system packages (with
 # apt when run as root; otherwise it prints the exact command and stops), npm packages, the
 # default model, and with --tests the WebDriver server the end-to-end tests drive the window
-# through and the checkers the get_diagnostics tests run (Go from apt, ruff from PyPI;
-# TypeScript is an npm devDependency). Safe to run again at any time; offline once everything
+# through, the checkers the get_diagnostics tests run (Go from apt, ruff from PyPI; TypeScript
+# is an npm devDependency), and the real llama-server and second model (Gemma 3 270M) the
+# server-backend tests run against. Safe to run again at any time; offline once everything
 # is in place.
 #
 #   scripts/setup.sh [--tests]
@@ -93,6 +94,11 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
 fi
 
 bash scripts/fetch-model.sh >/dev/null
+$for_tests && bash scripts/fetch-model.sh gemma3 >/dev/null
+
+# llama.cpp's own server, built from the sources on PyPI (about seven minutes on two cores, once;
+# it is kept in the user cache).
+$for_tests && bash scripts/build-llama-tools.sh
 
 # ruff, the Python checker, pinned: the tests assert its exact findings. As root it goes to
 # /usr/local/bin (Debian's Python is "externally managed", hence the flag); otherwise to

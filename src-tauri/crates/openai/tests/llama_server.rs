@@ -1,20 +1,24 @@
 //! The backend against a real llama-server (llama.cpp's own OpenAI-compatible server) running the
-//! default model. It runs when both are installed: the server by scripts/build-llama-tools.sh
-//! (many minutes of C++ build, so not part of setup), the model by scripts/fetch-model.sh.
-//! Without either it says why and passes.
+//! default model: the server built by scripts/build-llama-tools.sh (part of the test set-up),
+//! the model fetched by scripts/fetch-model.sh. Without either the tests fail and say why: a
+//! test of a server that is not there proves nothing.
 //!
-//! Only the structure is asserted (text streams in, the turn ends with a reason): a 135M model's
-//! wording is not something to test.
+//! Two paths: Lantern's text protocol against the model's own template, and native tool calls
+//! with `--jinja` and a tool-aware ChatML template (`tests/templates/chatml-tools.jinja`; the
+//! default model's own template knows no tools, so the server would never return a call).
+//! Only the structure is asserted (text streams in, a call arrives natively, the turn ends with
+//! a reason): a 135M model's wording is not something to test.
 
 use lantern_core::agent::{AgentConfig, Answer, FixedAnswer, Session, SessionOptions};
 use lantern_core::event::{Event, FinishedReason};
+use lantern_core::model::CallPath;
 use lantern_core::model::{
     CancelToken, FinishReason, Flow, GenerateRequest, Message, Model, Role, ToolChoice,
 };
 use lantern_core::protocol::STOP_SEQUENCES;
 use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
-use lantern_openai::{OpenAiModel, OpenAiOptions};
+use lantern_openai::{CallMode, OpenAiModel, OpenAiOptions};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -35,14 +39,19 @@ fn server_binary() -> Option<PathBuf> {
     Some(cache_dir()?.join("lantern/llama-tools/bin/llama-server"))
 }
 
-/// Where scripts/fetch-model.sh installs the default model (honouring its LANTERN_MODEL_DIR).
-fn default_model() -> Option<PathBuf> {
+/// Where scripts/fetch-model.sh installs its models (honouring its LANTERN_MODEL_DIR).
+fn model_file(name: &str) -> Option<PathBuf> {
     let dir = match std::env::var_os("LANTERN_MODEL_DIR") {
         Some(dir) => PathBuf::from(dir),
         None => cache_dir()?.join("lantern/models"),
     };
-    Some(dir.join("SmolLM2-135M-Instruct.Q4_1.gguf"))
+    Some(dir.join(name))
 }
+
+/// The default model, SmolLM2-135M-Instruct.
+const SMOLLM2: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+/// Gemma 3 270M (`scripts/fetch-model.sh gemma3`).
+const GEMMA3: &str = "gemma-3-270m-q4_k_m.gguf";
 
 /// A llama-server child process, killed when dropped (also when a test fails).
 struct LlamaServer {
@@ -53,7 +62,24 @@ struct LlamaServer {
 }
 
 impl LlamaServer {
-    fn start(binary: &Path, model: &Path) -> LlamaServer {
+    /// The server with one of the fetched models, or a failure that says what is missing.
+    fn start_with(model: &str, extra: &[&str]) -> LlamaServer {
+        let binary = server_binary().expect("HOME or XDG_CACHE_HOME is set");
+        let model = model_file(model).expect("HOME or XDG_CACHE_HOME is set");
+        assert!(
+            binary.is_file(),
+            "no llama-server at {} (scripts/build-llama-tools.sh builds it; npm test runs it)",
+            binary.display()
+        );
+        assert!(
+            model.is_file(),
+            "no model at {} (scripts/fetch-model.sh fetches it; npm test runs it)",
+            model.display()
+        );
+        LlamaServer::start(&binary, &model, extra)
+    }
+
+    fn start(binary: &Path, model: &Path, extra: &[&str]) -> LlamaServer {
         // A port that was free a moment ago.
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
@@ -68,9 +94,11 @@ impl LlamaServer {
             .arg("-m")
             .arg(model)
             .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-            .args(["-c", "2048", "-t", "2"])
+            // Room for the tools' schemas, which a tool-aware template adds to the prompt.
+            .args(["-c", "8192", "-t", "2"])
             // One slot, so the whole context serves the one conversation.
             .args(["-np", "1"])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(log_file.try_clone().unwrap())
             .stderr(log_file)
@@ -129,27 +157,10 @@ impl Drop for LlamaServer {
 
 #[test]
 fn streams_and_runs_a_turn_against_a_real_llama_server() {
-    let (Some(binary), Some(model_file)) = (server_binary(), default_model()) else {
-        eprintln!("skipped: neither XDG_CACHE_HOME nor HOME is set");
-        return;
-    };
-    if !binary.is_file() {
-        eprintln!(
-            "skipped: no llama-server at {} (build it with scripts/build-llama-tools.sh)",
-            binary.display()
-        );
-        return;
-    }
-    if !model_file.is_file() {
-        eprintln!(
-            "skipped: no model at {} (fetch it with scripts/fetch-model.sh)",
-            model_file.display()
-        );
-        return;
-    }
-    let server = LlamaServer::start(&binary, &model_file);
+    let server = LlamaServer::start_with(SMOLLM2, &[]);
     let mut options = OpenAiOptions::new(&server.base_url, "SmolLM2-135M-Instruct");
     options.timeout = Duration::from_secs(60);
+    options.calls = CallMode::Text;
     let mut model = OpenAiModel::new(options).unwrap();
 
     let offered = model.list_models().unwrap();
@@ -199,6 +210,23 @@ fn streams_and_runs_a_turn_against_a_real_llama_server() {
     );
 
     // A whole turn of the agent loop, tools and all.
+    let (reason, text, steps, events) = turn_about_notes(&mut model, 64);
+    let responses = events
+        .iter()
+        .filter(|e| matches!(e, Event::ResponseFinished { .. }))
+        .count();
+    eprintln!("the turn ended after {steps} steps: {reason:?} {text:?}");
+    assert_ne!(reason, FinishedReason::Error, "{text}");
+    assert!(steps >= 1);
+    assert_eq!(responses, steps, "every step got a reply from the server");
+}
+
+/// Asks "What is in notes.txt?" in a workspace that has one, in a turn of at most three
+/// steps; returns how it ended and every event.
+fn turn_about_notes(
+    model: &mut OpenAiModel,
+    max_tokens: usize,
+) -> (FinishedReason, String, usize, Vec<Event>) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.txt"), "Buy milk.\n").unwrap();
     let mut session = Session::new(
@@ -209,21 +237,17 @@ fn streams_and_runs_a_turn_against_a_real_llama_server() {
             checkpoints: None,
             config: AgentConfig {
                 max_steps: 3,
-                max_tokens: 64,
+                max_tokens,
                 ..AgentConfig::default()
             },
         },
     );
-    let mut responses = 0;
+    let mut events = Vec::new();
     let finished = session.send(
         "What is in notes.txt?",
-        &mut model,
+        model,
         &mut FixedAnswer(Answer::AllowOnce),
-        &mut |event: &Event| {
-            if matches!(event, Event::ResponseFinished { .. }) {
-                responses += 1;
-            }
-        },
+        &mut |event: &Event| events.push(event.clone()),
         &CancelToken::new(),
     );
     let Event::TurnFinished {
@@ -235,8 +259,103 @@ fn streams_and_runs_a_turn_against_a_real_llama_server() {
     else {
         panic!("not a turn_finished event");
     };
-    eprintln!("the turn ended after {steps} steps: {reason:?} {text:?}");
+    (reason, text, steps, events)
+}
+
+/// The tool-aware template, from the repository's tests folder.
+fn tool_template() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/templates/chatml-tools.jinja")
+}
+
+/// The server's arguments for native tool calls through the tool-aware template.
+fn with_tool_template(template: &Path) -> [&str; 3] {
+    [
+        "--jinja",
+        "--chat-template-file",
+        template.to_str().unwrap(),
+    ]
+}
+
+#[test]
+fn a_real_llama_server_is_asked_which_path_calls_take() {
+    let template = tool_template();
+    // With the tool-aware template the server returns native calls...
+    let server = LlamaServer::start_with(SMOLLM2, &with_tool_template(&template));
+    let mut options = OpenAiOptions::new(&server.base_url, "SmolLM2-135M-Instruct");
+    options.timeout = Duration::from_secs(60);
+    let mut model = OpenAiModel::new(options).unwrap();
+    let detection = model.detect_call_path().unwrap();
+    assert_eq!(
+        detection.path,
+        CallPath::Native,
+        "{}\n{}",
+        detection.why,
+        server.log_tail()
+    );
+    drop(server);
+    // ...and with the model's own template, which knows no tools, it does not.
+    let server = LlamaServer::start_with(SMOLLM2, &["--jinja"]);
+    let mut options = OpenAiOptions::new(&server.base_url, "SmolLM2-135M-Instruct");
+    options.timeout = Duration::from_secs(60);
+    let mut model = OpenAiModel::new(options).unwrap();
+    let detection = model.detect_call_path().unwrap();
+    assert_eq!(detection.path, CallPath::Text, "{}", detection.why);
+    assert_eq!(model.call_path(), CallPath::Text);
+}
+
+/// A whole turn of native calls: the call streamed as `tool_calls` pieces, run, and its result
+/// sent back as a `tool` message. Gemma 3 270M, because it makes the call: the default model
+/// answers a question about a file in prose even when the server's grammar asks for a call
+/// (the grammar lets text come first), and never reaches the call within the reply's budget.
+#[test]
+fn native_tool_calls_through_a_real_llama_server_read_a_file_and_answer() {
+    let template = tool_template();
+    let server = LlamaServer::start_with(GEMMA3, &with_tool_template(&template));
+    let mut options = OpenAiOptions::new(&server.base_url, "gemma-3-270m");
+    options.timeout = Duration::from_secs(60);
+    options.calls = CallMode::Native;
+    options.temperature = 0.0;
+    let mut model = OpenAiModel::new(options).unwrap();
+
+    let (reason, text, steps, events) = turn_about_notes(&mut model, 96);
+    eprintln!("the native turn ended after {steps} steps: {reason:?} {text:?}");
+    for event in &events {
+        if let Event::ResponseFinished {
+            raw, native_deltas, ..
+        } = event
+        {
+            eprintln!("reply: {raw:?} ({} native pieces)", native_deltas.len());
+        }
+    }
+    let call = events.iter().find_map(|e| match e {
+        Event::CallParsed {
+            tool, args, via, ..
+        } => Some((tool.clone(), args.clone(), *via)),
+        _ => None,
+    });
+    let (tool, args, via) = call.expect("the model made a call");
+    assert_eq!(
+        via,
+        CallPath::Native,
+        "the call came as the server's tool call"
+    );
+    assert_eq!(tool, "read_file", "{args}");
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::ToolFinished { .. })),
+        "the call ran"
+    );
+    // The result went back as a `tool` message naming the call, which the server's template
+    // rendered: the step after it got a reply. What a 270M base model makes of the result (and
+    // which path it names) is not asserted.
+    let replies = events
+        .iter()
+        .filter(|e| matches!(e, Event::ResponseFinished { .. }))
+        .count();
+    assert!(
+        replies >= 2,
+        "the server answered the step after the result"
+    );
     assert_ne!(reason, FinishedReason::Error, "{text}");
-    assert!(steps >= 1);
-    assert_eq!(responses, steps, "every step got a reply from the server");
 }
