@@ -10,7 +10,8 @@ use crate::error::AppError;
 use crate::files::{SavedFile, TextFile, Tree};
 use crate::settings::Settings;
 use crate::state::{
-    AppState, ExportedTranscript, LoadProgress, ModelInfo, ModelList, Startup, WorkspaceInfo,
+    AppState, ExportedTranscript, LoadProgress, ModelInfo, ModelList, ServerForm, ServerReport,
+    Startup, WorkspaceInfo,
 };
 use lantern_core::agent::Answer;
 use lantern_core::checkpoint::{Checkpoint, UndoOutcome};
@@ -172,6 +173,24 @@ pub async fn load_model(
         })
     })
     .await
+}
+
+/// The models a server offers.
+#[tauri::command]
+pub async fn server_models(state: Shared<'_>, form: ServerForm) -> Result<Vec<String>, AppError> {
+    off_thread(&state, move |s| s.server_models(&form)).await
+}
+
+/// Lists a server's models and asks which path tool calls take, without using it.
+#[tauri::command]
+pub async fn test_server(state: Shared<'_>, form: ServerForm) -> Result<ServerReport, AppError> {
+    off_thread(&state, move |s| s.test_server(&form)).await
+}
+
+/// Makes a server's model the window's model.
+#[tauri::command]
+pub async fn connect_server(state: Shared<'_>, form: ServerForm) -> Result<ModelInfo, AppError> {
+    off_thread(&state, move |s| s.connect_server(&form)).await
 }
 
 #[tauri::command]

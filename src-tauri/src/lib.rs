@@ -21,6 +21,7 @@ pub mod error;
 pub mod files;
 #[cfg(test)]
 mod ipc_types;
+pub mod server_keys;
 pub mod settings;
 pub mod state;
 
@@ -54,6 +55,9 @@ app_commands![
     list_models,
     pick_model_file,
     load_model,
+    server_models,
+    test_server,
+    connect_server,
     probe_model,
     list_tools,
     run_call,

@@ -6,6 +6,7 @@ use crate::error::{AppError, ErrorCode};
 use lantern_core::agent::AgentConfig;
 use lantern_core::model::{GenerationOptions, ToolChoice};
 use lantern_core::paths::{config_dir, write_state_file};
+use lantern_providers::CallMode;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -76,6 +77,27 @@ impl Settings {
     }
 }
 
+/// A model server the window connects to. Its API key is kept apart (see `server_keys`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ServerConfig {
+    /// The API root, e.g. `http://127.0.0.1:8080/v1`.
+    pub base_url: String,
+    /// The model's name on the server.
+    pub model: String,
+    /// Native tool calls, the text protocol, or whichever the server shows it can do.
+    #[serde(default)]
+    pub calls: CallMode,
+}
+
+/// Which kind of model the window used last, and so opens at start.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKind {
+    #[default]
+    Local,
+    Server,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct AppConfig {
@@ -84,6 +106,10 @@ pub struct AppConfig {
     pub last_workspace: Option<PathBuf>,
     /// The model loaded last, loaded again at start while the file exists.
     pub last_model: Option<PathBuf>,
+    /// The server connected to last.
+    pub last_server: Option<ServerConfig>,
+    /// Whether the last model was the local one or the server's.
+    pub last_provider: ProviderKind,
 }
 
 impl AppConfig {

@@ -9,7 +9,8 @@
 use crate::confirm::{Confirmations, Update, WindowConfirmer};
 use crate::error::{AppError, ErrorCode};
 use crate::files::{self, SavedFile, TextFile, Tree};
-use crate::settings::{AppConfig, Settings};
+use crate::server_keys::ServerKeys;
+use crate::settings::{AppConfig, ProviderKind, ServerConfig, Settings};
 use lantern_core::agent::{Answer, Session, SessionOptions};
 use lantern_core::checkpoint::{Checkpoint, CheckpointStore, UndoOutcome};
 use lantern_core::event::{Event, TranscriptWriter};
@@ -46,11 +47,21 @@ pub struct WorkspaceInfo {
     pub transcript: String,
 }
 
+mod servers;
+pub use servers::{ServerForm, ServerInfo, ServerReport};
+
+/// The model the window works with: a local GGUF, or a model on a server.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct ModelInfo {
-    pub facts: ModelFacts,
-    /// The model Lantern downloads and uses unless told otherwise.
-    pub is_default: bool,
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ModelInfo {
+    Local {
+        facts: ModelFacts,
+        /// The model Lantern downloads and uses unless told otherwise.
+        is_default: bool,
+    },
+    Server {
+        server: ServerInfo,
+    },
 }
 
 /// How a model load is going.
@@ -61,6 +72,8 @@ pub enum LoadProgress {
     Reading { fraction: f32 },
     /// Measuring when this model should call a tool (once per model; saved afterwards).
     Calibrating,
+    /// Reaching a model server and asking it which path tool calls take.
+    Connecting,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -92,6 +105,10 @@ pub struct Startup {
     /// default model.
     pub model_to_load: String,
     pub model_to_load_exists: bool,
+    /// The server to connect to at start instead, when the last model was a server's.
+    pub server_to_connect: Option<ServerConfig>,
+    /// The server last connected to, to fill in the form (its key is not sent to the window).
+    pub last_server: Option<ServerConfig>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -164,6 +181,8 @@ pub struct AppState {
     cancel: CancelToken,
     config: Mutex<AppConfig>,
     config_file: PathBuf,
+    /// Servers' API keys, apart from the settings.
+    server_keys: ServerKeys,
     startup_error: Option<String>,
 }
 
@@ -210,6 +229,7 @@ impl AppState {
             confirmations: Confirmations::default(),
             cancel: CancelToken::new(),
             config: Mutex::new(config),
+            server_keys: ServerKeys::beside(&config_file),
             config_file,
             startup_error: None,
         };
@@ -261,6 +281,10 @@ impl AppState {
     pub fn startup(&self) -> Startup {
         let folder = self.folder.read().unwrap_or_else(|e| e.into_inner());
         let model_to_load = self.model_to_load();
+        let (last_provider, last_server) = {
+            let config = lock(&self.config);
+            (config.last_provider, config.last_server.clone())
+        };
         Startup {
             version: env!("CARGO_PKG_VERSION"),
             workspace: folder.as_ref().map(|f| f.info.clone()),
@@ -273,6 +297,10 @@ impl AppState {
                 .clone(),
             model_to_load_exists: model_to_load.is_file(),
             model_to_load: model_to_load.display().to_string(),
+            server_to_connect: last_server
+                .clone()
+                .filter(|_| last_provider == ProviderKind::Server),
+            last_server,
         }
     }
 
@@ -455,10 +483,13 @@ impl AppState {
         let facts = local_engine(loaded.as_mut())
             .map(|local| local.facts().clone())
             .ok_or_else(|| AppError::new(ErrorCode::Model, "Not a local model."))?;
-        let info = ModelInfo { facts, is_default };
+        let info = ModelInfo::Local { facts, is_default };
         *slot = Some(loaded);
         *self.model_info.write().unwrap_or_else(|e| e.into_inner()) = Some(info.clone());
-        self.remember(|config| config.last_model = Some(path));
+        self.remember(|config| {
+            config.last_model = Some(path);
+            config.last_provider = ProviderKind::Local;
+        });
         Ok(info)
     }
 

@@ -326,3 +326,68 @@ fn settings_are_checked_and_kept() {
     // A new start reads them back.
     assert_eq!(AppState::new(None, file).settings(), settings);
 }
+
+#[test]
+fn a_server_is_remembered_with_its_key_kept_apart_and_a_failed_connection_changes_nothing() {
+    use lantern_app::state::{ModelInfo, ServerForm};
+    use lantern_providers::CallMode;
+    let dir = workspace();
+    let config = config_file();
+    let state = AppState::new(Some(dir.path().to_path_buf()), config.clone());
+    // Nothing listens on this port: asking the server (auto) fails, in words.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let base_url = format!("http://127.0.0.1:{port}/v1");
+    let form = |calls, key: Option<&str>| ServerForm {
+        base_url: base_url.clone(),
+        model: "qwen".to_string(),
+        api_key: key.map(str::to_string),
+        calls,
+    };
+    let refused = state
+        .connect_server(&form(CallMode::Auto, Some("sk-never")))
+        .unwrap_err();
+    assert_eq!(refused.code, ErrorCode::Model);
+    assert!(
+        refused.message.contains("is it running?"),
+        "{}",
+        refused.message
+    );
+    assert!(state.startup().model.is_none());
+    assert_eq!(AppConfig::load(&config).last_server, None);
+    let keys = config.with_file_name("server-keys.json");
+    assert!(!std::fs::read_to_string(&keys)
+        .unwrap_or_default()
+        .contains("sk-never"));
+
+    // With the path chosen nothing is sent before the first message, so this connects.
+    let info = state
+        .connect_server(&form(CallMode::Text, Some("sk-local")))
+        .unwrap();
+    let ModelInfo::Server { server } = info else {
+        panic!("not a server model");
+    };
+    assert!(server.has_key);
+    let startup = state.startup();
+    let again = startup
+        .server_to_connect
+        .expect("the server is connected at start");
+    assert_eq!(
+        (again.base_url.as_str(), again.model.as_str()),
+        (base_url.as_str(), "qwen")
+    );
+    let settings = std::fs::read_to_string(&config).unwrap();
+    assert!(!settings.contains("sk-local"), "{settings}");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&keys).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    assert!(std::fs::read_to_string(&keys).unwrap().contains("sk-local"));
+    // The next connection without a typed key uses the saved one.
+    let info = state.connect_server(&form(CallMode::Text, None)).unwrap();
+    assert!(matches!(info, ModelInfo::Server { server } if server.has_key));
+}

@@ -15,7 +15,8 @@ use crate::error::AppError;
 use crate::files::{SavedFile, TextFile, Tree};
 use crate::settings::Settings;
 use crate::state::{
-    ExportedTranscript, LoadProgress, ModelInfo, ModelList, Startup, WorkspaceInfo,
+    ExportedTranscript, LoadProgress, ModelInfo, ModelList, ServerForm, ServerReport, Startup,
+    WorkspaceInfo,
 };
 use lantern_core::agent::Answer;
 use lantern_core::checkpoint::{Checkpoint, UndoConflict, UndoOutcome};
@@ -54,6 +55,7 @@ fn definitions() -> Map<String, Value> {
     add::<ModelList>(&mut generator);
     add::<ModelInfo>(&mut generator);
     add::<ProbeReport>(&mut generator);
+    add::<ServerReport>(&mut generator);
     add::<ToolSpec>(&mut generator);
     add::<ToolResult>(&mut generator);
     add::<Grant>(&mut generator);
@@ -63,6 +65,7 @@ fn definitions() -> Map<String, Value> {
     add::<Settings>(&mut generator);
     // Command arguments.
     add::<Answer>(&mut generator);
+    add::<ServerForm>(&mut generator);
     // Channels.
     add::<Update>(&mut generator);
     add::<LoadProgress>(&mut generator);

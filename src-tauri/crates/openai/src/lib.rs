@@ -56,10 +56,12 @@ pub struct OpenAiOptions {
 }
 
 /// How tool calls travel between Lantern and the server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum CallMode {
-    /// Native when the server shows that it can (see [`OpenAiModel::detect_call_path`]),
+    /// Native when the server shows that it can (it is asked when Lantern connects),
     /// otherwise the text protocol.
     #[default]
     Auto,
@@ -132,6 +134,17 @@ struct ModelList {
 #[derive(Deserialize)]
 struct ModelEntry {
     id: String,
+}
+
+/// The body of Ollama's `GET /api/tags`.
+#[derive(Deserialize)]
+struct OllamaTags {
+    models: Vec<OllamaModel>,
+}
+
+#[derive(Deserialize)]
+struct OllamaModel {
+    name: String,
 }
 
 /// Added to the last user message (of a copy of the conversation) for [`ToolChoice::Required`]:
@@ -283,19 +296,19 @@ impl OpenAiModel {
         }
     }
 
-    /// The names of the models the server offers (`GET {base_url}/models`).
+    /// The names of the models the server offers: `GET {base_url}/models`, or, where that is
+    /// not found, Ollama's own list (`GET /api/tags` at the server's root).
     pub fn list_models(&self) -> Result<Vec<String>, ModelError> {
         let server = &self.options.base_url;
-        let mut request = self.agent.get(format!("{server}/models"));
-        if let Some(key) = &self.options.api_key {
-            request = request.header("Authorization", format!("Bearer {key}"));
+        let (status, body) = self.get(&format!("{server}/models"))?;
+        if status == 404 {
+            let root = server.trim_end_matches("/v1");
+            if let Ok((200, tags)) = self.get(&format!("{root}/api/tags")) {
+                if let Ok(list) = serde_json::from_str::<OllamaTags>(&tags) {
+                    return Ok(list.models.into_iter().map(|m| m.name).collect());
+                }
+            }
         }
-        let response = request
-            .call()
-            .map_err(|e| errors::request_failed(server, e, self.options.timeout))?;
-        let status = response.status().as_u16();
-        let body = read_body(response.into_body())
-            .map_err(|e| errors::stream_broke(server, e, self.options.timeout))?;
         if status != 200 {
             return Err(errors::status(server, status, &body, None));
         }
@@ -306,6 +319,22 @@ impl OpenAiModel {
             ))
         })?;
         Ok(list.data.into_iter().map(|m| m.id).collect())
+    }
+
+    /// A short GET (with the key, when there is one): its status and body.
+    fn get(&self, url: &str) -> Result<(u16, String), ModelError> {
+        let server = &self.options.base_url;
+        let mut request = self.agent.get(url);
+        if let Some(key) = &self.options.api_key {
+            request = request.header("Authorization", format!("Bearer {key}"));
+        }
+        let response = request
+            .call()
+            .map_err(|e| errors::request_failed(server, e, self.options.timeout))?;
+        let status = response.status().as_u16();
+        let body = read_body(response.into_body())
+            .map_err(|e| errors::stream_broke(server, e, self.options.timeout))?;
+        Ok((status, body))
     }
 
     /// The request's tool choice, made `Required` for the first step of a turn whose message

@@ -276,3 +276,19 @@ fn thinking_is_kept_apart_and_an_over_long_stream_is_cut() {
     assert!(cut.text.len() <= 16 * 32, "{} bytes kept", cut.text.len());
     server.finish();
 }
+
+#[test]
+fn a_server_without_a_model_list_at_v1_is_asked_the_ollama_way() {
+    let server = FakeServer::start(vec![
+        Reply::json(404, json!({"error": "404 page not found"})),
+        Reply::json(
+            200,
+            json!({"models": [{"name": "qwen2.5-coder:1.5b", "size": 986000000}]}),
+        ),
+    ]);
+    let model = model(&server, CallMode::Auto);
+    assert_eq!(model.list_models().unwrap(), ["qwen2.5-coder:1.5b"]);
+    assert_eq!(server.next_served().request.path, "/v1/models");
+    assert_eq!(server.next_served().request.path, "/api/tags");
+    server.finish();
+}

@@ -101,6 +101,13 @@ pub fn open_server(spec: &ServerSpec) -> Result<(OpenAiModel, Detection), ModelE
     Ok((model, detection))
 }
 
+/// The names of the models the server of `spec` offers (its model name is not needed).
+pub fn server_models(spec: &ServerSpec) -> Result<Vec<String>, ModelError> {
+    let mut options = OpenAiOptions::new(&spec.base_url, "any");
+    options.api_key = spec.api_key.clone();
+    OpenAiModel::new(options)?.list_models()
+}
+
 /// A local GGUF model, with its calibrations kept in the user's cache. For what only the local
 /// engine does (probe, benchmarks); everything else goes through [`open`].
 #[cfg(feature = "llama")]
