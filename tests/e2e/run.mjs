@@ -163,6 +163,33 @@ function assert(condition, message) {
   if (!condition) throw new Error(message);
 }
 
+/** llama.cpp's own server with `model` (a file of the models folder) and the tool-aware test
+ * template, on a free port; resolves with its base URL once it is healthy, and is stopped at
+ * the end of the run. scripts/build-llama-tools.sh builds it (npm test does). */
+const servers = [];
+async function startLlamaServer(model) {
+  const cache = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
+  const binary = join(cache, "lantern", "llama-tools", "bin", "llama-server");
+  const modelFile = join(process.env.LANTERN_MODEL_DIR || join(cache, "lantern", "models"), model);
+  assert(existsSync(binary), `no llama-server at ${binary} (scripts/build-llama-tools.sh builds it)`);
+  assert(existsSync(modelFile), `no model at ${modelFile} (scripts/fetch-model.sh fetches it)`);
+  const serverPort = await freePort();
+  const template = join(repo, "tests/templates/chatml-tools.jinja");
+  const args = ["-m", modelFile, "--alias", model.replace(/\.gguf$/, ""), "--host", "127.0.0.1", "--port", String(serverPort), "-c", "8192", "-t", "1", "-np", "1", "--jinja", "--chat-template-file", template];
+  const server = spawn(binary, args, { stdio: ["ignore", "ignore", "pipe"] });
+  let log = "";
+  server.stderr.on("data", (chunk) => (log = (log + chunk).slice(-4000)));
+  servers.push(server);
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    assert(server.exitCode === null, `llama-server exited: ${log}`);
+    const healthy = await fetch(`http://127.0.0.1:${serverPort}/health`).then((r) => r.ok, () => false);
+    if (healthy) return `http://127.0.0.1:${serverPort}/v1`;
+    await sleep(250);
+  }
+  throw new Error(`llama-server was not healthy within 60 s: ${log}`);
+}
+
 const NEW_CART = `import { withTax } from "./pricing";\n\n// Totals include tax.\nexport const CART_VERSION = 2;\n`;
 
 // ---- the tests ----
@@ -210,6 +237,44 @@ const tests = [
       const [tokens, size] = [used[1], used[2]].map((n) => Number(n.replaceAll(",", "")));
       assert(tokens > 1000 && tokens < size, `the meter counts the prompt, the call and its result: ${meter}`);
       await shot(session, "03-answer");
+    },
+  ],
+  [
+    "the app connected to a real llama-server takes a native tool call, runs it, and the inspector marks it native",
+    async () => {
+      // Gemma 3 270M makes the call natively; the default model answers in prose instead.
+      const baseUrl = await startLlamaServer("gemma-3-270m-q4_k_m.gguf");
+      const session = await launch(freshWorkspace());
+      await session.click('.side-tab[data-page="model"]');
+      await session.click('.provider-tab[data-provider="server"]');
+      await session.execute(
+        `document.querySelector('.server-url').value = arguments[0];
+         document.querySelector('.server-calls').value = 'native';`,
+        baseUrl,
+      );
+      await session.click(".server-test");
+      await session.waitFor("the test's report", async () => /models? listed/.test((await session.text(".server-status")) ?? ""), 60_000);
+      const report = await session.text(".server-status");
+      assert(/^1 model listed; tool calls: /.test(report), `the test lists the model and says how calls travel: ${report}`);
+      await session.click(".server-connect");
+      await session.waitFor("the server's model in use", () => session.execute("return document.querySelector('.model-chip').dataset.state === 'ready' && !!document.querySelector('.tool-calls-path');"), 60_000);
+      const path = await session.text(".tool-calls-path");
+      assert(path.startsWith("native"), `the Model page says calls are native: ${path}`);
+      await shot(session, "12-server-model");
+      await session.click('.side-tab[data-page="chat"]');
+      await askAndWaitForACall(session, "What is in package.json?");
+      await session.click(".call-card");
+      const detail = await session.text(".inspector-detail");
+      assert(detail.includes("native tool call (the server's tool_calls)"), `the inspector marks the call native: ${detail.slice(0, 300)}`);
+      assert(detail.includes("pieces streamed by the server"), "the raw pieces are there to open");
+      await session.click(".native-deltas summary");
+      await shot(session, "13-native-call");
+      // What a 270M base model makes of the result is its own affair; the turn must end in the
+      // chat, and no refused reply may be left there as text.
+      const ended = await session.execute("return !!document.querySelector('.msg.assistant .guard, .msg.assistant .msg-text');");
+      assert(ended, "the turn ended in the chat");
+      const soup = await session.execute("return [...document.querySelectorAll('.msg-text')].some(e => /<\\/?tool_/.test(e.textContent));");
+      assert(!soup, "no refused reply is shown as text");
     },
   ],
   [
@@ -414,6 +479,7 @@ try {
   console.log(`FAIL could not start: ${error.message}\n${driverLog}`);
 } finally {
   driver.kill();
+  for (const server of servers) server.kill();
   if (existsSync(calibrationDir)) cpSync(calibrationDir, calibrationCache, { recursive: true });
   for (const dir of [home, ...workspaces]) rmSync(dir, { recursive: true, force: true });
 }

@@ -70,6 +70,9 @@ export class App {
       pick: () => void model.pick(),
       probe: () => void model.probe(),
       refreshList: () => void model.refreshList(),
+      listModels: (form) => backend.serverModels(form),
+      test: (form) => backend.testServer(form),
+      connect: (form) => model.connect(form),
     });
     const settingsPanel: SettingsPanel = new SettingsPanel(layout.pages.settings, {
       save: (values) => settings.save(values),
@@ -134,7 +137,7 @@ export class App {
 
     calls.subscribe((call) => chat.updateCall(call));
     turns.refreshAvailability();
-    this.startupParts = { toasts, settings: settingsPanel, folder, model, setTools: (tools) => catalog.set(tools) };
+    this.startupParts = { toasts, settings: settingsPanel, folder, model, modelPanel, setTools: (tools) => catalog.set(tools) };
   }
 
   start(): Promise<void> {

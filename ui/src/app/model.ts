@@ -2,6 +2,7 @@
 // the toolbar chip, loading another, the list of models, and the probe.
 
 import { AppError, backend } from "../ipc";
+import type { ServerConfig, ServerForm } from "../ipc/types";
 import type { Toasts } from "../lib/toasts";
 import type { ModelPanel, ModelState } from "../panels/model";
 
@@ -18,10 +19,20 @@ export interface ModelDeps {
  * keeps the tooltip it had). */
 export function chipLabel(state: ModelState): { text: string; title?: string } {
   switch (state.kind) {
-    case "ready":
-      return { text: state.info.facts.name, title: `${state.info.facts.path} — ${state.info.facts.context} tokens of context` };
+    case "ready": {
+      const info = state.info;
+      if (info.kind === "server") return { text: info.server.model, title: `${info.server.base_url} — tool calls: ${info.server.calls}` };
+      return { text: info.facts.name, title: `${info.facts.path} — ${info.facts.context} tokens of context` };
+    }
     case "loading":
-      return { text: state.progress.stage === "reading" ? `Loading ${Math.round(state.progress.fraction * 100)}%` : "Calibrating…" };
+      switch (state.progress.stage) {
+        case "reading":
+          return { text: `Loading ${Math.round(state.progress.fraction * 100)}%` };
+        case "calibrating":
+          return { text: "Calibrating…" };
+        case "connecting":
+          return { text: "Connecting…" };
+      }
     case "error":
       return { text: "Model failed to load" };
     case "none":
@@ -38,9 +49,9 @@ export class ModelControl {
     return this.current;
   }
 
-  /** The loaded model's file; null (the default model) when none is loaded. */
+  /** The loaded local model's file; null (the default model) when none is loaded. */
   get loadedPath(): string | null {
-    return this.current.kind === "ready" ? this.current.info.facts.path : null;
+    return this.current.kind === "ready" && this.current.info.kind === "local" ? this.current.info.facts.path : null;
   }
 
   set(state: ModelState): void {
@@ -63,6 +74,28 @@ export class ModelControl {
       const info = await backend.loadModel(path, (progress) => this.set({ kind: "loading", path: label, progress }));
       this.set({ kind: "ready", info });
       void this.refreshList();
+    } catch (error) {
+      this.set({ kind: "error", message: AppError.from(error).message });
+    }
+  }
+
+  /** Makes a server's model the one in use; a failure is shown where the form is, and the
+   * model in use stays. */
+  async connect(form: ServerForm): Promise<void> {
+    const before = this.current;
+    this.set({ kind: "loading", path: form.base_url, progress: { stage: "connecting" } });
+    try {
+      this.set({ kind: "ready", info: await backend.connectServer(form) });
+    } catch (error) {
+      this.set(before);
+      throw error;
+    }
+  }
+
+  /** Connects at start to the server used last; a failure says so and leaves no model. */
+  async reconnect(config: ServerConfig): Promise<void> {
+    try {
+      await this.connect({ ...config, api_key: null });
     } catch (error) {
       this.set({ kind: "error", message: AppError.from(error).message });
     }

@@ -5,6 +5,7 @@
 import { AppError, backend } from "../ipc";
 import type { ToolSpec } from "../ipc/types";
 import type { Toasts } from "../lib/toasts";
+import type { ModelPanel } from "../panels/model";
 import type { SettingsPanel } from "../panels/settings";
 import type { Folder } from "./folder";
 import type { ModelControl } from "./model";
@@ -14,6 +15,7 @@ export interface StartupParts {
   settings: SettingsPanel;
   folder: Folder;
   model: ModelControl;
+  modelPanel: ModelPanel;
   setTools: (tools: ToolSpec[]) => void;
 }
 
@@ -36,8 +38,11 @@ export async function startUp(parts: StartupParts): Promise<void> {
   markInteractive();
   void model.refreshList();
   void backend.listTools().then((tools) => parts.setTools(tools));
+  parts.modelPanel.fillServer(startup.last_server);
   if (startup.model) {
     model.set({ kind: "ready", info: startup.model });
+  } else if (startup.server_to_connect) {
+    await model.reconnect(startup.server_to_connect);
   } else if (startup.model_to_load_exists) {
     await model.load(null, startup.model_to_load);
   } else {

@@ -47,6 +47,18 @@ export interface Calibration {
   seconds: number;
 }
 
+/** How tool calls travel between Lantern and the server. */
+export type CallMode =
+  /**
+   * Native when the server shows that it can (it is asked when Lantern connects),
+   * otherwise the text protocol.
+   */
+  | "auto"
+  /** Always the API's `tools` and `tool_calls`. */
+  | "native"
+  /** Always Lantern's `<TOOL_CALL>` text protocol. */
+  | "text";
+
 /** How a backend's model makes its tool calls. */
 export type CallPath =
   /** It writes them as text, in the `<TOOL_CALL>` protocol the system prompt describes. */
@@ -288,7 +300,9 @@ export type LoadProgress =
   /** Reading the weights; `fraction` goes from 0 to 1. */
   | { stage: "reading"; fraction: number }
   /** Measuring when this model should call a tool (once per model; saved afterwards). */
-  | { stage: "calibrating" };
+  | { stage: "calibrating" }
+  /** Reaching a model server and asking it which path tool calls take. */
+  | { stage: "connecting" };
 
 export interface Metadata {
   execution_time_ms: number;
@@ -322,11 +336,15 @@ export interface ModelFile {
   size_bytes: number;
 }
 
-export interface ModelInfo {
-  facts: ModelFacts;
-  /** The model Lantern downloads and uses unless told otherwise. */
-  is_default: boolean;
-}
+/** The model the window works with: a local GGUF, or a model on a server. */
+export type ModelInfo =
+  | {
+      kind: "local";
+      facts: ModelFacts;
+      /** The model Lantern downloads and uses unless told otherwise. */
+      is_default: boolean;
+    }
+  | { kind: "server"; server: ServerInfo };
 
 export interface ModelList {
   models_dir: string;
@@ -480,6 +498,52 @@ export type Scope =
   /** One exact command line. */
   | { kind: "command"; value: string };
 
+/** A model server the window connects to. Its API key is kept apart (see `server_keys`). */
+export interface ServerConfig {
+  /** The API root, e.g. `http://127.0.0.1:8080/v1`. */
+  base_url: string;
+  /** The model's name on the server. */
+  model: string;
+  /** Native tool calls, the text protocol, or whichever the server shows it can do. */
+  calls: CallMode;
+}
+
+/** The server form of the Model page. */
+export interface ServerForm {
+  base_url: string;
+  model: string;
+  /**
+   * The key to send; absent, the key saved for this server is used, and an empty key
+   * forgets it.
+   */
+  api_key: string | null;
+  calls: CallMode;
+}
+
+/** The connected server, as the Model page shows it. */
+export interface ServerInfo {
+  base_url: string;
+  model: string;
+  /** The path tool calls take, and why. */
+  calls: CallPath;
+  why: string;
+  /** Whether an API key is sent (the key itself never leaves the backend). */
+  has_key: boolean;
+}
+
+/** What *Test connection* found. */
+export interface ServerReport {
+  /** The models the server lists. */
+  models: string[];
+  /** The model tested: the one named, or the first listed when none was. */
+  model: string;
+  /** Whether the chosen model is one of them. */
+  model_listed: boolean;
+  /** The path tool calls would take; absent when the model is not listed. */
+  calls: CallPath | null;
+  why: string;
+}
+
 export interface Settings {
   /** Most model replies per message. */
   max_steps: number;
@@ -513,6 +577,10 @@ export interface Startup {
    */
   model_to_load: string;
   model_to_load_exists: boolean;
+  /** The server to connect to at start instead, when the last model was a server's. */
+  server_to_connect: ServerConfig | null;
+  /** The server last connected to, to fill in the form (its key is not sent to the window). */
+  last_server: ServerConfig | null;
 }
 
 export interface TextFile {

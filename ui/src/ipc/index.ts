@@ -15,6 +15,8 @@ import type {
   ModelList,
   ProbeReport,
   SavedFile,
+  ServerForm,
+  ServerReport,
   Settings,
   Startup,
   TextFile,
@@ -68,6 +70,9 @@ export const COMMANDS = [
   "list_models",
   "pick_model_file",
   "load_model",
+  "server_models",
+  "test_server",
+  "connect_server",
   "probe_model",
   "list_tools",
   "run_call",
@@ -121,6 +126,9 @@ export const backend = {
     return call<ModelInfo>("load_model", { path, onProgress: progress });
   },
   probeModel: () => call<ProbeReport>("probe_model"),
+  serverModels: (form: ServerForm) => call<string[]>("server_models", { form }),
+  testServer: (form: ServerForm) => call<ServerReport>("test_server", { form }),
+  connectServer: (form: ServerForm) => call<ModelInfo>("connect_server", { form }),
   listTools: () => call<ToolSpec[]>("list_tools"),
   runCall: (tool: string, args: unknown, onUpdate: (update: Update) => void) =>
     call<ToolResult>("run_call", { tool, args, onUpdate: updates(onUpdate) }),

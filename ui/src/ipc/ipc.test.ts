@@ -45,6 +45,10 @@ describe("the IPC module", () => {
     await backend.pickModelFile();
     await backend.loadModel(null, noop);
     await backend.probeModel();
+    const form = { base_url: "http://127.0.0.1:8080/v1", model: "m", api_key: null, calls: "auto" as const };
+    await backend.serverModels(form);
+    await backend.testServer(form);
+    await backend.connectServer(form);
     await backend.listTools();
     await backend.runCall("read_file", { path: "a" }, noop);
     await backend.listGrants();
@@ -61,6 +65,7 @@ describe("the IPC module", () => {
     expect(seen.get("save_file")).toEqual({ path: "a.ts", content: "x" });
     expect(seen.get("answer_confirmation")).toEqual({ id: 3, answer: { answer: "allow_once" } });
     expect(seen.get("undo")).toEqual({ checkpoint: null });
+    expect(seen.get("connect_server")).toEqual({ form });
   });
 
   it("turns the backend's error into an AppError", async () => {

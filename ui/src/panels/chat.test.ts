@@ -97,6 +97,22 @@ describe("ChatPanel", () => {
     expect(root.querySelector(".thinking")).toBeNull();
   });
 
+  it("drops the text of a refused reply and shows its card instead", async () => {
+    const { root, chat } = setup();
+    const log = new CallLog();
+    chat.startTurn("What is in notes.txt?");
+    chat.event({ event: "step_started", step: 1 }, null);
+    chat.event({ event: "text_delta", step: 1, text: "<tool_response>{\"success\": false}</tool_response>" }, null);
+    await frame();
+    const rejected = { event: "call_rejected" as const, step: 1, error_type: "parse_error" as const, message: "Your reply looks like a tool call or result", feedback: "…", raw: null, response: "<tool_response>…" };
+    chat.event(rejected, log.apply(rejected));
+    chat.event({ event: "step_started", step: 2 }, null);
+    chat.event({ event: "text_delta", step: 2, text: "It says buy milk." }, null);
+    await frame();
+    expect([...root.querySelectorAll(".msg-text")].map((e) => e.textContent?.trim())).toEqual(["It says buy milk."]);
+    expect(root.querySelectorAll(".call-card").length).toBe(1);
+  });
+
   it("says in plain words why a turn stopped", () => {
     const { root, chat } = setup();
     chat.startTurn("loop please");

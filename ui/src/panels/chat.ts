@@ -150,12 +150,21 @@ export class ChatPanel {
     switch (event.event) {
       case "step_started":
         reply.querySelector(".thinking")?.classList.remove("streaming");
+        // Each reply's text apart, so a refused reply's text can go with it.
+        this.flushText();
+        this.segment = null;
         break;
       case "text_delta":
         this.appendText(event.text);
         break;
-      case "call_parsed":
       case "call_rejected":
+        // A refused reply is not an answer: what it streamed (often a mangled call) leaves the
+        // chat, and its card (with the whole reply in the inspector) takes its place.
+        this.segment?.element.remove();
+        this.segment = null;
+        if (call) this.insertBeforeThinking(this.card(call));
+        break;
+      case "call_parsed":
         if (call) {
           this.flushText();
           this.segment = null;

@@ -175,9 +175,12 @@ export class InspectorPanel {
     const rows: [string, string][] = [
       ["Validation", validation],
       ["Came as", viaLabel(call)],
-      ["Dialect", call.dialect ?? (call.origin === "manual" ? "— (written by hand)" : "—")],
-      ["Grammar", call.constrained === null ? "—" : call.constrained ? "constrained by the grammar" : "not constrained"],
     ];
+    // A native call was never written as text, so it has no dialect and no grammar of Lantern's.
+    if (call.via !== "native") {
+      rows.push(["Dialect", call.dialect ?? (call.origin === "manual" ? "— (written by hand)" : "—")]);
+      rows.push(["Grammar", call.constrained === null ? "—" : call.constrained ? "constrained by the grammar" : "not constrained"]);
+    }
     if (call.confidence !== null) rows.push(["Call confidence", `${call.confidence.toFixed(2)} (log-probability)`]);
     if (call.errorType) rows.push(["Error type", call.errorType]);
     const matched = call.result?.success ? describeMatch(call.result.data) : null;

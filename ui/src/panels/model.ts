@@ -1,16 +1,20 @@
-// The model panel: which model is loaded and what it is, loading another (with progress), and
-// the probe that says how well it suits Lantern.
+// The model panel: which model is in use and what it is, and where the next one comes from — a
+// local GGUF (loading with progress, and the probe that says how well it suits Lantern) or a
+// model server (the server form).
 
-import type { LoadProgress, ModelInfo, ModelList, ProbeReport } from "../ipc/types";
+import type { LoadProgress, ModelInfo, ModelList, ProbeReport, ServerConfig } from "../ipc/types";
 import { button, clear, h } from "../lib/dom";
 import { formatBytes, formatCount, formatDuration } from "../lib/format";
+import { type ServerActions, ServerFormView } from "./server-form";
 
-export interface ModelActions {
+export interface ModelActions extends ServerActions {
   load: (path: string | null) => void;
   pick: () => void;
   probe: () => void;
   refreshList: () => void;
 }
+
+type Provider = "local" | "server";
 
 export type ModelState =
   | { kind: "none"; reason: string }
@@ -31,23 +35,53 @@ export class ModelPanel {
   private readonly current = h("div", { class: "model-current" });
   private readonly available = h("div", { class: "model-list" });
   private readonly probeBox = h("div", { class: "probe" });
+  private readonly server: ServerFormView;
+  private readonly localPart: HTMLElement;
+  private readonly serverPart: HTMLElement;
+  private readonly switcher = h("div", { class: "provider-switch", attrs: { role: "tablist", "aria-label": "where the model runs" } });
+  private provider: Provider = "local";
 
   constructor(
     readonly root: HTMLElement,
     private readonly actions: ModelActions,
   ) {
     root.classList.add("model-panel", "side-page");
-    root.append(
-      h("section", {}, h("h3", { text: "Loaded model" }), this.current),
+    this.server = new ServerFormView(actions);
+    this.localPart = h(
+      "div",
+      { class: "provider-local" },
       h("section", {}, h("h3", { text: "Models" }), this.available),
       h("section", {}, h("h3", { text: "Probe" }), h("p", { class: "muted small", text: "Checks the prompt fits, calibrates when to call a tool, tries three quick questions and measures speed. Takes a little while." }), this.probeBox),
     );
+    this.serverPart = h("div", { class: "provider-server" }, h("section", {}, h("h3", { text: "Model server" }), this.server.root));
+    root.append(h("section", {}, h("h3", { text: "Model in use" }), this.current), this.switcher, this.localPart, this.serverPart);
+    this.showProvider("local");
     this.render();
+  }
+
+  /** Shows the local models or the server form. */
+  showProvider(provider: Provider): void {
+    this.provider = provider;
+    clear(this.switcher);
+    for (const [kind, label] of [["local", "Local GGUF"], ["server", "Server"]] as const) {
+      const tab = button(label, () => this.showProvider(kind), { class: `small provider-tab${kind === provider ? " selected" : ""}`, data: { provider: kind } });
+      tab.setAttribute("role", "tab");
+      tab.setAttribute("aria-selected", String(kind === provider));
+      this.switcher.append(tab);
+    }
+    this.localPart.hidden = provider !== "local";
+    this.serverPart.hidden = provider !== "server";
+  }
+
+  /** Fills the server form with the server used last. */
+  fillServer(config: ServerConfig | null): void {
+    this.server.fill(config);
   }
 
   setState(state: ModelState): void {
     this.state = state;
     if (state.kind !== "ready") this.probe = { kind: "idle" };
+    if (state.kind === "ready" && state.info.kind !== this.provider) this.showProvider(state.info.kind);
     this.render();
   }
 
@@ -80,6 +114,8 @@ export class ModelPanel {
         if (s.progress.stage === "reading") {
           bar.value = Math.round(s.progress.fraction * 100);
           this.current.append(h("p", {}, "Loading ", h("span", { class: "mono", text: name }), ` — ${Math.round(s.progress.fraction * 100)}%`), bar);
+        } else if (s.progress.stage === "connecting") {
+          this.current.append(h("p", {}, "Connecting to ", h("span", { class: "mono", text: s.path }), " and asking how it takes tool calls…"), bar);
         } else {
           // No value: an indeterminate bar, since calibration reports no fraction.
           this.current.append(
@@ -93,31 +129,16 @@ export class ModelPanel {
       case "error":
         this.current.append(h("p", { class: "error-text", text: s.message }));
         break;
-      case "ready": {
-        const f = s.info.facts;
-        const rows: [string, string][] = [
-          ["Name", f.name],
-          ["Architecture", f.architecture],
-          ["Parameters", formatCount(f.parameters)],
-          ["File", `${formatBytes(f.size_bytes)}${s.info.is_default ? " · the default model" : ""}`],
-          ["Context", `${f.context} tokens (trained for ${f.trained_context}; the default is the trained context, up to 8192)`],
-          ["Threads", String(f.threads)],
-          ["Chat template", f.chat_template],
-          ["Loaded in", formatDuration(f.load_seconds * 1000)],
-        ];
-        this.current.append(
-          h("dl", { class: "facts" }, ...rows.flatMap(([k, v]) => [h("dt", { text: k }), h("dd", { text: v })])),
-          h("p", { class: "muted small mono path", text: f.path }),
-        );
+      case "ready":
+        this.current.append(...describeModel(s.info));
         break;
-      }
     }
   }
 
   private renderList(): void {
     clear(this.available);
     const loading = this.state.kind === "loading";
-    const loadedPath = this.state.kind === "ready" ? this.state.info.facts.path : null;
+    const loadedPath = this.state.kind === "ready" && this.state.info.kind === "local" ? this.state.info.facts.path : null;
     const buttons = h(
       "div",
       { class: "button-row" },
@@ -152,7 +173,7 @@ export class ModelPanel {
 
   private renderProbe(): void {
     clear(this.probeBox);
-    const ready = this.state.kind === "ready";
+    const ready = this.state.kind === "ready" && this.state.info.kind === "local";
     const p = this.probe;
     const run = button(p.kind === "running" ? "Probing…" : "Probe the model", this.actions.probe, { class: "small probe-button" });
     run.disabled = !ready || p.kind === "running";
@@ -178,4 +199,38 @@ export class ModelPanel {
       ),
     );
   }
+}
+
+/** The facts of the model in use, as a list (and, for a local model, its file). */
+export function describeModel(info: ModelInfo): HTMLElement[] {
+  let rows: [string, string][];
+  let footer: string;
+  if (info.kind === "local") {
+    const f = info.facts;
+    rows = [
+      ["Name", f.name],
+      ["Architecture", f.architecture],
+      ["Parameters", formatCount(f.parameters)],
+      ["File", `${formatBytes(f.size_bytes)}${info.is_default ? " · the default model" : ""}`],
+      ["Context", `${f.context} tokens (trained for ${f.trained_context}; the default is the trained context, up to 8192)`],
+      ["Threads", String(f.threads)],
+      ["Chat template", f.chat_template],
+      ["Tool calls", "text protocol, constrained by the grammar"],
+      ["Loaded in", formatDuration(f.load_seconds * 1000)],
+    ];
+    footer = f.path;
+  } else {
+    const server = info.server;
+    rows = [
+      ["Model", server.model],
+      ["Server", server.base_url],
+      ["Tool calls", `${server.calls === "native" ? "native" : "text protocol"} — ${server.why}`],
+      ["API key", server.has_key ? "sent (kept apart from the settings)" : "none"],
+    ];
+    footer = "Runs on the server; Lantern sends it the conversation and the tools.";
+  }
+  return [
+    h("dl", { class: "facts" }, ...rows.flatMap(([k, v]) => [h("dt", { text: k }), h("dd", { class: k === "Tool calls" ? "tool-calls-path" : "", text: v })])),
+    h("p", { class: "muted small mono path", text: footer }),
+  ];
 }
