@@ -28,6 +28,8 @@ export interface CallRecord {
   via: CallPath | null;
   /** The native tool-call pieces the server streamed for it, raw. */
   nativeDeltas: unknown[];
+  /** What a reasoning model thought before the reply that made it. */
+  thinking: string | null;
   constrained: boolean | null;
   confidence: number | null;
   /** The call's exact text, and the whole response it sits in. */
@@ -81,6 +83,7 @@ function blank(key: string, origin: CallRecord["origin"], tool: string, args: un
     dialect: null,
     via: null,
     nativeDeltas: [],
+    thinking: null,
     constrained: null,
     confidence: null,
     raw: null,
@@ -114,8 +117,8 @@ export class CallLog {
   private readonly byCallId = new Map<string, CallRecord>();
   private manualCount = 0;
   private rejectedCount = 0;
-  /** The native pieces of the last reply, until the call they make is parsed. */
-  private lastDeltas: { step: number; deltas: unknown[] } | null = null;
+  /** What the last reply carried besides its text, until the call it makes is parsed. */
+  private lastReply: { step: number; deltas: unknown[]; thinking: string | null } | null = null;
   private readonly listeners = new Set<(changed: CallRecord) => void>();
 
   /** Forgets every call (another folder was opened). */
@@ -177,7 +180,7 @@ export class CallLog {
   apply(event: AgentEvent, manualKey?: string): CallRecord | null {
     switch (event.event) {
       case "response_finished":
-        this.lastDeltas = event.native_deltas?.length ? { step: event.step, deltas: event.native_deltas } : null;
+        this.lastReply = { step: event.step, deltas: event.native_deltas ?? [], thinking: event.thinking ?? null };
         return null;
       case "call_parsed": {
         const call = blank(event.call_id, "model", event.tool, event.args);
@@ -187,7 +190,8 @@ export class CallLog {
           reasoning: event.reasoning,
           dialect: event.dialect,
           via: event.via,
-          nativeDeltas: this.lastDeltas?.step === event.step ? this.lastDeltas.deltas : [],
+          nativeDeltas: this.lastReply?.step === event.step ? this.lastReply.deltas : [],
+          thinking: this.lastReply?.step === event.step ? this.lastReply.thinking : null,
           constrained: event.constrained,
           confidence: event.call_confidence,
           raw: event.raw,

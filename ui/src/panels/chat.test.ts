@@ -113,6 +113,20 @@ describe("ChatPanel", () => {
     expect(root.querySelectorAll(".call-card").length).toBe(1);
   });
 
+  it("shows a reasoning model's thinking collapsed, before the reply it led to", async () => {
+    const { root, chat } = setup();
+    chat.startTurn("Hi");
+    chat.event({ event: "step_started", step: 1 }, null);
+    chat.event({ event: "text_delta", step: 1, text: "Hello!" }, null);
+    chat.event({ event: "response_finished", step: 1, raw: "<think>A greeting.</think>Hello!", constrained: false, call_confidence: null, tokens_evaluated: null, tokens_generated: null, context_used: null, context_size: null, thinking: "A greeting." }, null);
+    await frame();
+    const reply = root.querySelector(".msg.assistant")!;
+    const thought = reply.querySelector<HTMLDetailsElement>("details.thought")!;
+    expect(thought.open).toBe(false);
+    expect(thought.textContent).toContain("A greeting.");
+    expect(thought.nextElementSibling?.textContent?.trim()).toBe("Hello!");
+  });
+
   it("says in plain words why a turn stopped", () => {
     const { root, chat } = setup();
     chat.startTurn("loop please");

@@ -173,6 +173,7 @@ export class ChatPanel {
         break;
       case "response_finished":
         if (event.context_used !== null && event.context_size !== null) this.showContext(event.context_used, event.context_size);
+        if (event.thinking) this.showThought(event.thinking);
         break;
       case "context_compacted":
         this.insertBeforeThinking(h("div", { class: "note muted small", text: `Earlier tool results were shortened to one line each to fit the model's context (${event.results_shortened}); the transcript keeps them whole.` }));
@@ -253,6 +254,13 @@ export class ChatPanel {
     const thinking = reply.querySelector(".thinking");
     if (thinking) reply.insertBefore(element, thinking);
     else reply.append(element);
+  }
+
+  /** A reasoning model's thinking, collapsed, before the reply it led to. */
+  private showThought(thinking: string): void {
+    const thought = h("details", { class: "thought small" }, h("summary", { class: "muted", text: "Thought" }), h("div", { class: "thought-text", text: thinking }));
+    if (this.segment) this.segment.element.before(thought);
+    else this.insertBeforeThinking(thought);
   }
 
   private appendText(text: string): void {

@@ -162,7 +162,7 @@ export class InspectorPanel {
     const columns = h(
       "div",
       { class: "detail-columns" },
-      h("div", {}, ...present([this.facts(call), this.policySection(call), call.reasoning ? section("Reasoning", h("p", { text: call.reasoning })) : null])),
+      h("div", {}, ...present([this.facts(call), this.policySection(call), call.reasoning ? section("Reasoning", h("p", { text: call.reasoning })) : null, call.thinking ? section("Thinking", h("details", { class: "thought" }, h("summary", { text: "What the model thought first" }), h("p", { text: call.thinking }))) : null])),
       h("div", {}, ...present([this.rawSection(call), this.deltasSection(call), section("Arguments (parsed)", h("pre", { class: "json", text: pretty(call.args) })), this.resultSection(call)])),
     );
     const parts: (HTMLElement | null)[] = [header, columns];

@@ -948,3 +948,67 @@ fn manual_calls_go_through_the_same_checks() {
         .into_result();
     assert!(r.success);
 }
+
+#[test]
+fn a_reasoning_models_thinking_is_shown_apart_and_left_out_of_the_history() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let (events, model) = run(
+        &mut s,
+        vec![
+            format!(
+                "<think>The version is in package.json; list_files would not show it.</think>\n{}",
+                call("read_file", r#"{"path": "package.json"}"#)
+            ),
+            "<think>It says 2.4.1.</think>The version is 2.4.1.".to_string(),
+        ],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    assert_eq!(
+        finished(&events),
+        (FinishedReason::Answer, "The version is 2.4.1.".to_string())
+    );
+    let tools: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::CallParsed { tool, .. } => Some(tool.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        tools,
+        ["read_file"],
+        "a call written while thinking is not made"
+    );
+    let thoughts: Vec<Option<&str>> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ResponseFinished { thinking, .. } => Some(thinking.as_deref()),
+            _ => None,
+        })
+        .collect();
+    assert!(thoughts[0]
+        .unwrap()
+        .starts_with("The version is in package.json;"));
+    assert_eq!(thoughts[1], Some("It says 2.4.1."));
+    let shown: String = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::TextDelta { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !shown.contains("think") && !shown.contains("It says"),
+        "{shown}"
+    );
+    // The second request's history holds the call without the thinking before it.
+    let sent = &model.seen[1];
+    let call_message = &sent[sent.len() - 2];
+    assert!(
+        call_message.content.starts_with("<TOOL_CALL>"),
+        "{}",
+        call_message.content
+    );
+    assert!(!s.history().iter().any(|m| m.content.contains("<think>")));
+}

@@ -12,17 +12,19 @@
 
 mod calls;
 mod compaction;
+mod config;
 mod grants;
 mod texts;
 
 pub use calls::{Answer, CallOutcome, Confirmer, FixedAnswer, PermissionRequest, Refusal};
+pub use config::AgentConfig;
 use texts::VisibleTexts;
 
 use crate::checkpoint::CheckpointStore;
 use crate::error::ErrorType;
 use crate::event::{AnswerKind, Event, FinishedReason};
 use crate::model::{
-    CallPath, CancelToken, Flow, GenerateRequest, KnownPaths, Message, Model, Role, ToolChoice,
+    CallPath, CancelToken, Flow, GenerateRequest, KnownPaths, Message, Model, Role,
 };
 use crate::policy::{decide, Decision, Effect, Grant, Lifetime, PolicyStore, Subject};
 use crate::project_map::project_map;
@@ -34,47 +36,9 @@ use crate::tool_result::ToolResult;
 use crate::toolbox::Toolbox;
 use crate::tools::walk::known_paths;
 use crate::tools::{normalize_args, PrepareError, PreviewKind, Risk, ToolContext, ToolRegistry};
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// Limits and choices for the loop.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct AgentConfig {
-    pub max_steps: usize,
-    pub max_repeats: usize,
-    pub max_protocol_errors: usize,
-    pub tool_choice: ToolChoice,
-    pub max_tokens: usize,
-    /// Refuse a reply shaped like the protocol but neither call nor answer (`<TOML_CALL>…`) as
-    /// a malformed call, so tag soup never ends a turn as its answer. Off only to measure what
-    /// it is worth.
-    pub protocol_guard: bool,
-    /// Show the model what in a result answers the question before the whole result: the lines
-    /// of a file that share words with the question, the matches of a search that define a
-    /// name it asks about (see [`crate::relevance`]). Off only to measure what it is worth.
-    pub focus_results: bool,
-    /// The characters of the map of the project's files (see [`crate::project_map`]) the
-    /// model is shown once per conversation, after the system prompt; 0 (the default) shows
-    /// none: with the default model, a map of any size made it call less and answer worse.
-    pub project_map: usize,
-}
-
-impl Default for AgentConfig {
-    fn default() -> Self {
-        AgentConfig {
-            max_steps: 10,
-            max_repeats: 3,
-            max_protocol_errors: 3,
-            tool_choice: ToolChoice::Auto,
-            max_tokens: 1024,
-            protocol_guard: true,
-            focus_results: true,
-            project_map: 0,
-        }
-    }
-}
 
 /// A conversation with one workspace: history, grants, task list, checkpoints.
 pub struct Session {
@@ -276,7 +240,10 @@ impl Session {
                 context_used: generation.context_used,
                 context_size: generation.context_size,
                 native_deltas: generation.native_deltas.clone(),
-                thinking: Some(generation.thinking.clone()).filter(|t| !t.is_empty()),
+                // Sent apart by a server, or written by the model at the start of its text.
+                thinking: Some(generation.thinking.clone())
+                    .filter(|t| !t.is_empty())
+                    .or_else(|| turn.thinking.clone()),
             });
             let mut outcome = interpret(&turn, self.toolbox.registry());
             if !self.config.protocol_guard && is_protocol_shaped_text(&turn) {
@@ -294,8 +261,10 @@ impl Session {
                             text: rest.to_string(),
                         });
                     }
-                    self.history
-                        .push(Message::new(Role::Assistant, turn.raw.trim()));
+                    self.history.push(Message::new(
+                        Role::Assistant,
+                        turn.reply_until(turn.raw.len()),
+                    ));
                     break (FinishedReason::Answer, text);
                 }
                 Outcome::Invalid {
@@ -313,8 +282,10 @@ impl Session {
                         raw,
                         response: turn.raw.clone(),
                     });
-                    self.history
-                        .push(Message::new(Role::Assistant, turn.raw.trim()));
+                    self.history.push(Message::new(
+                        Role::Assistant,
+                        turn.reply_until(turn.raw.len()),
+                    ));
                     self.history.push(Message::call_rejected(feedback));
                     protocol_errors += 1;
                     if protocol_errors >= self.config.max_protocol_errors {
@@ -358,10 +329,11 @@ impl Session {
                             CallPath::Native
                         },
                     });
-                    // What the model said up to the end of its call; the rest was discarded.
+                    // What the model said up to the end of its call; the rest was discarded, and
+                    // its thinking is not kept, as reasoning models' templates expect.
                     self.history.push(Message::assistant_call(
                         &call_id,
-                        turn.raw[..span.end].trim(),
+                        turn.reply_until(span.end),
                     ));
                     last_calls.push((tool.clone(), args.clone()));
                     let repeats = last_calls

@@ -121,9 +121,26 @@ pub struct Turn {
     pub text: String,
     pub call: Option<RawCall>,
     pub problems: Vec<Problem>,
+    /// What a reasoning model thought first, between `<think>` and `</think>` at the start of
+    /// the response: never read as a call or as text for the user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<String>,
+    /// Where the reply after the thinking starts (0 when there is none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reply_start: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Turn {
+    /// The response from the end of its thinking to `end`: what the history keeps of it, as
+    /// reasoning models' templates drop earlier thinking.
+    pub fn reply_until(&self, end: usize) -> &str {
+        self.raw[self.reply_start..end].trim()
+    }
+
     /// The first fatal problem, if any.
     pub fn fatal_problem(&self) -> Option<&Problem> {
         self.problems.iter().find(|p| p.fatal)

@@ -51,12 +51,21 @@ const ARG_KEYS: [&str; 4] = ["args", "arguments", "params", "parameters"];
 
 /// Reads a whole response. Never fails: whatever is wrong ends up in [`Turn::problems`].
 pub fn parse(text: &str) -> Turn {
-    let Search::Found(opener) = find_opener(text, 0, true) else {
+    let (thinking, from) = match thinking_end(text) {
+        Thought::Closed { inner, end } => (Some(text[inner..end].trim()), end + THINK_CLOSE.len()),
+        // Unclosed: the whole response is thinking, and there is no reply.
+        Thought::Open { inner } => (Some(text[inner..].trim()), text.len()),
+        Thought::None => (None, 0),
+    };
+    let thinking = thinking.map(str::to_owned);
+    let Search::Found(opener) = find_opener(text, from, true) else {
         return Turn {
             raw: text.to_owned(),
-            text: text.trim().to_owned(),
+            text: text[from..].trim().to_owned(),
             call: None,
             problems: Vec::new(),
+            thinking,
+            reply_start: from,
         };
     };
     let opener = settle_fence(text, opener);
@@ -73,9 +82,43 @@ pub fn parse(text: &str) -> Turn {
     problems.extend(check_rest(text, past_fence(text, first.end, opener.fenced)));
     Turn {
         raw: text.to_owned(),
-        text: text[..opener.start].trim().to_owned(),
+        text: text[from..opener.start].trim().to_owned(),
         call,
         problems,
+        thinking,
+        reply_start: from,
+    }
+}
+
+const THINK_OPEN: &str = "<think>";
+const THINK_CLOSE: &str = "</think>";
+
+/// Where a reasoning model's thinking sits in a response.
+enum Thought {
+    /// `<think>` opens the response (after whitespace) and `</think>` closes it at `end`.
+    Closed {
+        inner: usize,
+        end: usize,
+    },
+    /// `<think>` opens the response and nothing closes it yet.
+    Open {
+        inner: usize,
+    },
+    None,
+}
+
+fn thinking_end(text: &str) -> Thought {
+    let lead = text.len() - text.trim_start().len();
+    if !text[lead..].starts_with(THINK_OPEN) {
+        return Thought::None;
+    }
+    let inner = lead + THINK_OPEN.len();
+    match text[inner..].find(THINK_CLOSE) {
+        Some(at) => Thought::Closed {
+            inner,
+            end: inner + at,
+        },
+        None => Thought::Open { inner },
     }
 }
 
@@ -98,6 +141,10 @@ pub struct TurnParser {
 
 #[derive(Debug, Clone, Copy)]
 enum Stage {
+    /// At the start, while the response may still open with `<think>`.
+    Opening,
+    /// Inside the thinking that opened the response; nothing is shown.
+    Thinking,
     /// No opener yet; `push` has returned everything before `settled`.
     Text { settled: usize },
     /// Inside a tagged call, looking for its closing tag.
@@ -120,7 +167,7 @@ impl TurnParser {
     pub fn new() -> Self {
         TurnParser {
             buf: String::new(),
-            stage: Stage::Text { settled: 0 },
+            stage: Stage::Opening,
         }
     }
 
@@ -129,6 +176,27 @@ impl TurnParser {
     /// around one). Once an opener is seen, nothing more is returned.
     pub fn push(&mut self, chunk: &str) -> String {
         self.buf.push_str(chunk);
+        if let Stage::Opening = self.stage {
+            let start = self.buf.trim_start();
+            if THINK_OPEN.starts_with(start) {
+                return String::new();
+            }
+            self.stage = if start.starts_with(THINK_OPEN) {
+                Stage::Thinking
+            } else {
+                Stage::Text { settled: 0 }
+            };
+        }
+        if let Stage::Thinking = self.stage {
+            match thinking_end(&self.buf) {
+                Thought::Closed { end, .. } => {
+                    self.stage = Stage::Text {
+                        settled: end + THINK_CLOSE.len(),
+                    }
+                }
+                _ => return String::new(),
+            }
+        }
         let mut shown = String::new();
         if let Stage::Text { settled } = self.stage {
             let (shown_to, next) = match find_opener(&self.buf, settled, false) {
@@ -148,7 +216,7 @@ impl TurnParser {
             self.stage = next;
         }
         match &mut self.stage {
-            Stage::Text { .. } => {}
+            Stage::Opening | Stage::Thinking | Stage::Text { .. } => {}
             Stage::Tagged {
                 closer,
                 scan,
@@ -168,7 +236,7 @@ impl TurnParser {
     /// More text cannot change the call then, so generation can stop.
     pub fn call_complete(&self) -> bool {
         match &self.stage {
-            Stage::Text { .. } => false,
+            Stage::Opening | Stage::Thinking | Stage::Text { .. } => false,
             Stage::Tagged { complete, .. } => *complete,
             Stage::Mistral(scan) => scan.is_complete(),
         }

@@ -320,3 +320,37 @@ fn trailing_text_and_extra_call() {
         })
     );
 }
+
+#[test]
+fn a_reasoning_models_thinking_is_neither_text_nor_a_call() {
+    // A call written while thinking is not made; the one after the thinking is.
+    let text = "<think>\nMaybe <TOOL_CALL>{\"tool\": \"list_files\", \"args\": {}}</TOOL_CALL>? No, read it.\n</think>\nReading.\n<TOOL_CALL>{\"tool\": \"read_file\", \"args\": {\"path\": \"a.txt\"}}</TOOL_CALL>";
+    let (t, shown) = check(text);
+    assert_eq!(call(&t).tool, "read_file");
+    assert_eq!(
+        t.thinking.as_deref(),
+        Some("Maybe <TOOL_CALL>{\"tool\": \"list_files\", \"args\": {}}</TOOL_CALL>? No, read it.")
+    );
+    assert_eq!(t.text, "Reading.");
+    assert_eq!(shown.trim(), "Reading.");
+    assert!(t.problems.is_empty(), "{:?}", t.problems);
+    assert!(t
+        .reply_until(call(&t).span.end)
+        .starts_with("Reading.\n<TOOL_CALL>"));
+
+    let answer = "  <think>The user greets me.</think>\n\nHello!";
+    let (t, shown) = check(answer);
+    assert_eq!(t.text, "Hello!");
+    assert_eq!(shown.trim(), "Hello!");
+    assert_eq!(t.thinking.as_deref(), Some("The user greets me."));
+
+    // Cut off while thinking: no reply at all.
+    let (t, shown) = check("<think>I should look at the fi");
+    assert_eq!((t.text.as_str(), shown.as_str()), ("", ""));
+    assert_eq!(t.thinking.as_deref(), Some("I should look at the fi"));
+
+    // A tag that only begins like it is text.
+    let (t, _) = check("<thin ice> is a phrase.");
+    assert_eq!(t.text, "<thin ice> is a phrase.");
+    assert_eq!(t.thinking, None);
+}

@@ -1,0 +1,41 @@
+//! The loop's limits and choices.
+
+use crate::model::ToolChoice;
+use serde::{Deserialize, Serialize};
+
+/// Limits and choices for the loop.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AgentConfig {
+    pub max_steps: usize,
+    pub max_repeats: usize,
+    pub max_protocol_errors: usize,
+    pub tool_choice: ToolChoice,
+    pub max_tokens: usize,
+    /// Refuse a reply shaped like the protocol but neither call nor answer (`<TOML_CALL>…`) as
+    /// a malformed call, so tag soup never ends a turn as its answer. Off only to measure what
+    /// it is worth.
+    pub protocol_guard: bool,
+    /// Show the model what in a result answers the question before the whole result: the lines
+    /// of a file that share words with the question, the matches of a search that define a
+    /// name it asks about (see [`crate::relevance`]). Off only to measure what it is worth.
+    pub focus_results: bool,
+    /// The characters of the map of the project's files (see [`crate::project_map`]) the
+    /// model is shown once per conversation, after the system prompt; 0 (the default) shows
+    /// none: with the default model, a map of any size made it call less and answer worse.
+    pub project_map: usize,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            max_steps: 10,
+            max_repeats: 3,
+            max_protocol_errors: 3,
+            tool_choice: ToolChoice::Auto,
+            max_tokens: 1024,
+            protocol_guard: true,
+            focus_results: true,
+            project_map: 0,
+        }
+    }
+}
