@@ -119,7 +119,11 @@ export type Dialect =
   /** Llama 3: `<function=name>{…}</function>` */
   | "llama3"
   /** `<tool>{"name": …, "params": …}</tool>` */
-  | "tool_tag";
+  | "tool_tag"
+  /** A bare `{"name": …, "arguments": …}` object as the whole reply. */
+  | "bare_json"
+  /** `[name(key="value")]` (Llama 3.2, LFM2) as the whole reply. */
+  | "pythonic";
 
 export type Effect = "allow" | "deny";
 

@@ -46,6 +46,10 @@ pub enum Dialect {
     Llama3,
     /// `<tool>{"name": …, "params": …}</tool>`
     ToolTag,
+    /// A bare `{"name": …, "arguments": …}` object as the whole reply.
+    BareJson,
+    /// `[name(key="value")]` (Llama 3.2, LFM2) as the whole reply.
+    Pythonic,
 }
 
 impl Dialect {
@@ -56,6 +60,8 @@ impl Dialect {
             Dialect::Mistral => "mistral",
             Dialect::Llama3 => "llama3",
             Dialect::ToolTag => "tool_tag",
+            Dialect::BareJson => "bare_json",
+            Dialect::Pythonic => "pythonic",
         }
     }
 }

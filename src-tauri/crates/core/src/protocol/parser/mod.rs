@@ -8,6 +8,7 @@
 //! Everything here works on bytes: every delimiter is ASCII, so a match always starts and ends
 //! on a char boundary, and arbitrary UTF-8 in between is carried along untouched.
 
+mod bare;
 mod openers;
 mod read;
 mod scan;
@@ -58,6 +59,26 @@ pub fn parse(text: &str) -> Turn {
         Thought::None => (None, 0),
     };
     let thinking = thinking.map(str::to_owned);
+    if let bare::Start::Call(first) = bare::call_at_start(text, from, true) {
+        let mut problems = Vec::new();
+        let call = match first.call {
+            Ok(call) => Some(call),
+            Err(problem) => {
+                problems.push(problem);
+                None
+            }
+        };
+        problems.extend(first.extra);
+        problems.extend(check_rest(text, first.end));
+        return Turn {
+            raw: text.to_owned(),
+            text: String::new(),
+            call,
+            problems,
+            thinking,
+            reply_start: from,
+        };
+    }
     let Search::Found(opener) = find_opener(text, from, true) else {
         return Turn {
             raw: text.to_owned(),
@@ -145,6 +166,10 @@ enum Stage {
     Opening,
     /// Inside the thinking that opened the response; nothing is shown.
     Thinking,
+    /// At the start of the reply (after any thinking), while it may be a tagless call.
+    Reply { from: usize },
+    /// The reply is a tagless call, complete.
+    Bare,
     /// No opener yet; `push` has returned everything before `settled`.
     Text { settled: usize },
     /// Inside a tagged call, looking for its closing tag.
@@ -184,17 +209,27 @@ impl TurnParser {
             self.stage = if start.starts_with(THINK_OPEN) {
                 Stage::Thinking
             } else {
-                Stage::Text { settled: 0 }
+                Stage::Reply { from: 0 }
             };
         }
         if let Stage::Thinking = self.stage {
             match thinking_end(&self.buf) {
                 Thought::Closed { end, .. } => {
-                    self.stage = Stage::Text {
-                        settled: end + THINK_CLOSE.len(),
+                    self.stage = Stage::Reply {
+                        from: end + THINK_CLOSE.len(),
                     }
                 }
                 _ => return String::new(),
+            }
+        }
+        if let Stage::Reply { from } = self.stage {
+            match bare::call_at_start(&self.buf, from, false) {
+                bare::Start::Undecided => return String::new(),
+                bare::Start::Call(_) => {
+                    self.stage = Stage::Bare;
+                    return String::new();
+                }
+                bare::Start::No => self.stage = Stage::Text { settled: from },
             }
         }
         let mut shown = String::new();
@@ -216,7 +251,8 @@ impl TurnParser {
             self.stage = next;
         }
         match &mut self.stage {
-            Stage::Opening | Stage::Thinking | Stage::Text { .. } => {}
+            Stage::Opening | Stage::Thinking | Stage::Reply { .. } | Stage::Bare => {}
+            Stage::Text { .. } => {}
             Stage::Tagged {
                 closer,
                 scan,
@@ -236,7 +272,8 @@ impl TurnParser {
     /// More text cannot change the call then, so generation can stop.
     pub fn call_complete(&self) -> bool {
         match &self.stage {
-            Stage::Opening | Stage::Thinking | Stage::Text { .. } => false,
+            Stage::Opening | Stage::Thinking | Stage::Reply { .. } | Stage::Text { .. } => false,
+            Stage::Bare => true,
             Stage::Tagged { complete, .. } => *complete,
             Stage::Mistral(scan) => scan.is_complete(),
         }

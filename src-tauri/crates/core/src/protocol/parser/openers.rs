@@ -248,6 +248,7 @@ pub(super) fn closer_tag(dialect: Dialect) -> Option<&'static str> {
         Dialect::Hermes => Some("</tool_call"),
         Dialect::Llama3 => Some("</function"),
         Dialect::ToolTag => Some("</tool"),
-        Dialect::Mistral => None,
+        // Tagless calls open the reply and are read whole (see bare.rs), never from an opener.
+        Dialect::Mistral | Dialect::BareJson | Dialect::Pythonic => None,
     }
 }

@@ -19,7 +19,7 @@ pub(super) struct CallRead {
 /// What is wrong with a call, before it is placed in the text.
 type Failure = (ProblemKind, String);
 
-struct Decoded {
+pub(super) struct Decoded {
     pub(super) tool: String,
     pub(super) args: Value,
     pub(super) reasoning: Option<String>,
@@ -227,7 +227,7 @@ fn decode_mistral_value(value: Value, span: Span) -> (Result<Decoded, Failure>, 
 }
 
 /// `{"tool" | "name": …, "args" | "arguments" | "params" | "parameters": {…}, "reasoning": …}`.
-fn decode_call_object(value: Value) -> Result<Decoded, Failure> {
+pub(super) fn decode_call_object(value: Value) -> Result<Decoded, Failure> {
     let Value::Object(mut fields) = value else {
         let message = format!(
             "The tool call must be a JSON object with \"tool\" and \"args\" fields, got {}.",
@@ -359,7 +359,7 @@ fn one_line(s: &str) -> String {
 }
 
 /// Places a decoded call (or its failure) in the text.
-fn place(
+pub(super) fn place(
     text: &str,
     span: Span,
     dialect: Dialect,
@@ -397,7 +397,7 @@ pub(super) fn problem(kind: ProblemKind, message: String, span: Span) -> Problem
     }
 }
 
-fn extra_call_problem(tool: Option<&str>, span: Span) -> Problem {
+pub(super) fn extra_call_problem(tool: Option<&str>, span: Span) -> Problem {
     let to = tool.map(|t| format!(" to {t}")).unwrap_or_default();
     let message = format!(
         "Only one tool call per response is allowed; the extra call{to} was not run. Make one call, wait for its result, then make the next."

@@ -354,3 +354,24 @@ fn a_reasoning_models_thinking_is_neither_text_nor_a_call() {
     assert_eq!(t.text, "<thin ice> is a phrase.");
     assert_eq!(t.thinking, None);
 }
+
+#[test]
+fn pythonic_calls_take_python_literals() {
+    let t = turn(
+        "[f(a=True, b=False, c=None, d=-1.5, e=[1, 'x'], g={\"k\": [None]}, h=\"line\\nbreak\")]",
+    );
+    assert_eq!(
+        call(&t).args,
+        json!({"a": true, "b": false, "c": null, "d": -1.5, "e": [1, "x"], "g": {"k": [null]}, "h": "line\nbreak"})
+    );
+    assert_eq!(call(&t).dialect, Dialect::Pythonic);
+    // Cut off inside the call: it was a call, and the model hears what is wrong.
+    let t = turn("[read_file(path=\"a.t");
+    assert!(t.call.is_none());
+    assert!(
+        only_problem(&t).message.contains("is not finished"),
+        "{:?}",
+        t.problems
+    );
+    assert_eq!(t.text, "");
+}
