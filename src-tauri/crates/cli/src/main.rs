@@ -130,7 +130,8 @@ enum Command {
     /// List the GGUF models in Lantern's model folder.
     Models,
     /// Load a local model and report whether it suits Lantern: model facts, prompt size,
-    /// the calibrated call decision, three quick tasks, speed.
+    /// the calibrated call decision, three quick tasks, speed. With `--provider openai`: the
+    /// server's models and whether tool calls go natively or by the text protocol, and why.
     Probe {
         #[command(flatten)]
         model: ModelArgs,

@@ -1,5 +1,5 @@
-//! `lantern models`, `lantern probe` and `lantern bench-model`: what the local models are
-//! and how they do.
+//! `lantern models`, `lantern probe` and `lantern bench-model`: what the models are and how
+//! they do.
 
 use crate::models::ModelArgs;
 #[cfg(feature = "llama")]
@@ -25,8 +25,68 @@ pub(super) fn list_models() -> Result<u8, Failure> {
     Err(crate::models::no_local_backend())
 }
 
+/// `lantern probe`: a server's models and the path its tool calls take, or a local model's
+/// report.
+pub(super) fn probe(toolbox: &Toolbox, args: &ModelArgs, json: bool) -> Result<u8, Failure> {
+    match args.server_spec() {
+        Some(spec) => probe_server(&spec?, json),
+        None => probe_local(toolbox, args, json),
+    }
+}
+
+/// Which models a server offers, whether the named one is among them, and which path tool
+/// calls take with it and why.
+fn probe_server(spec: &lantern_providers::ServerSpec, json: bool) -> Result<u8, Failure> {
+    let failed = |e: lantern_core::model::ModelError| Failure {
+        code: 1,
+        message: e.0,
+    };
+    let models = lantern_providers::server_models(spec).map_err(failed)?;
+    let listed = models.contains(&spec.model);
+    let detection = if listed {
+        Some(lantern_providers::open_server(spec).map_err(failed)?.1)
+    } else {
+        None
+    };
+    let path = detection.as_ref().map(|d| match d.path {
+        lantern_core::model::CallPath::Native => "native",
+        lantern_core::model::CallPath::Text => "text",
+    });
+    if json {
+        crate::print_json(&serde_json::json!({
+            "server": spec.base_url,
+            "models": models,
+            "model": spec.model,
+            "model_listed": listed,
+            "tool_calls": path,
+            "why": detection.as_ref().map(|d| d.why.as_str()),
+        }));
+        return Ok(if listed { 0 } else { 1 });
+    }
+    outln!("server: {} — models: {}", spec.base_url, models.join(", "));
+    match detection {
+        Some(d) => {
+            outln!(
+                "{}: tool calls {} — {}",
+                spec.model,
+                if path == Some("native") {
+                    "native"
+                } else {
+                    "by Lantern's text protocol"
+                },
+                d.why
+            );
+            Ok(0)
+        }
+        None => {
+            outln!("{}: the server does not offer this model", spec.model);
+            Ok(1)
+        }
+    }
+}
+
 #[cfg(not(feature = "llama"))]
-pub(super) fn probe(_: &Toolbox, _: &ModelArgs, _: bool) -> Result<u8, Failure> {
+fn probe_local(_: &Toolbox, _: &ModelArgs, _: bool) -> Result<u8, Failure> {
     Err(crate::models::no_local_backend())
 }
 
@@ -42,7 +102,7 @@ pub(super) fn bench_model(
 }
 
 #[cfg(feature = "llama")]
-pub(super) fn probe(toolbox: &Toolbox, args: &ModelArgs, json: bool) -> Result<u8, Failure> {
+fn probe_local(toolbox: &Toolbox, args: &ModelArgs, json: bool) -> Result<u8, Failure> {
     let mut model = args.load_local()?;
     let report = lantern_llama::probe::probe(&mut model, toolbox).map_err(|e| Failure {
         code: 1,
@@ -62,6 +122,7 @@ pub(super) fn probe(toolbox: &Toolbox, args: &ModelArgs, json: bool) -> Result<u
         f.trained_context
     );
     outln!("chat template: {}", f.chat_template);
+    outln!("tool calls: Lantern's text protocol, constrained by the grammar (the chat template is rendered by llama.cpp's built-in matcher, which takes no tools)");
     outln!(
         "system prompt: {} tokens of a {}-token context{}",
         report.system_prompt_tokens,

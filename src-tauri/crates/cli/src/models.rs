@@ -217,6 +217,14 @@ impl ModelArgs {
         }
     }
 
+    /// The server these options name, with `--provider openai`.
+    pub fn server_spec(&self) -> Option<Result<ServerSpec, Failure>> {
+        (self.provider == Provider::Openai).then(|| match self.spec()? {
+            ProviderSpec::Server(spec) => Ok(spec),
+            _ => unreachable!("--provider openai names a server"),
+        })
+    }
+
     /// Which model these options name, checked before anything is loaded.
     fn spec(&self) -> Result<ProviderSpec, Failure> {
         match (self.provider, self.model.as_deref()) {

@@ -753,6 +753,22 @@ fn run_with_the_openai_provider_reports_a_server_that_is_not_running() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--provider openai needs --model NAME"));
+
+    // `probe` asks the server for its models first.
+    let out = f.lantern(
+        &[
+            "probe",
+            "--provider",
+            "openai",
+            "--base-url",
+            &base_url,
+            "--model",
+            "smollm2",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&unreachable), "{}", stderr(&out));
 }
 
 #[test]
