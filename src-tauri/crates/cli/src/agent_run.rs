@@ -3,8 +3,10 @@
 
 use crate::models::ModelArgs;
 use crate::{open_workspace, print_json, usage, Approve, Failure};
-use lantern_core::agent::{Answer, Confirmer, FixedAnswer, Session, SessionOptions};
-use lantern_core::event::{Event, FinishedReason, TranscriptWriter};
+use lantern_core::agent::{
+    history_from_events, Answer, Confirmer, FixedAnswer, Session, SessionOptions,
+};
+use lantern_core::event::{load_transcript, Event, FinishedReason, TranscriptWriter};
 use lantern_core::model::CancelToken;
 use lantern_core::paths;
 use lantern_core::toolbox::Toolbox;
@@ -81,6 +83,12 @@ pub(super) fn pick_confirmer(yes: bool, deny: bool, terminal: bool) -> Box<dyn C
     }
 }
 
+/// Where `run` saves its transcript, and the one it continues.
+pub(super) struct Transcripts {
+    pub save: Option<PathBuf>,
+    pub continue_from: Option<PathBuf>,
+}
+
 pub(super) fn agent_run(
     workspace: &Path,
     model_args: &ModelArgs,
@@ -88,14 +96,36 @@ pub(super) fn agent_run(
     approve: Approve,
     json: bool,
     max_steps: usize,
-    transcript: Option<PathBuf>,
+    transcripts: Transcripts,
 ) -> Result<u8, Failure> {
     if max_steps == 0 {
         return Err(usage("--max-steps must be at least 1"));
     }
     let ws = open_workspace(workspace)?;
+    // The conversation to take up, read before anything is loaded or written.
+    let earlier = match &transcripts.continue_from {
+        Some(path) => {
+            let (events, bad) = load_transcript(path).map_err(|e| {
+                usage(format!(
+                    "cannot read the transcript {}: {e}",
+                    path.display()
+                ))
+            })?;
+            if !bad.is_empty() {
+                eprintln!(
+                    "lantern: {} line(s) of {} are not events and were skipped",
+                    bad.len(),
+                    path.display()
+                );
+            }
+            events
+        }
+        None => Vec::new(),
+    };
     let mut model = model_args.load()?;
-    let transcript_path = transcript.unwrap_or_else(|| paths::new_transcript_path(ws.root()));
+    let transcript_path = transcripts
+        .save
+        .unwrap_or_else(|| paths::new_transcript_path(ws.root()));
     let mut writer = TranscriptWriter::create(&transcript_path).map_err(|e| {
         usage(format!(
             "cannot write the transcript {}: {e}",
@@ -106,6 +136,13 @@ pub(super) fn agent_run(
     options.config.max_steps = max_steps;
     options.config.tool_choice = model_args.tool_choice;
     let mut session = Session::new(ws, options);
+    if !earlier.is_empty() {
+        session.resume(history_from_events(&earlier));
+        // The new transcript is the whole conversation, the earlier part first.
+        for event in &earlier {
+            let _ = writer.write(event);
+        }
+    }
     if let Some(w) = &session.policy_warning {
         eprintln!("lantern: {w}");
     }

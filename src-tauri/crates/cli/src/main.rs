@@ -101,6 +101,10 @@ enum Command {
         /// Where to save the transcript (JSON lines). Defaults to Lantern's data folder.
         #[arg(long)]
         transcript: Option<PathBuf>,
+        /// Take up the conversation a saved transcript records: its history is given to the
+        /// model before the message, and the new transcript holds the whole conversation.
+        #[arg(long = "continue", value_name = "TRANSCRIPT")]
+        continue_from: Option<PathBuf>,
     },
     /// Print a saved transcript again.
     Replay {
@@ -321,8 +325,18 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
             json,
             max_steps,
             transcript,
+            continue_from,
         } => agent_run(
-            &workspace, &model, &prompt, approve, json, max_steps, transcript,
+            &workspace,
+            &model,
+            &prompt,
+            approve,
+            json,
+            max_steps,
+            agent_run::Transcripts {
+                save: transcript,
+                continue_from,
+            },
         ),
         Command::Replay { file, json } => {
             let (events, bad) = load_transcript(&file)

@@ -989,3 +989,92 @@ fn eval_rejects_bad_input_before_loading_the_model() {
         stderr(&out)
     );
 }
+
+#[test]
+fn run_continue_takes_up_a_saved_conversation() {
+    let f = Fixture::new();
+    let ws = f.ws.path().to_str().unwrap();
+    let first = f.home.path().join("first.jsonl");
+    let second = f.home.path().join("second.jsonl");
+    let run = |replies: &[&str], prompt: &str, save: &Path, continue_from: Option<&Path>| {
+        let model = script(&f, replies);
+        let mut args = vec![
+            "run",
+            "--workspace",
+            ws,
+            "--model",
+            &model,
+            "--prompt",
+            prompt,
+            "--json",
+            "--transcript",
+            save.to_str().unwrap(),
+        ];
+        if let Some(path) = continue_from {
+            args.extend(["--continue", path.to_str().unwrap()]);
+        }
+        let out = f.lantern(&args, None);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    };
+    run(
+        &[
+            "<TOOL_CALL>{\"tool\": \"read_file\", \"args\": {\"path\": \"package.json\"}}</TOOL_CALL>",
+            "It is 2.4.1.",
+        ],
+        "What version is in package.json?",
+        &first,
+        None,
+    );
+    run(
+        &[
+            "<TOOL_CALL>{\"tool\": \"read_file\", \"args\": {\"path\": \"src/config.ts\"}}</TOOL_CALL>",
+            "It returns an empty object.",
+        ],
+        "And what does parseConfig return?",
+        &second,
+        Some(&first),
+    );
+    let (events, bad) = lantern_core::event::load_transcript(&second).unwrap();
+    assert!(bad.is_empty());
+    let messages: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            lantern_core::event::Event::TurnStarted { message, .. } => Some(message.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "What version is in package.json?",
+            "And what does parseConfig return?"
+        ],
+        "the new transcript holds the whole conversation"
+    );
+    let calls: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            lantern_core::event::Event::CallParsed { call_id, .. } => Some(call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        ["call-1", "call-2"],
+        "new calls are numbered after the old"
+    );
+    let missing = f.lantern(
+        &[
+            "run",
+            "--workspace",
+            ws,
+            "--prompt",
+            "hi",
+            "--continue",
+            "/no/such.jsonl",
+        ],
+        None,
+    );
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(stderr(&missing).contains("cannot read the transcript /no/such.jsonl"));
+}

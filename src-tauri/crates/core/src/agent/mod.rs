@@ -14,10 +14,12 @@ mod calls;
 mod compaction;
 mod config;
 mod grants;
+mod resume;
 mod texts;
 
 pub use calls::{Answer, CallOutcome, Confirmer, FixedAnswer, PermissionRequest, Refusal};
 pub use config::AgentConfig;
+pub use resume::history_from_events;
 use texts::VisibleTexts;
 
 use crate::checkpoint::CheckpointStore;

@@ -1,0 +1,164 @@
+//! A saved conversation taken up again: its history rebuilt from the events of its transcript,
+//! in the form the loop keeps it (user messages, replies up to their call, results by call id,
+//! refusals, answers), so the model reads it as if the conversation had never stopped.
+
+use super::Session;
+use crate::event::{Event, FinishedReason};
+use crate::model::{Message, Role};
+use crate::protocol::parse;
+
+impl Session {
+    /// Takes up a saved conversation (see [`history_from_events`]): `history` follows the
+    /// system prompt, and new calls are numbered after the ones it holds.
+    pub fn resume(&mut self, history: Vec<Message>) {
+        self.history.truncate(1);
+        self.calls = history
+            .iter()
+            .filter(|m| m.role == Role::Assistant && m.call_id.is_some())
+            .count();
+        self.history.extend(history);
+    }
+}
+
+/// The conversation the events of a transcript record, without the system prompt. Results
+/// are given whole (not focused on the question, not shortened): the next step fits them to
+/// the context as it would any history.
+pub fn history_from_events(events: &[Event]) -> Vec<Message> {
+    let mut history = Vec::new();
+    let mut last_reply = String::new();
+    // Calls made but not answered by a result yet (a refusal has no tool_finished).
+    let mut open_call: Option<String> = None;
+    let mut refusal: Option<String> = None;
+    for event in events {
+        match event {
+            Event::TurnStarted { message, .. } => {
+                close_call(&mut history, &mut open_call, &mut refusal);
+                history.push(Message::new(Role::User, message.clone()));
+            }
+            Event::ResponseFinished { raw, .. } => last_reply = raw.clone(),
+            Event::CallParsed {
+                call_id,
+                response,
+                span,
+                ..
+            } => {
+                close_call(&mut history, &mut open_call, &mut refusal);
+                let turn = parse(response);
+                let end = span.end.min(response.len());
+                history.push(Message::assistant_call(call_id, turn.reply_until(end)));
+                open_call = Some(call_id.clone());
+            }
+            Event::PermissionAnswered {
+                call_id, message, ..
+            } if open_call.as_deref() == Some(call_id.as_str()) => {
+                refusal = message.clone();
+            }
+            Event::ToolFinished {
+                call_id, result, ..
+            } if open_call.as_deref() == Some(call_id.as_str()) => {
+                history.push(Message::tool_result(call_id, result.render_for_model()));
+                open_call = None;
+                refusal = None;
+            }
+            Event::CallRejected {
+                feedback, response, ..
+            } => {
+                close_call(&mut history, &mut open_call, &mut refusal);
+                let turn = parse(response);
+                history.push(Message::new(
+                    Role::Assistant,
+                    turn.reply_until(response.len()),
+                ));
+                history.push(Message::call_rejected(feedback.clone()));
+            }
+            Event::TurnFinished { reason, .. } => {
+                close_call(&mut history, &mut open_call, &mut refusal);
+                if *reason == FinishedReason::Answer {
+                    let turn = parse(&last_reply);
+                    history.push(Message::new(
+                        Role::Assistant,
+                        turn.reply_until(last_reply.len()),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    close_call(&mut history, &mut open_call, &mut refusal);
+    history
+}
+
+/// A call that got no result was not run (denied, or the turn stopped): the model hears so,
+/// as it did when it happened.
+fn close_call(history: &mut Vec<Message>, open: &mut Option<String>, refusal: &mut Option<String>) {
+    if let Some(call_id) = open.take() {
+        let why = refusal
+            .take()
+            .unwrap_or_else(|| "The call was not run.".to_string());
+        history.push(Message {
+            call_id: Some(call_id),
+            ..Message::call_rejected(why)
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::{Answer, FixedAnswer, Session, SessionOptions};
+    use crate::model::{CancelToken, ScriptedModel};
+    use crate::sandbox::Workspace;
+    use crate::toolbox::Toolbox;
+
+    fn session(dir: &std::path::Path) -> Session {
+        Session::new(
+            Workspace::open(dir).unwrap(),
+            SessionOptions {
+                toolbox: Toolbox::standard().into(),
+                policy: None,
+                checkpoints: None,
+                config: Default::default(),
+            },
+        )
+    }
+
+    #[test]
+    fn the_history_rebuilt_from_the_events_is_the_history_the_loop_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "Buy milk.\n").unwrap();
+        let mut live = session(dir.path());
+        let mut events = Vec::new();
+        let replies = vec![
+            "<think>Read it.</think><TOOL_CALL>{\"tool\": \"read_file\", \"args\": {\"path\": \"notes.txt\"}}</TOOL_CALL>".to_string(),
+            "It says to buy milk.".to_string(),
+            "<TOOL_CALL>{\"tool\": \"write_file\", \"args\": {\"path\": \"notes.txt\", \"content\": \"x\"}}</TOOL_CALL>".to_string(),
+            "<TOOL_CALL>{bad json</TOOL_CALL>".to_string(),
+            "I left it as it is.".to_string(),
+        ];
+        let mut model = ScriptedModel::new(replies);
+        let cancel = CancelToken::new();
+        live.config.focus_results = false;
+        for (message, answer) in [
+            ("What is in notes.txt?", Answer::AllowOnce),
+            (
+                "Empty it.",
+                Answer::Deny {
+                    message: Some("Not now.".to_string()),
+                },
+            ),
+        ] {
+            live.send(
+                message,
+                &mut model,
+                &mut FixedAnswer(answer),
+                &mut |e| events.push(e.clone()),
+                &cancel,
+            );
+        }
+        let rebuilt = history_from_events(&events);
+        assert_eq!(rebuilt, live.history()[1..].to_vec());
+        let mut resumed = session(dir.path());
+        resumed.resume(rebuilt);
+        assert_eq!(resumed.history(), live.history());
+    }
+}
