@@ -26,5 +26,10 @@ pub const APP_COMMANDS: &[&str] = &[
     "list_checkpoints",
     "undo",
     "export_transcript",
+    "new_chat",
+    "list_chats",
+    "open_chat",
+    "continue_chat",
+    "delete_chat",
     "update_settings",
 ];

@@ -10,10 +10,11 @@ use crate::error::AppError;
 use crate::files::{SavedFile, TextFile, Tree};
 use crate::settings::Settings;
 use crate::state::{
-    AppState, ExportedTranscript, LoadProgress, ModelInfo, ModelList, ServerForm, ServerReport,
-    Startup, WorkspaceInfo,
+    AppState, ChatOpened, ExportedTranscript, LoadProgress, ModelInfo, ModelList, ServerForm,
+    ServerReport, Startup, WorkspaceInfo,
 };
 use lantern_core::agent::Answer;
+use lantern_core::chats::ChatSummary;
 use lantern_core::checkpoint::{Checkpoint, UndoOutcome};
 use lantern_core::event::Event;
 use lantern_core::policy::Grant;
@@ -173,6 +174,35 @@ pub async fn load_model(
         })
     })
     .await
+}
+
+/// Starts a new conversation in the open folder.
+#[tauri::command]
+pub async fn new_chat(state: Shared<'_>) -> Result<WorkspaceInfo, AppError> {
+    off_thread(&state, |s| s.new_chat()).await
+}
+
+/// The open folder's saved conversations, newest first.
+#[tauri::command]
+pub async fn list_chats(state: Shared<'_>) -> Result<Vec<ChatSummary>, AppError> {
+    off_thread(&state, |s| s.chats()).await
+}
+
+/// A saved conversation's events, to read.
+#[tauri::command]
+pub async fn open_chat(state: Shared<'_>, path: String) -> Result<Vec<Event>, AppError> {
+    off_thread(&state, move |s| s.open_chat(&path)).await
+}
+
+/// Takes up a saved conversation.
+#[tauri::command]
+pub async fn continue_chat(state: Shared<'_>, path: String) -> Result<ChatOpened, AppError> {
+    off_thread(&state, move |s| s.continue_chat(&path)).await
+}
+
+#[tauri::command]
+pub async fn delete_chat(state: Shared<'_>, path: String) -> Result<(), AppError> {
+    off_thread(&state, move |s| s.delete_chat(&path)).await
 }
 
 /// The models a server offers.

@@ -66,6 +66,11 @@ app_commands![
     list_checkpoints,
     undo,
     export_transcript,
+    new_chat,
+    list_chats,
+    open_chat,
+    continue_chat,
+    delete_chat,
     update_settings,
 ];
 

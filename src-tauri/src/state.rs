@@ -11,7 +11,7 @@ use crate::error::{AppError, ErrorCode};
 use crate::files::{self, SavedFile, TextFile, Tree};
 use crate::server_keys::ServerKeys;
 use crate::settings::{AppConfig, ProviderKind, ServerConfig, Settings};
-use lantern_core::agent::{Answer, Session, SessionOptions};
+use lantern_core::agent::{history_from_events, Answer, Session, SessionOptions};
 use lantern_core::checkpoint::{Checkpoint, CheckpointStore, UndoOutcome};
 use lantern_core::event::{Event, TranscriptWriter};
 use lantern_core::model::{CancelToken, Model};
@@ -47,7 +47,9 @@ pub struct WorkspaceInfo {
     pub transcript: String,
 }
 
+mod chats;
 mod servers;
+pub use chats::ChatOpened;
 pub use servers::{ServerForm, ServerInfo, ServerReport};
 
 /// The model the window works with: a local GGUF, or a model on a server.
@@ -307,13 +309,22 @@ impl AppState {
     /// Opens `path` as the workspace: a fresh session (history, session grants) with the
     /// folder's saved grants and checkpoints.
     pub fn open_workspace(&self, path: &Path) -> Result<WorkspaceInfo, AppError> {
-        let workspace = Workspace::open(path)?;
+        self.begin(Workspace::open(path)?, &[])
+    }
+
+    /// A fresh session on `workspace`, taking up the conversation `earlier` records (if any),
+    /// and its transcript, which starts with those events.
+    fn begin(&self, workspace: Workspace, earlier: &[Event]) -> Result<WorkspaceInfo, AppError> {
         let mut session = hold(&self.session, TURN_RUNNING)?;
-        let opened = Session::new(
+        let mut opened = Session::new(
             workspace.clone(),
             SessionOptions::persistent(&workspace, self.toolbox.clone()),
         );
-        let transcript = Transcript::new(workspace.root());
+        let mut transcript = Transcript::new(workspace.root());
+        if !earlier.is_empty() {
+            opened.resume(history_from_events(earlier));
+            earlier.iter().for_each(|event| transcript.record(event));
+        }
         let root = workspace.root().to_path_buf();
         let info = WorkspaceInfo {
             name: root

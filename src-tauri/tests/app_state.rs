@@ -391,3 +391,68 @@ fn a_server_is_remembered_with_its_key_kept_apart_and_a_failed_connection_change
     let info = state.connect_server(&form(CallMode::Text, None)).unwrap();
     assert!(matches!(info, ModelInfo::Server { server } if server.has_key));
 }
+
+#[test]
+fn saved_conversations_are_listed_read_continued_and_deleted() {
+    use lantern_core::chats::transcripts_dir;
+    use lantern_core::event::{Event, FinishedReason, TranscriptWriter};
+    let dir = workspace();
+    let state = opened(dir.path());
+    let root = dir.path().canonicalize().unwrap();
+    let saved = transcripts_dir(&root).join("20261124-090000.000-1.jsonl");
+    let mut writer = TranscriptWriter::create(&saved).unwrap();
+    for event in [
+        Event::TurnStarted {
+            message: "What version is this?".into(),
+            model: "smollm2".into(),
+        },
+        Event::TextDelta {
+            step: 1,
+            text: "It is 1.4.2.".into(),
+        },
+        Event::TurnFinished {
+            reason: FinishedReason::Answer,
+            explanation: String::new(),
+            text: "It is 1.4.2.".into(),
+            steps: 1,
+        },
+    ] {
+        writer.write(&event).unwrap();
+    }
+    drop(writer);
+    let saved = saved.display().to_string();
+
+    let chats = state.chats().unwrap();
+    assert_eq!(chats.len(), 1, "{chats:?}");
+    assert_eq!(chats[0].first_message, "What version is this?");
+    assert_eq!(state.open_chat(&saved).unwrap().len(), 3);
+
+    let before = state.startup().workspace.unwrap().transcript;
+    let taken_up = state.continue_chat(&saved).unwrap();
+    assert_eq!(taken_up.events.len(), 3);
+    let current = taken_up.workspace.transcript;
+    assert_ne!(current, before, "it goes on in a new transcript");
+    assert_eq!(
+        lantern_core::event::load_transcript(Path::new(&current))
+            .unwrap()
+            .0
+            .len(),
+        3,
+        "which starts with the conversation so far"
+    );
+    let refused = state.delete_chat(&current).unwrap_err();
+    assert!(
+        refused.message.contains("in progress"),
+        "{}",
+        refused.message
+    );
+    state.delete_chat(&saved).unwrap();
+    assert!(!Path::new(&saved).exists());
+    assert_eq!(
+        state.delete_chat("/etc/passwd").unwrap_err().code,
+        ErrorCode::NotFound
+    );
+    let fresh = state.new_chat().unwrap();
+    assert_ne!(fresh.transcript, current);
+    state.delete_chat(&current).unwrap();
+}

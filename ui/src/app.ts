@@ -2,6 +2,7 @@
 // model, the assistant's turns, manual calls, settings) wired together; then start-up. The
 // panels are built before the parts they call, so those calls go through closures.
 
+import { Chats } from "./app/chats";
 import { AppError, backend } from "./ipc";
 import { ConfirmationDialog } from "./dialogs/confirm";
 import { confirmDiscard } from "./dialogs/discard";
@@ -64,7 +65,10 @@ export class App {
       send: (message) => void turns.send(message),
       stop: () => void turns.stop(),
       selectCall: (key) => inspector.select(key),
+      newChat: () => void chats.newChat(),
+      showChats: () => void chats.show(),
     });
+    const chats: Chats = new Chats({ chat, calls, inspector, toasts, modalHost: layout.modalHost, turnRunning: () => turns.running });
     const modelPanel = new ModelPanel(layout.pages.model, {
       load: (path) => void model.load(path),
       pick: () => void model.pick(),

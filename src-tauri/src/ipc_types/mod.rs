@@ -15,10 +15,11 @@ use crate::error::AppError;
 use crate::files::{SavedFile, TextFile, Tree};
 use crate::settings::Settings;
 use crate::state::{
-    ExportedTranscript, LoadProgress, ModelInfo, ModelList, ServerForm, ServerReport, Startup,
-    WorkspaceInfo,
+    ChatOpened, ExportedTranscript, LoadProgress, ModelInfo, ModelList, ServerForm, ServerReport,
+    Startup, WorkspaceInfo,
 };
 use lantern_core::agent::Answer;
+use lantern_core::chats::ChatSummary;
 use lantern_core::checkpoint::{Checkpoint, UndoConflict, UndoOutcome};
 use lantern_core::event::Event;
 use lantern_core::policy::Grant;
@@ -62,6 +63,8 @@ fn definitions() -> Map<String, Value> {
     add::<Checkpoint>(&mut generator);
     add::<UndoOutcome>(&mut generator);
     add::<ExportedTranscript>(&mut generator);
+    add::<ChatSummary>(&mut generator);
+    add::<ChatOpened>(&mut generator);
     add::<Settings>(&mut generator);
     // Command arguments.
     add::<Answer>(&mut generator);

@@ -69,6 +69,26 @@ export type CallPath =
    */
   | "native";
 
+/** A conversation taken up again: the session it now is, and what was said so far. */
+export interface ChatOpened {
+  workspace: WorkspaceInfo;
+  events: Event[];
+}
+
+/** One saved conversation. */
+export interface ChatSummary {
+  /** Its transcript. */
+  path: string;
+  /** The first message the user sent. */
+  first_message: string;
+  /** How many messages the user sent. */
+  turns: number;
+  /** The model of the first message. */
+  model: string;
+  /** When it was last written, in milliseconds since 1970. */
+  modified_ms: number;
+}
+
 /** One recorded write. */
 export interface Checkpoint {
   /** `cp-<n>`, increasing. */

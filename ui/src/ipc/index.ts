@@ -6,6 +6,8 @@ import type {
   AgentEvent,
   Answer,
   AppError as AppErrorPayload,
+  ChatOpened,
+  ChatSummary,
   Checkpoint,
   ErrorCode,
   ExportedTranscript,
@@ -81,6 +83,11 @@ export const COMMANDS = [
   "list_checkpoints",
   "undo",
   "export_transcript",
+  "new_chat",
+  "list_chats",
+  "open_chat",
+  "continue_chat",
+  "delete_chat",
   "update_settings",
 ] as const;
 
@@ -139,6 +146,11 @@ export const backend = {
   undo: (checkpoint: string | null) => call<UndoOutcome>("undo", { checkpoint }),
   /** Resolves with `null` when the user closes the save dialog. */
   exportTranscript: () => call<ExportedTranscript | null>("export_transcript"),
+  newChat: () => call<WorkspaceInfo>("new_chat"),
+  listChats: () => call<ChatSummary[]>("list_chats"),
+  openChat: (path: string) => call<AgentEvent[]>("open_chat", { path }),
+  continueChat: (path: string) => call<ChatOpened>("continue_chat", { path }),
+  deleteChat: (path: string) => call<void>("delete_chat", { path }),
   updateSettings: (settings: Settings) => call<Settings>("update_settings", { settings }),
 };
 

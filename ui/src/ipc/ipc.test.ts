@@ -56,6 +56,11 @@ describe("the IPC module", () => {
     await backend.listCheckpoints();
     await backend.undo(null);
     await backend.exportTranscript();
+    await backend.newChat();
+    await backend.listChats();
+    await backend.openChat("/t/a.jsonl");
+    await backend.continueChat("/t/a.jsonl");
+    await backend.deleteChat("/t/a.jsonl");
     await backend.updateSettings({ max_steps: 5, grammar: true, temperature: 0, context: null, tool_choice: "auto" });
     expect([...seen.keys()].sort()).toEqual([...COMMANDS].sort());
     // Tauri maps camelCase keys to the Rust parameters' snake_case names.
@@ -66,6 +71,7 @@ describe("the IPC module", () => {
     expect(seen.get("answer_confirmation")).toEqual({ id: 3, answer: { answer: "allow_once" } });
     expect(seen.get("undo")).toEqual({ checkpoint: null });
     expect(seen.get("connect_server")).toEqual({ form });
+    expect(seen.get("continue_chat")).toEqual({ path: "/t/a.jsonl" });
   });
 
   it("turns the backend's error into an AppError", async () => {

@@ -9,7 +9,13 @@ function setup() {
   document.body.append(root);
   const sent: string[] = [];
   const selected: string[] = [];
-  const chat = new ChatPanel(root, { send: (m) => sent.push(m), stop: () => sent.push("<stop>"), selectCall: (k) => selected.push(k) });
+  const chat = new ChatPanel(root, {
+    send: (m) => sent.push(m),
+    stop: () => sent.push("<stop>"),
+    selectCall: (k) => selected.push(k),
+    newChat: () => sent.push("<new chat>"),
+    showChats: () => sent.push("<chats>"),
+  });
   chat.setAvailability({ ready: true });
   return { root, chat, sent, selected };
 }
@@ -125,6 +131,32 @@ describe("ChatPanel", () => {
     expect(thought.open).toBe(false);
     expect(thought.textContent).toContain("A greeting.");
     expect(thought.nextElementSibling?.textContent?.trim()).toBe("Hello!");
+  });
+
+  it("replays a saved conversation as it went, and starts a new one on request", async () => {
+    const { root, chat, sent } = setup();
+    const log = new CallLog();
+    const parsed = { event: "call_parsed" as const, step: 1, call_id: "call-1", tool: "read_file", args: { path: "a.txt" }, reasoning: null, dialect: "native" as const, constrained: true, call_confidence: null, raw: "<TOOL_CALL>…</TOOL_CALL>", span: { start: 0, end: 10 }, response: "<TOOL_CALL>…</TOOL_CALL>", problems: [], via: "text" as const };
+    chat.replay(
+      [
+        { event: "turn_started", message: "What is in a.txt?", model: "smollm2" },
+        { event: "step_started", step: 1 },
+        parsed,
+        { event: "step_started", step: 2 },
+        { event: "text_delta", step: 2, text: "It says hello." },
+        { event: "turn_finished", reason: "answer", text: "It says hello.", steps: 2, explanation: "" },
+      ],
+      (event) => log.apply(event),
+    );
+    await frame();
+    expect(root.querySelector(".msg.user")?.textContent).toBe("What is in a.txt?");
+    expect(root.querySelector(".call-card")?.textContent).toContain("read_file");
+    expect(root.querySelector(".msg-text")?.textContent?.trim()).toBe("It says hello.");
+    expect(root.querySelector(".thinking")).toBeNull();
+    expect(log.all()).toHaveLength(1);
+    root.querySelector<HTMLButtonElement>(".new-chat")!.click();
+    root.querySelector<HTMLButtonElement>(".show-chats")!.click();
+    expect(sent).toEqual(["<new chat>", "<chats>"]);
   });
 
   it("says in plain words why a turn stopped", () => {

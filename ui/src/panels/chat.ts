@@ -12,6 +12,8 @@ export interface ChatActions {
   send: (message: string) => void;
   stop: () => void;
   selectCall: (key: string) => void;
+  newChat: () => void;
+  showChats: () => void;
 }
 
 export type ChatAvailability =
@@ -39,6 +41,7 @@ export class ChatPanel {
     h("div", { class: "context-meter-bar" }, this.meterBar),
     this.meterText,
   );
+  private readonly newChatButton: HTMLButtonElement;
   private reply: HTMLElement | null = null;
   private segment: { element: HTMLElement; text: string } | null = null;
   private renderQueued = false;
@@ -60,7 +63,9 @@ export class ChatPanel {
         this.submit();
       }
     });
-    root.append(this.log, h("div", { class: "chat-compose" }, this.input, h("div", { class: "chat-buttons" }, this.sendButton, this.stopButton)), this.meter, this.hint);
+    this.newChatButton = button("New chat", actions.newChat, { class: "small new-chat", title: "Start a new conversation; this one stays saved" });
+    const header = h("div", { class: "chat-header" }, this.newChatButton, button("Chats…", actions.showChats, { class: "small show-chats", title: "This folder's saved conversations" }));
+    root.append(header, this.log, h("div", { class: "chat-compose" }, this.input, h("div", { class: "chat-buttons" }, this.sendButton, this.stopButton)), this.meter, this.hint);
     this.renderEmpty();
   }
 
@@ -77,6 +82,7 @@ export class ChatPanel {
   private refreshControls(): void {
     const ready = this.availability.ready;
     this.sendButton.disabled = !ready || this.busy;
+    this.newChatButton.disabled = this.busy;
     this.sendButton.classList.toggle("hidden", this.busy);
     this.stopButton.classList.toggle("hidden", !this.busy);
     this.hint.textContent = this.availability.ready ? "" : this.availability.reason;
@@ -87,6 +93,19 @@ export class ChatPanel {
     if (!text || this.busy || !this.availability.ready) return;
     this.input.value = "";
     this.actions.send(text);
+  }
+
+  /** Shows a saved conversation as it went: `apply` turns each event into its call record. */
+  replay(events: AgentEvent[], apply: (event: AgentEvent) => CallRecord | null): void {
+    this.reset();
+    for (const event of events) {
+      if (event.event === "turn_started") this.startTurn(event.message);
+      this.event(event, apply(event));
+    }
+    this.stopThinkingTimer();
+    this.reply?.querySelector(".thinking")?.remove();
+    this.reply = null;
+    this.flushText();
   }
 
   /** What the empty chat offers to ask (made from the open project). */

@@ -35,6 +35,7 @@
 //! ```
 
 pub mod agent;
+pub mod chats;
 pub mod checkpoint;
 pub mod diagnostics;
 pub mod error;

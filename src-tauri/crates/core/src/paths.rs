@@ -89,10 +89,7 @@ pub fn workspace_key(root: &Path) -> String {
 /// A fresh transcript file for a run in the workspace at `root`.
 pub fn new_transcript_path(root: &Path) -> PathBuf {
     let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S%.3f");
-    data_dir()
-        .join("transcripts")
-        .join(workspace_key(root))
-        .join(format!("{stamp}-{}.jsonl", std::process::id()))
+    crate::chats::transcripts_dir(root).join(format!("{stamp}-{}.jsonl", std::process::id()))
 }
 
 /// Hex sha256 of some bytes.
