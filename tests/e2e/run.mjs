@@ -237,44 +237,19 @@ const tests = [
       const [tokens, size] = [used[1], used[2]].map((n) => Number(n.replaceAll(",", "")));
       assert(tokens > 1000 && tokens < size, `the meter counts the prompt, the call and its result: ${meter}`);
       await shot(session, "03-answer");
-    },
-  ],
-  [
-    "the app connected to a real llama-server takes a native tool call, runs it, and the inspector marks it native",
-    async () => {
-      // Gemma 3 270M makes the call natively; the default model answers in prose instead.
-      const baseUrl = await startLlamaServer("gemma-3-270m-q4_k_m.gguf");
-      const session = await launch(freshWorkspace());
-      await session.click('.side-tab[data-page="model"]');
-      await session.click('.provider-tab[data-provider="server"]');
-      await session.execute(
-        `document.querySelector('.server-url').value = arguments[0];
-         document.querySelector('.server-calls').value = 'native';`,
-        baseUrl,
-      );
-      await session.click(".server-test");
-      await session.waitFor("the test's report", async () => /models? listed/.test((await session.text(".server-status")) ?? ""), 60_000);
-      const report = await session.text(".server-status");
-      assert(/^1 model listed; tool calls: /.test(report), `the test lists the model and says how calls travel: ${report}`);
-      await session.click(".server-connect");
-      await session.waitFor("the server's model in use", () => session.execute("return document.querySelector('.model-chip').dataset.state === 'ready' && !!document.querySelector('.tool-calls-path');"), 60_000);
-      const path = await session.text(".tool-calls-path");
-      assert(path.startsWith("native"), `the Model page says calls are native: ${path}`);
-      await shot(session, "12-server-model");
-      await session.click('.side-tab[data-page="chat"]');
-      await askAndWaitForACall(session, "What is in package.json?");
-      await session.click(".call-card");
-      const detail = await session.text(".inspector-detail");
-      assert(detail.includes("native tool call (the server's tool_calls)"), `the inspector marks the call native: ${detail.slice(0, 300)}`);
-      assert(detail.includes("pieces streamed by the server"), "the raw pieces are there to open");
-      await session.click(".native-deltas summary");
-      await shot(session, "13-native-call");
-      // What a 270M base model makes of the result is its own affair; the turn must end in the
-      // chat, and no refused reply may be left there as text.
-      const ended = await session.execute("return !!document.querySelector('.msg.assistant .guard, .msg.assistant .msg-text');");
-      assert(ended, "the turn ended in the chat");
-      const soup = await session.execute("return [...document.querySelectorAll('.msg-text')].some(e => /<\\/?tool_/.test(e.textContent));");
-      assert(!soup, "no refused reply is shown as text");
+      // A new chat leaves this one saved: it is in the list, and can be taken up again.
+      await session.click(".new-chat");
+      await session.waitFor("an empty chat", async () => (await session.findAll(".msg.user")).length === 0);
+      await session.click(".show-chats");
+      await session.waitForElement(".chat-row");
+      const listed = await session.text(".chat-row .chat-first");
+      assert(listed === "What version is in package.json?", `the chat list names the conversation by its first message: ${listed}`);
+      await shot(session, "04-chats");
+      await session.click(".chat-row .chat-continue");
+      await session.waitFor("the conversation back in the chat", async () => (await session.text(".msg.user")) === "What version is in package.json?");
+      const cards = await session.findAll(".call-card");
+      assert(cards.length >= 1, "its call is back, for the inspector");
+      await shot(session, "05-continued");
     },
   ],
   [
@@ -440,6 +415,49 @@ const tests = [
       await writeCall(session, "read_file", { path: "README.md", start_line: 1, end_line: 5 });
       await session.waitFor("the read to finish", async () => (await selectedStatus(session)) === "ok");
       await shot(session, "07-light");
+    },
+  ],
+  [
+    "the app connected to a real llama-server takes a native tool call, runs it, and the inspector marks it native",
+    async () => {
+      // Gemma 3 270M makes the call natively; the default model answers in prose instead.
+      const baseUrl = await startLlamaServer("gemma-3-270m-q4_k_m.gguf");
+      const session = await launch(freshWorkspace());
+      await session.click('.side-tab[data-page="model"]');
+      await session.click('.provider-tab[data-provider="server"]');
+      await session.execute(
+        `document.querySelector('.server-url').value = arguments[0];
+         document.querySelector('.server-calls').value = 'native';`,
+        baseUrl,
+      );
+      await session.click(".server-test");
+      await session.waitFor("the test's report", async () => /models? listed/.test((await session.text(".server-status")) ?? ""), 60_000);
+      const report = await session.text(".server-status");
+      assert(/^1 model listed; tool calls: /.test(report), `the test lists the model and says how calls travel: ${report}`);
+      await session.click(".server-connect");
+      await session.waitFor("the server's model in use", () => session.execute("return document.querySelector('.model-chip').dataset.state === 'ready' && !!document.querySelector('.tool-calls-path');"), 60_000);
+      const path = await session.text(".tool-calls-path");
+      assert(path.startsWith("native"), `the Model page says calls are native: ${path}`);
+      await shot(session, "12-server-model");
+      await session.click('.side-tab[data-page="chat"]');
+      await askAndWaitForACall(session, "What is in package.json?");
+      await session.click(".call-card");
+      const detail = await session.text(".inspector-detail");
+      assert(detail.includes("native tool call (the server's tool_calls)"), `the inspector marks the call native: ${detail.slice(0, 300)}`);
+      assert(detail.includes("pieces streamed by the server"), "the raw pieces are there to open");
+      await session.click(".native-deltas summary");
+      await shot(session, "13-native-call");
+      // What a 270M base model makes of the result is its own affair; the turn must end in the
+      // chat, and no refused reply may be left there as text.
+      const ended = await session.execute("return !!document.querySelector('.msg.assistant .guard, .msg.assistant .msg-text');");
+      assert(ended, "the turn ended in the chat");
+      const soup = await session.execute("return [...document.querySelectorAll('.msg-text')].some(e => /<\\/?tool_/.test(e.textContent));");
+      assert(!soup, "no refused reply is shown as text");
+      // The window remembers the provider: back to the local model, for the windows after this.
+      await session.click('.side-tab[data-page="model"]');
+      await session.click('.provider-tab[data-provider="local"]');
+      await session.execute("[...document.querySelectorAll('.provider-local button')].find(b => b.textContent === 'Load the default model').click();");
+      await session.waitFor("the default model back", async () => /smollm2/i.test((await session.text(".model-chip")) ?? "") && (await session.execute("return document.querySelector('.model-chip').dataset.state === 'ready';")), MODEL_MS);
     },
   ],
 ];
