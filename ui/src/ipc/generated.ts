@@ -267,7 +267,14 @@ export type Event =
    * The last step filled most of the context: the results of earlier turns' calls were
    * shortened to one line each before this step (the full results stay in the transcript).
    */
-  | { event: "context_compacted"; step: number; results_shortened: number }
+  | {
+      event: "context_compacted";
+      step: number;
+      results_shortened: number;
+      /** Messages of earlier turns replaced by the summary the model wrote of them. */
+      messages_summarised: number;
+      summary?: string | null;
+    }
   | {
       event: "turn_finished";
       reason: FinishedReason;

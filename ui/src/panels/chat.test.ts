@@ -159,6 +159,19 @@ describe("ChatPanel", () => {
     expect(sent).toEqual(["<new chat>", "<chats>"]);
   });
 
+  it("says when earlier steps were shortened or summarised, with the summary one click away", () => {
+    const { root, chat } = setup();
+    chat.startTurn("And the name?");
+    chat.event({ event: "context_compacted", step: 1, results_shortened: 2, messages_summarised: 0 }, null);
+    chat.event({ event: "context_compacted", step: 2, results_shortened: 0, messages_summarised: 4, summary: "The version is 2.4.1." }, null);
+    const notes = [...root.querySelectorAll(".note")];
+    expect(notes.map((n) => n.querySelector("summary")?.textContent ?? n.textContent)).toEqual([
+      "Earlier tool results were shortened to one line each to fit the model's context (2); the transcript keeps them whole.",
+      "Earlier steps were summarised to fit the model's context (4 messages); the transcript keeps them whole.",
+    ]);
+    expect(notes[1]?.textContent).toContain("The version is 2.4.1.");
+  });
+
   it("says in plain words why a turn stopped", () => {
     const { root, chat } = setup();
     chat.startTurn("loop please");

@@ -195,7 +195,19 @@ export class ChatPanel {
         if (event.thinking) this.showThought(event.thinking);
         break;
       case "context_compacted":
-        this.insertBeforeThinking(h("div", { class: "note muted small", text: `Earlier tool results were shortened to one line each to fit the model's context (${event.results_shortened}); the transcript keeps them whole.` }));
+        if (event.results_shortened > 0) {
+          this.insertBeforeThinking(h("div", { class: "note muted small", text: `Earlier tool results were shortened to one line each to fit the model's context (${event.results_shortened}); the transcript keeps them whole.` }));
+        }
+        if (event.messages_summarised > 0) {
+          this.insertBeforeThinking(
+            h(
+              "details",
+              { class: "note muted small summarised" },
+              h("summary", { text: `Earlier steps were summarised to fit the model's context (${event.messages_summarised} messages); the transcript keeps them whole.` }),
+              h("div", { class: "thought-text", text: event.summary ?? "" }),
+            ),
+          );
+        }
         break;
       case "context_trimmed":
         this.insertBeforeThinking(h("div", { class: "note muted small", text: `Older messages were left out to fit the model's context (${event.messages_dropped}).` }));

@@ -104,11 +104,20 @@ impl Human {
                 eprintln!("  (dropped the {messages_dropped} oldest messages to fit the context)");
             }
             Event::ContextCompacted {
-                results_shortened, ..
+                results_shortened,
+                messages_summarised,
+                ..
             } => {
-                eprintln!(
-                    "  (shortened {results_shortened} earlier tool results to one line each to fit the context)"
-                );
+                if *results_shortened > 0 {
+                    eprintln!(
+                        "  (shortened {results_shortened} earlier tool results to one line each to fit the context)"
+                    );
+                }
+                if *messages_summarised > 0 {
+                    eprintln!(
+                        "  (earlier steps were summarised: {messages_summarised} messages replaced by the model's summary to fit the context)"
+                    );
+                }
             }
             Event::TurnFinished {
                 reason,

@@ -162,6 +162,11 @@ pub enum Event {
     ContextCompacted {
         step: usize,
         results_shortened: usize,
+        /// Messages of earlier turns replaced by the summary the model wrote of them.
+        #[serde(default)]
+        messages_summarised: usize,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        summary: Option<String>,
     },
     TurnFinished {
         reason: FinishedReason,

@@ -814,13 +814,14 @@ impl Model for Crowded {
 }
 
 #[test]
-fn a_nearly_full_context_shortens_earlier_turns_results_and_says_so() {
+fn a_nearly_full_context_shortens_earlier_results_then_summarises_earlier_turns_and_says_so() {
     let dir = workspace();
     let mut s = session(dir.path());
     let mut model = Crowded(ScriptedModel::new(vec![
         call("read_file", r#"{"path": "package.json"}"#),
         "2.4.1".into(),
         call("read_file", r#"{"path": "src/lib.rs"}"#),
+        "The user asked for the version in package.json: 2.4.1.".into(),
         "parse_config".into(),
     ]));
     let mut events = Vec::new();
@@ -833,33 +834,50 @@ fn a_nearly_full_context_shortens_earlier_turns_results_and_says_so() {
             &CancelToken::new(),
         );
     }
-    let compacted: Vec<(usize, usize)> = events
+    let compacted: Vec<(usize, usize, usize)> = events
         .iter()
         .filter_map(|e| match e {
             Event::ContextCompacted {
                 step,
                 results_shortened,
-            } => Some((*step, *results_shortened)),
+                messages_summarised,
+                ..
+            } => Some((*step, *results_shortened, *messages_summarised)),
             _ => None,
         })
         .collect();
-    // The first turn's result, once, at the second turn's first step.
-    assert_eq!(compacted, [(1, 1)]);
+    // The second turn: its first step shortens the first turn's result; with nothing left to
+    // shorten, its second step has the first turn summarised.
+    assert_eq!(compacted, [(1, 1, 0), (2, 0, 4)]);
     let seen = &model.0.seen;
+    let shortened: Vec<&str> = seen[2]
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .map(|m| m.content.as_str())
+        .collect();
+    assert_eq!(shortened.len(), 1);
+    assert!(
+        shortened[0].contains("\"summary\":\"package.json, 1 lines\""),
+        "{}",
+        shortened[0]
+    );
     let last = seen.last().unwrap();
+    assert_eq!(last[0].role, Role::System, "the system prompt stays");
+    assert!(last[1]
+        .content
+        .contains("The user asked for the version in package.json: 2.4.1."));
+    assert_eq!(
+        last[3].content, "what is in lib.rs?",
+        "the current turn stays"
+    );
     let results: Vec<&str> = last
         .iter()
         .filter(|m| m.role == Role::Tool)
         .map(|m| m.content.as_str())
         .collect();
-    assert_eq!(results.len(), 2);
+    assert_eq!(results.len(), 1);
     assert!(
-        results[0].contains("\"summary\":\"package.json, 1 lines\""),
-        "{}",
-        results[0]
-    );
-    assert!(
-        results[1].contains("parse_config"),
+        results[0].contains("parse_config"),
         "this turn's result is whole"
     );
     // The full result is still in the events (and so in the transcript).

@@ -1,10 +1,19 @@
-//! Compaction before the wall, its first stage: when the last step filled most of the model's
-//! context, the results of the calls of earlier turns are shortened to one line each ("12 files
-//! in src", "src/a.ts, 120 lines") before the next step, so the conversation goes on instead of
-//! having its oldest turns dropped. The calls stay, and so does the current turn; the full
-//! results stay in the transcript (the events hold them).
+//! Compaction before the wall. When the last step filled most of the model's context, before
+//! the next step:
+//!
+//! 1. the results of the calls of earlier turns are shortened to one line each ("12 files in
+//!    src", "src/a.ts, 120 lines"); the calls stay;
+//! 2. when there is nothing left to shorten, the earlier turns are replaced by a summary the
+//!    loaded model writes of them (bounded), as one exchange: never the system prompt, never the
+//!    current turn;
+//! 3. what still does not fit is dropped from the front by the backend (`context_trimmed`).
+//!
+//! Each is an event the chat shows; the transcript keeps everything whole (the events hold it).
 
-use crate::model::Message;
+use crate::model::{
+    CancelToken, Flow, GenerateRequest, Message, Model, ModelError, Role, ToolChoice,
+};
+use crate::protocol::markers::leading_system_messages;
 use serde_json::{json, Value};
 
 /// The share of the context past which old results are shortened before the next step.
@@ -72,6 +81,94 @@ pub fn shorten_old_results(history: &mut [Message], before: usize) -> usize {
     count
 }
 
+/// What the model is asked when it summarises.
+const SUMMARY_PROMPT: &str = "Summarise the conversation below for yourself, in at most five short lines: what the user asked, which files were read, searched or changed, and what was found or answered. Keep file names, numbers and names exactly. Plain text, no tags.";
+
+/// How the summary opens, in the history: the model reads it as what came before.
+pub const SUMMARY_PREFIX: &str = "Earlier in this conversation (summarised to save context):";
+
+/// The model's side of the summary exchange, so user and assistant still alternate.
+const SUMMARY_ACK: &str = "Noted; I will go on from there.";
+
+/// The most of the earlier conversation the model is shown to summarise (its end is kept).
+const MAX_SUMMARY_INPUT_CHARS: usize = 4000;
+/// The most a result is quoted with, in that text.
+const MAX_QUOTED_RESULT_CHARS: usize = 300;
+/// The longest summary.
+const SUMMARY_TOKENS: usize = 160;
+
+/// Replaces the earlier turns (`history[opening..before]`) with a summary `model` writes of
+/// them; returns how many messages it replaced and the summary. Nothing happens when there is
+/// nothing to summarise (no earlier turn, or only an earlier summary) or the model wrote none.
+pub fn summarise_earlier_turns(
+    history: &mut Vec<Message>,
+    before: usize,
+    model: &mut dyn Model,
+    cancel: &CancelToken,
+) -> Result<Option<(usize, String)>, ModelError> {
+    let opening = leading_system_messages(history);
+    let before = before.min(history.len());
+    if before <= opening {
+        return Ok(None);
+    }
+    let earlier = &history[opening..before];
+    let only_a_summary = earlier.len() <= 2 && earlier[0].content.starts_with(SUMMARY_PREFIX);
+    if earlier.len() < 2 || only_a_summary {
+        return Ok(None);
+    }
+    let messages = [
+        Message::new(Role::System, SUMMARY_PROMPT),
+        Message::new(Role::User, conversation_text(earlier)),
+    ];
+    let request = GenerateRequest {
+        messages: &messages,
+        tools: &[],
+        paths: None,
+        files: None,
+        stop: &[],
+        tool_choice: ToolChoice::None,
+        max_tokens: SUMMARY_TOKENS,
+        cancel,
+    };
+    let generation = model.generate(&request, &mut |_| Flow::Continue)?;
+    let summary = crate::protocol::parse(&generation.text).text;
+    if summary.is_empty() {
+        return Ok(None);
+    }
+    let replaced = earlier.len();
+    history.splice(
+        opening..before,
+        [
+            Message::new(Role::User, format!("{SUMMARY_PREFIX}\n{summary}")),
+            Message::new(Role::Assistant, SUMMARY_ACK),
+        ],
+    );
+    Ok(Some((replaced, summary)))
+}
+
+/// The earlier conversation as plain lines for the summary, results quoted short, its end kept
+/// when it is long.
+fn conversation_text(messages: &[Message]) -> String {
+    let lines: Vec<String> = messages
+        .iter()
+        .map(|m| match m.role {
+            Role::User => format!("User: {}", m.content),
+            Role::Assistant => format!("Assistant: {}", m.content),
+            Role::Tool => {
+                let quoted: String = m.content.chars().take(MAX_QUOTED_RESULT_CHARS).collect();
+                format!("Tool result: {quoted}")
+            }
+            Role::System => format!("Note: {}", m.content),
+        })
+        .collect();
+    let text = lines.join("\n");
+    let count = text.chars().count();
+    if count <= MAX_SUMMARY_INPUT_CHARS {
+        return text;
+    }
+    text.chars().skip(count - MAX_SUMMARY_INPUT_CHARS).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,5 +210,42 @@ mod tests {
         );
         assert_eq!(shorten_old_results(&mut history, 3), 0);
         assert_eq!(history[0].content, "tools");
+    }
+
+    #[test]
+    fn earlier_turns_become_one_summary_exchange_and_are_not_summarised_twice() {
+        use crate::model::ScriptedModel;
+        let mut history = vec![
+            Message::new(Role::System, "tools"),
+            Message::new(Role::User, "What version is in package.json?"),
+            Message::assistant_call("call-1", "<TOOL_CALL>{}</TOOL_CALL>"),
+            Message::tool_result("call-1", "{\"success\":true}"),
+            Message::new(Role::Assistant, "It is 2.4.1."),
+            Message::new(Role::User, "And the name?"),
+        ];
+        let mut model = ScriptedModel::new(["The user asked for the version: 2.4.1."]);
+        let cancel = CancelToken::new();
+        let done = summarise_earlier_turns(&mut history, 5, &mut model, &cancel).unwrap();
+        assert_eq!(
+            done,
+            Some((4, "The user asked for the version: 2.4.1.".to_string()))
+        );
+        assert_eq!(history.len(), 4);
+        assert_eq!(history[0].content, "tools", "the system prompt stays");
+        assert!(history[1].content.starts_with(SUMMARY_PREFIX));
+        assert_eq!(history[2].role, Role::Assistant);
+        assert_eq!(
+            history[3].content, "And the name?",
+            "the current turn stays"
+        );
+        // What the model was asked: the earlier turns, not the current one.
+        let asked = &model.seen[0][1].content;
+        assert!(asked.contains("User: What version is in package.json?"));
+        assert!(!asked.contains("And the name?"));
+        // A summary alone is not summarised again.
+        assert_eq!(
+            summarise_earlier_turns(&mut history, 3, &mut model, &cancel).unwrap(),
+            None
+        );
     }
 }

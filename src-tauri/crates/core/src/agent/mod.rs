@@ -154,7 +154,7 @@ impl Session {
             self.known_paths = Some(known);
         }
         self.history.push(Message::new(Role::User, message));
-        let turn_start = self.history.len() - 1;
+        let mut turn_start = self.history.len() - 1;
         let mut last_calls: Vec<(String, Value)> = Vec::new();
         let mut protocol_errors = 0;
         let mut steps = 0;
@@ -173,10 +173,26 @@ impl Session {
                 .is_some_and(|f| f >= compaction::COMPACT_AT)
             {
                 let shortened = compaction::shorten_old_results(&mut self.history, turn_start);
-                if shortened > 0 {
+                let summarised = match shortened {
+                    0 => compaction::summarise_earlier_turns(
+                        &mut self.history,
+                        turn_start,
+                        model,
+                        cancel,
+                    )
+                    .unwrap_or(None),
+                    _ => None,
+                };
+                if let Some((replaced, _)) = &summarised {
+                    // The current turn moved up by what the summary replaced.
+                    turn_start = turn_start + 2 - replaced;
+                }
+                if shortened > 0 || summarised.is_some() {
                     emit(&Event::ContextCompacted {
                         step: steps,
                         results_shortened: shortened,
+                        messages_summarised: summarised.as_ref().map_or(0, |s| s.0),
+                        summary: summarised.map(|s| s.1),
                     });
                 }
             }
