@@ -10,6 +10,8 @@
 //!
 //! Each is an event the chat shows; the transcript keeps everything whole (the events hold it).
 
+use super::Session;
+use crate::event::Event;
 use crate::model::{
     CancelToken, Flow, GenerateRequest, Message, Model, ModelError, Role, ToolChoice,
 };
@@ -18,6 +20,41 @@ use serde_json::{json, Value};
 
 /// The share of the context past which old results are shortened before the next step.
 pub const COMPACT_AT: f64 = 0.75;
+
+impl Session {
+    /// Compacts the history before step `step` of the turn that starts at `turn_start`: the
+    /// first stage that frees something, said in a `context_compacted` event. Returns where the
+    /// turn starts now (a summary replaces several messages with two).
+    pub(super) fn compact(
+        &mut self,
+        step: usize,
+        turn_start: usize,
+        model: &mut dyn Model,
+        cancel: &CancelToken,
+        emit: &mut dyn FnMut(&Event),
+    ) -> usize {
+        let shortened = shorten_old_results(&mut self.history, turn_start);
+        let summarised = match shortened {
+            // A model that cannot summarise leaves the history as it is; the backend then
+            // drops what does not fit.
+            0 => summarise_earlier_turns(&mut self.history, turn_start, model, cancel)
+                .unwrap_or(None),
+            _ => None,
+        };
+        if shortened > 0 || summarised.is_some() {
+            emit(&Event::ContextCompacted {
+                step,
+                results_shortened: shortened,
+                messages_summarised: summarised.as_ref().map_or(0, |s| s.0),
+                summary: summarised.as_ref().map(|s| s.1.clone()),
+            });
+        }
+        match summarised {
+            Some((replaced, _)) => turn_start + 2 - replaced,
+            None => turn_start,
+        }
+    }
+}
 
 /// What a shortened result says about itself.
 const SHORTENED: &str = "to save context; the full result is no longer shown";

@@ -172,29 +172,7 @@ impl Session {
                 .take()
                 .is_some_and(|f| f >= compaction::COMPACT_AT)
             {
-                let shortened = compaction::shorten_old_results(&mut self.history, turn_start);
-                let summarised = match shortened {
-                    0 => compaction::summarise_earlier_turns(
-                        &mut self.history,
-                        turn_start,
-                        model,
-                        cancel,
-                    )
-                    .unwrap_or(None),
-                    _ => None,
-                };
-                if let Some((replaced, _)) = &summarised {
-                    // The current turn moved up by what the summary replaced.
-                    turn_start = turn_start + 2 - replaced;
-                }
-                if shortened > 0 || summarised.is_some() {
-                    emit(&Event::ContextCompacted {
-                        step: steps,
-                        results_shortened: shortened,
-                        messages_summarised: summarised.as_ref().map_or(0, |s| s.0),
-                        summary: summarised.map(|s| s.1),
-                    });
-                }
+                turn_start = self.compact(steps, turn_start, model, cancel, emit);
             }
 
             let mut parser = TurnParser::new();
