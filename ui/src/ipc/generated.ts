@@ -262,7 +262,16 @@ export type Event =
       execution_time_ms: number;
       result: ToolResult;
     }
-  | { event: "context_trimmed"; step: number; messages_dropped: number }
+  | {
+      event: "context_trimmed";
+      step: number;
+      messages_dropped: number;
+      /**
+       * Tool results cut (in what the model was shown) because, with nothing older left to
+       * drop, the conversation still did not fit.
+       */
+      results_cut: number;
+    }
   /**
    * The last step filled most of the context: the results of earlier turns' calls were
    * shortened to one line each before this step (the full results stay in the transcript).

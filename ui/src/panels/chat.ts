@@ -210,7 +210,12 @@ export class ChatPanel {
         }
         break;
       case "context_trimmed":
-        this.insertBeforeThinking(h("div", { class: "note muted small", text: `Older messages were left out to fit the model's context (${event.messages_dropped}).` }));
+        if (event.messages_dropped > 0) {
+          this.insertBeforeThinking(h("div", { class: "note muted small", text: `Older messages were left out to fit the model's context (${event.messages_dropped}).` }));
+        }
+        if (event.results_cut > 0) {
+          this.insertBeforeThinking(h("div", { class: "note muted small", text: `A tool result was too long for the model's context and was cut in what it was shown (${event.results_cut} cut); the transcript keeps it whole.` }));
+        }
         break;
       case "turn_finished":
         this.flushText();

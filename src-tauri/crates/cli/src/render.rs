@@ -99,9 +99,20 @@ impl Human {
                 }
             }
             Event::ContextTrimmed {
-                messages_dropped, ..
+                messages_dropped,
+                results_cut,
+                ..
             } => {
-                eprintln!("  (dropped the {messages_dropped} oldest messages to fit the context)");
+                if *messages_dropped > 0 {
+                    eprintln!(
+                        "  (dropped the {messages_dropped} oldest messages to fit the context)"
+                    );
+                }
+                if *results_cut > 0 {
+                    eprintln!(
+                        "  (cut a tool result too long for the context, {results_cut} times)"
+                    );
+                }
             }
             Event::ContextCompacted {
                 results_shortened,

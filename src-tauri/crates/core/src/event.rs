@@ -156,6 +156,10 @@ pub enum Event {
     ContextTrimmed {
         step: usize,
         messages_dropped: usize,
+        /// Tool results cut (in what the model was shown) because, with nothing older left to
+        /// drop, the conversation still did not fit.
+        #[serde(default)]
+        results_cut: usize,
     },
     /// The last step filled most of the context: the results of earlier turns' calls were
     /// shortened to one line each before this step (the full results stay in the transcript).

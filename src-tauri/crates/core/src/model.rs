@@ -218,6 +218,9 @@ pub struct Generation {
     pub tokens_generated: Option<usize>,
     /// Messages dropped from the front of the conversation to fit the context, if any.
     pub messages_trimmed: usize,
+    /// Tool results cut in what the model was shown, when nothing was left to drop.
+    #[serde(default)]
+    pub results_cut: usize,
     /// Tokens the context holds after this step (the prompt and the reply), if known.
     pub context_used: Option<usize>,
     /// Tokens the context holds at most, if known.
@@ -243,6 +246,7 @@ impl Generation {
             tokens_evaluated: None,
             tokens_generated: None,
             messages_trimmed: 0,
+            results_cut: 0,
             context_used: None,
             context_size: None,
             native_deltas: Vec::new(),

@@ -56,6 +56,34 @@ impl Session {
     }
 }
 
+/// What a result cut to fit the context says about itself.
+const CUT_NOTE: &str = "[the rest was cut to fit the model's context]";
+/// A result shorter than this is not cut further.
+const MIN_CUT_CHARS: usize = 200;
+
+/// A result, as the model reads it, with half of what it holds cut (a file's content, or the
+/// text itself), or `None` when it is too short to cut. For the backend's last resort, when a
+/// conversation with nothing left to drop still does not fit its context.
+pub fn cut_to_fit(result: &str) -> Option<String> {
+    fn half(text: &str) -> Option<String> {
+        let count = text.chars().count();
+        (count > MIN_CUT_CHARS).then(|| {
+            let kept: String = text.chars().take(count / 2).collect();
+            format!("{kept}\n… {CUT_NOTE}")
+        })
+    }
+    if let Ok(mut value) = serde_json::from_str::<Value>(result) {
+        if let Some(content) = value["data"]["content"].as_str() {
+            if let Some(cut) = half(content) {
+                value["data"]["content"] = Value::String(cut);
+                value["data"]["cut_to_fit"] = Value::Bool(true);
+                return Some(value.to_string());
+            }
+        }
+    }
+    half(result)
+}
+
 /// What a shortened result says about itself.
 const SHORTENED: &str = "to save context; the full result is no longer shown";
 
@@ -247,6 +275,27 @@ mod tests {
         );
         assert_eq!(shorten_old_results(&mut history, 3), 0);
         assert_eq!(history[0].content, "tools");
+    }
+
+    #[test]
+    fn a_result_too_big_for_the_context_is_cut_in_half_until_it_is_short() {
+        let content = "line\n".repeat(200);
+        let read = json!({"success": true, "data": {"path": "big.txt", "content": content, "total_lines": 200}}).to_string();
+        let once: Value = serde_json::from_str(&cut_to_fit(&read).unwrap()).unwrap();
+        let kept = once["data"]["content"].as_str().unwrap();
+        assert!(
+            kept.starts_with("line\nline\n") && kept.ends_with(CUT_NOTE),
+            "{kept}"
+        );
+        assert!(kept.len() < 600);
+        assert_eq!(once["data"]["cut_to_fit"], true);
+        assert_eq!(
+            once["data"]["path"], "big.txt",
+            "the rest of the result stays"
+        );
+        let plain = "x".repeat(1000);
+        assert!(cut_to_fit(&plain).unwrap().starts_with(&"x".repeat(500)));
+        assert_eq!(cut_to_fit("short"), None);
     }
 
     #[test]

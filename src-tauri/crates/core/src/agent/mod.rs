@@ -18,6 +18,7 @@ mod resume;
 mod texts;
 
 pub use calls::{Answer, CallOutcome, Confirmer, FixedAnswer, PermissionRequest, Refusal};
+pub use compaction::cut_to_fit;
 pub use config::AgentConfig;
 pub use resume::history_from_events;
 use texts::VisibleTexts;
@@ -213,10 +214,11 @@ impl Session {
                 Ok(g) => g,
                 Err(e) => break (FinishedReason::Error, e.0),
             };
-            if generation.messages_trimmed > 0 {
+            if generation.messages_trimmed > 0 || generation.results_cut > 0 {
                 emit(&Event::ContextTrimmed {
                     step: steps,
                     messages_dropped: generation.messages_trimmed,
+                    results_cut: generation.results_cut,
                 });
             }
             if let (Some(used), Some(size)) = (generation.context_used, generation.context_size) {

@@ -31,15 +31,20 @@ impl LocalModel {
 
     /// Renders and tokenizes `messages`, dropping the oldest turns (never the opening system
     /// messages, never the last message) until the prompt leaves room for `reserve` new tokens.
+    /// When nothing is left to drop, the longest tool result still shown is cut in half (see
+    /// [`cut_to_fit`]) until it fits. Returns the tokens, the messages dropped and the results
+    /// cut.
     pub(super) fn prompt_that_fits(
         &self,
         messages: &[Message],
         reserve: usize,
-    ) -> Result<(Vec<LlamaToken>, usize), ModelError> {
+    ) -> Result<(Vec<LlamaToken>, usize, usize), ModelError> {
         let n_ctx = self.facts.context as usize;
         let reserve = reserve.min(n_ctx / 4);
         let fixed = leading_system_messages(messages);
+        let mut messages = messages.to_vec();
         let mut start = fixed;
+        let mut cut = 0;
         loop {
             let kept: Vec<Message> = messages[..fixed]
                 .iter()
@@ -48,9 +53,19 @@ impl LocalModel {
                 .collect();
             let tokens = self.tokenize(&self.render(&kept)?);
             if tokens.len() + reserve <= n_ctx {
-                return Ok((tokens, start - fixed));
+                return Ok((tokens, start - fixed, cut));
             }
             if start + 1 >= messages.len() {
+                let longest = (start..messages.len())
+                    .filter(|&i| messages[i].role == Role::Tool)
+                    .max_by_key(|&i| messages[i].content.len());
+                if let Some(shorter) =
+                    longest.and_then(|i| Some((i, cut_to_fit(&messages[i].content)?)))
+                {
+                    messages[shorter.0].content = shorter.1;
+                    cut += 1;
+                    continue;
+                }
                 return Err(ModelError(format!(
                     "The conversation does not fit in the model's context: {} tokens with {reserve} kept free for the reply, the context holds {n_ctx}. Start a new conversation, shorten the message, or load the model with a larger context.",
                     tokens.len()

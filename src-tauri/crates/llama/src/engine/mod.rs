@@ -18,6 +18,7 @@ use crate::decide::{
 };
 use crate::grammar::{call_grammar, CallShape};
 use crate::utf8::Utf8Stream;
+use lantern_core::agent::cut_to_fit;
 use lantern_core::model::{
     CancelToken, FinishReason, Flow, GenerateRequest, Generation, GenerationOptions, Message,
     Model, ModelError, Role, ToolChoice,
@@ -140,6 +141,8 @@ pub struct StepStats {
     pub tokens_reused: usize,
     pub tokens_generated: usize,
     pub messages_trimmed: usize,
+    /// Tool results cut to make the prompt fit.
+    pub results_cut: usize,
     /// Path arguments chosen among the workspace's paths.
     pub grounded_paths: usize,
     pub prompt_ms: f64,
@@ -256,9 +259,10 @@ impl Model for LocalModel {
             None
         };
 
-        let (tokens, trimmed) = self.prompt_that_fits(request.messages, request.max_tokens)?;
+        let (tokens, trimmed, cut) = self.prompt_that_fits(request.messages, request.max_tokens)?;
         stats.prompt_tokens = tokens.len();
         stats.messages_trimmed = trimmed;
+        stats.results_cut = cut;
         let held = self
             .hold_opening(request.messages, &tokens, cancel)
             .and_then(|opening| Ok((opening, self.evaluate(&tokens, cancel)?)));
@@ -516,6 +520,7 @@ impl LocalModel {
             tokens_evaluated: Some(stats.tokens_evaluated),
             tokens_generated: Some(stats.tokens_generated),
             messages_trimmed: stats.messages_trimmed,
+            results_cut: stats.results_cut,
             context_used: Some(stats.prompt_tokens + stats.tokens_generated),
             context_size: Some(self.facts.context as usize),
             ..Generation::text("", finish)
