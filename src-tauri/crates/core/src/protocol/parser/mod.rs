@@ -58,57 +58,36 @@ pub fn parse(text: &str) -> Turn {
         Thought::Open { inner } => (Some(text[inner..].trim()), text.len()),
         Thought::None => (None, 0),
     };
-    let thinking = thinking.map(str::to_owned);
-    if let bare::Start::Call(first) = bare::call_at_start(text, from, true) {
+    let turn = |text_before: &str, call: Option<(read::CallRead, usize)>| {
         let mut problems = Vec::new();
-        let call = match first.call {
-            Ok(call) => Some(call),
-            Err(problem) => {
-                problems.push(problem);
-                None
-            }
-        };
-        problems.extend(first.extra);
-        problems.extend(check_rest(text, first.end));
-        return Turn {
+        let call = call.and_then(|(first, rest)| {
+            problems.extend(first.extra);
+            problems.extend(check_rest(text, rest));
+            first
+                .call
+                .map_err(|problem| problems.insert(0, problem))
+                .ok()
+        });
+        Turn {
             raw: text.to_owned(),
-            text: String::new(),
+            text: text_before.trim().to_owned(),
             call,
             problems,
-            thinking,
+            thinking: thinking.map(str::to_owned),
             reply_start: from,
-        };
+        }
+    };
+    if let bare::Start::Call(first) = bare::call_at_start(text, from, true) {
+        let rest = first.end;
+        return turn("", Some((first, rest)));
     }
     let Search::Found(opener) = find_opener(text, from, true) else {
-        return Turn {
-            raw: text.to_owned(),
-            text: text[from..].trim().to_owned(),
-            call: None,
-            problems: Vec::new(),
-            thinking,
-            reply_start: from,
-        };
+        return turn(&text[from..], None);
     };
     let opener = settle_fence(text, opener);
     let first = read_call(text, &opener, true);
-    let mut problems = Vec::new();
-    let call = match first.call {
-        Ok(call) => Some(call),
-        Err(problem) => {
-            problems.push(problem);
-            None
-        }
-    };
-    problems.extend(first.extra);
-    problems.extend(check_rest(text, past_fence(text, first.end, opener.fenced)));
-    Turn {
-        raw: text.to_owned(),
-        text: text[from..opener.start].trim().to_owned(),
-        call,
-        problems,
-        thinking,
-        reply_start: from,
-    }
+    let rest = past_fence(text, first.end, opener.fenced);
+    turn(&text[from..opener.start], Some((first, rest)))
 }
 
 const THINK_OPEN: &str = "<think>";
