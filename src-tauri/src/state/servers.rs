@@ -75,38 +75,22 @@ impl AppState {
     /// Lists the server's models and, when the chosen one (or, with none chosen, the first) is
     /// among them, asks which path tool calls take with it. The window's model is not changed.
     pub fn test_server(&self, form: &ServerForm) -> Result<ServerReport, AppError> {
-        let models = self.server_models(form)?;
-        let model = match form.model.trim() {
-            "" => models.first().cloned().unwrap_or_default(),
-            named => named.to_string(),
+        let check = lantern_providers::check_server(&self.spec(form, CallMode::Auto))
+            .map_err(model_error)?;
+        let why = match (&check.detection, check.model.is_empty()) {
+            (Some(detection), _) => detection.why.clone(),
+            (None, true) => "The server offers no model.".to_string(),
+            (None, false) => format!(
+                "The server does not offer a model named \"{}\".",
+                check.model
+            ),
         };
-        let model_listed = models.contains(&model);
-        if !model_listed {
-            let why = if model.is_empty() {
-                "The server offers no model.".to_string()
-            } else {
-                format!("The server does not offer a model named \"{model}\".")
-            };
-            return Ok(ServerReport {
-                models,
-                model,
-                model_listed,
-                calls: None,
-                why,
-            });
-        }
-        let tested = ServerForm {
-            model: model.clone(),
-            ..form.clone()
-        };
-        let spec = self.spec(&tested, CallMode::Auto);
-        let (_, detection) = lantern_providers::open_server(&spec).map_err(model_error)?;
         Ok(ServerReport {
-            models,
-            model,
-            model_listed,
-            calls: Some(detection.path),
-            why: detection.why,
+            models: check.models,
+            model: check.model,
+            model_listed: check.listed,
+            calls: check.detection.map(|d| d.path),
+            why,
         })
     }
 

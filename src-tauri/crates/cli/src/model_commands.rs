@@ -41,13 +41,8 @@ fn probe_server(spec: &lantern_providers::ServerSpec, json: bool) -> Result<u8, 
         code: 1,
         message: e.0,
     };
-    let models = lantern_providers::server_models(spec).map_err(failed)?;
-    let listed = models.contains(&spec.model);
-    let detection = if listed {
-        Some(lantern_providers::open_server(spec).map_err(failed)?.1)
-    } else {
-        None
-    };
+    let check = lantern_providers::check_server(spec).map_err(failed)?;
+    let (models, listed, detection) = (check.models, check.listed, check.detection);
     let path = detection.as_ref().map(|d| match d.path {
         lantern_core::model::CallPath::Native => "native",
         lantern_core::model::CallPath::Text => "text",

@@ -108,6 +108,44 @@ pub fn server_models(spec: &ServerSpec) -> Result<Vec<String>, ModelError> {
     OpenAiModel::new(options)?.list_models()
 }
 
+/// What asking a server about one of its models found.
+pub struct ServerCheck {
+    /// The models the server lists.
+    pub models: Vec<String>,
+    /// The model asked about: the one named, or the first listed when none was.
+    pub model: String,
+    pub listed: bool,
+    /// Which path calls take with it; `None` when it is not listed.
+    pub detection: Option<Detection>,
+}
+
+/// Lists the server's models and, when the model `spec` names (or, with none named, the
+/// first) is among them, asks which path tool calls take with it.
+pub fn check_server(spec: &ServerSpec) -> Result<ServerCheck, ModelError> {
+    let models = server_models(spec)?;
+    let model = match spec.model.trim() {
+        "" => models.first().cloned().unwrap_or_default(),
+        named => named.to_string(),
+    };
+    let listed = models.contains(&model);
+    let detection = if listed {
+        let asked = ServerSpec {
+            model: model.clone(),
+            calls: CallMode::Auto,
+            ..spec.clone()
+        };
+        Some(open_server(&asked)?.1)
+    } else {
+        None
+    };
+    Ok(ServerCheck {
+        models,
+        model,
+        listed,
+        detection,
+    })
+}
+
 /// A local GGUF model, with its calibrations kept in the user's cache. For what only the local
 /// engine does (probe, benchmarks); everything else goes through [`open`].
 #[cfg(feature = "llama")]
