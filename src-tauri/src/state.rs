@@ -60,6 +60,9 @@ pub enum ModelInfo {
         facts: ModelFacts,
         /// The model Lantern downloads and uses unless told otherwise.
         is_default: bool,
+        /// How the conversations' opening was made ready at load: loaded from the prompt
+        /// cache after a restart, or evaluated and saved.
+        opening: Option<lantern_llama::PreparedOpening>,
     },
     Server {
         server: ServerInfo,
@@ -491,10 +494,14 @@ impl AppState {
             // Not fatal: the first message calibrates again, or falls back to the word rule.
             eprintln!("lantern: could not calibrate the model's call decision: {e}");
         }
-        let facts = local_engine(loaded.as_mut())
-            .map(|local| local.facts().clone())
+        let (facts, opening) = local_engine(loaded.as_mut())
+            .map(|local| (local.facts().clone(), local.prepared_opening()))
             .ok_or_else(|| AppError::new(ErrorCode::Model, "Not a local model."))?;
-        let info = ModelInfo::Local { facts, is_default };
+        let info = ModelInfo::Local {
+            facts,
+            is_default,
+            opening,
+        };
         *slot = Some(loaded);
         *self.model_info.write().unwrap_or_else(|e| e.into_inner()) = Some(info.clone());
         self.remember(|config| {

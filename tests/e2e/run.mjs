@@ -231,7 +231,7 @@ const tests = [
       assert(detail.includes("valid against the tool's schema"), "the validation result is shown");
       assert((await selectedStatus(session)) === "ok", "the call succeeded");
       // The context meter says how much of the model's context the conversation fills.
-      const meter = await session.text(".context-meter");
+      const meter = await session.text(".context-meter-text");
       const used = /^Context: ([\d,]+) of ([\d,]+) tokens \(\d+ %\)$/.exec(meter ?? "");
       assert(used, `the context meter is shown: ${meter}`);
       const [tokens, size] = [used[1], used[2]].map((n) => Number(n.replaceAll(",", "")));
@@ -250,6 +250,43 @@ const tests = [
       const cards = await session.findAll(".call-card");
       assert(cards.length >= 1, "its call is back, for the inspector");
       await shot(session, "05-continued");
+    },
+  ],
+  [
+    "after a restart the opening comes from the saved prompt cache and the first answer evaluates only the message",
+    async () => {
+      const workspace = freshWorkspace();
+      const openingFact = async (session) => {
+        await session.click('.side-tab[data-page="model"]');
+        await session.waitForElement(".model-panel .facts dd.opening");
+        return session.text(".model-panel .facts dd.opening");
+      };
+      // The first process evaluates the opening and saves it (or finds it saved by an earlier
+      // test of this run: the cache outlives the window, as it does for a user).
+      const first = await launch(workspace);
+      const before = await openingFact(first);
+      assert(/tokens (evaluated in .* and saved for the next start|loaded from the saved prompt cache)/.test(before), `the Model page says how the opening was made ready: ${before}`);
+      await first.end();
+      const session = await launch(workspace);
+      const after = await openingFact(session);
+      assert(/^[\d,]+ tokens loaded from the saved prompt cache in /.test(after), `after a restart the opening is loaded, not evaluated: ${after}`);
+      await shot(session, "06-restart-model");
+      await session.click('.side-tab[data-page="chat"]');
+      const input = await session.find(".chat-input");
+      await input.type("What does HTTP stand for?");
+      await input.type(Keys.Enter);
+      await session.waitFor(
+        "the first answer",
+        async () => (await session.findAll(".msg.assistant .msg-text")).length > 0 && (await session.findAll(".stop-button.hidden")).length === 1,
+        MODEL_MS,
+      );
+      const meter = await session.text(".context-meter-text");
+      const used = Number(/^Context: ([\d,]+) of/.exec(meter ?? "")?.[1].replaceAll(",", ""));
+      const evaluated = await session.text(".context-evaluated");
+      const count = Number(/last step evaluated ([\d,]+) new tokens?$/.exec(evaluated ?? "")?.[1].replaceAll(",", ""));
+      assert(used > 1000, `the prompt holds the whole opening: ${meter}`);
+      assert(count > 0 && count < 60, `the first answer of the restarted app evaluated only the message's tokens: ${evaluated} (${meter})`);
+      await shot(session, "07-restart-first-answer");
     },
   ],
   [

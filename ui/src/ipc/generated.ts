@@ -383,6 +383,11 @@ export type ModelInfo =
       facts: ModelFacts;
       /** The model Lantern downloads and uses unless told otherwise. */
       is_default: boolean;
+      /**
+       * How the conversations' opening was made ready at load: loaded from the prompt
+       * cache after a restart, or evaluated and saved.
+       */
+      opening: PreparedOpening | null;
     }
   | { kind: "server"; server: ServerInfo };
 
@@ -393,6 +398,17 @@ export interface ModelList {
   /** The GGUF files in the models folder. */
   models: ModelFile[];
 }
+
+/** What making the cache hold the opening took. */
+export type Opening =
+  /** Nothing: no cache, no system message, or the template does not render it apart. */
+  | "none"
+  /** The KV cache already held it. */
+  | "held"
+  /** Loaded from a saved state. */
+  | "loaded"
+  /** Evaluated, and saved for the next process. */
+  | "saved";
 
 /** What the user is asked to approve. */
 export interface PermissionRequest {
@@ -410,6 +426,18 @@ export interface PermissionRequest {
   preview: unknown;
   /** What `preview` holds, as the tool declares it: a confirmation shows it by this kind. */
   preview_kind: PreviewKind;
+}
+
+/**
+ * How the opening came to be in the cache when the model was prepared: what the user waits
+ * for at load, and why the first message of a fresh process is quick.
+ */
+export interface PreparedOpening {
+  how: Opening;
+  /** The opening's length in tokens. */
+  tokens: number;
+  /** What holding it took, evaluating or loading. */
+  seconds: number;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeContext, describeMatch } from "./format";
+import { describeContext, describeEvaluated, describeMatch, describeOpening } from "./format";
 
 describe("describeMatch", () => {
   it("says how and where an edit found its old text", () => {
@@ -25,5 +25,20 @@ describe("describeContext", () => {
   it("never shows more than full, nor divides by nothing", () => {
     expect(describeContext(9000, 8192).fraction).toBe(1);
     expect(describeContext(10, 0)).toEqual({ text: "Context: 10 of 0 tokens (0 %)", fraction: 0 });
+  });
+});
+
+describe("describeOpening", () => {
+  it("says whether the opening came from the saved cache or was evaluated", () => {
+    expect(describeOpening({ how: "loaded", tokens: 1615, seconds: 0.054 })).toMatch(/^1,615 tokens loaded from the saved prompt cache in /);
+    expect(describeOpening({ how: "saved", tokens: 1615, seconds: 16.4 })).toMatch(/^1,615 tokens evaluated in .* and saved for the next start$/);
+    expect(describeOpening(null)).toMatch(/^not kept/);
+  });
+});
+
+describe("describeEvaluated", () => {
+  it("counts the prompt tokens the last step evaluated", () => {
+    expect(describeEvaluated(15)).toBe("last step evaluated 15 new tokens");
+    expect(describeEvaluated(1)).toBe("last step evaluated 1 new token");
   });
 });

@@ -1,5 +1,7 @@
 // Numbers and values as people read them.
 
+import type { PreparedOpening } from "../ipc/generated";
+
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
@@ -32,6 +34,26 @@ export function describeContext(used: number, size: number): { text: string; fra
     text: `Context: ${used.toLocaleString("en-US")} of ${size.toLocaleString("en-US")} tokens (${percent} %)`,
     fraction,
   };
+}
+
+/** What the last step had the model evaluate of its prompt; the rest came from the cache. */
+export function describeEvaluated(evaluated: number): string {
+  return `last step evaluated ${evaluated.toLocaleString("en-US")} new ${evaluated === 1 ? "token" : "tokens"}`;
+}
+
+/** How the conversations' opening was ready when the model loaded. */
+export function describeOpening(opening: PreparedOpening | null): string {
+  if (!opening || opening.how === "none") return "not kept (the template does not render the system prompt apart)";
+  const tokens = `${opening.tokens.toLocaleString("en-US")} tokens`;
+  const took = formatDuration(opening.seconds * 1000);
+  switch (opening.how) {
+    case "loaded":
+      return `${tokens} loaded from the saved prompt cache in ${took}`;
+    case "saved":
+      return `${tokens} evaluated in ${took} and saved for the next start`;
+    case "held":
+      return `${tokens} already held`;
+  }
 }
 
 /** A short one-line summary of a call's arguments: the path, pattern or query if there is one. */

@@ -41,12 +41,12 @@ describe("ChatPanel", () => {
     });
     chat.event(finished(1240), null);
     expect(meter.classList.contains("hidden")).toBe(false);
-    expect(meter.textContent).toBe("Context: 1,240 of 8,192 tokens (15 %)");
+    expect(meter.textContent).toBe("Context: 1,240 of 8,192 tokens (15 %) · last step evaluated 20 new tokens");
     expect(meter.getAttribute("aria-valuenow")).toBe("1240");
     chat.event(finished(7000), null);
     expect(meter.classList.contains("context-meter-high")).toBe(true);
     chat.event(finished(null), null);
-    expect(meter.textContent).toBe("Context: 7,000 of 8,192 tokens (85 %)");
+    expect(meter.textContent).toBe("Context: 7,000 of 8,192 tokens (85 %) · last step evaluated 20 new tokens");
     chat.reset();
     expect(meter.classList.contains("hidden")).toBe(true);
   });

@@ -5,7 +5,7 @@
 import type { AgentEvent } from "../ipc/types";
 import { type CallRecord, STATUS_LABELS, statusOf } from "../lib/calls";
 import { button, clear, h } from "../lib/dom";
-import { describeContext, summarizeArgs } from "../lib/format";
+import { describeContext, describeEvaluated, summarizeArgs } from "../lib/format";
 import { renderMarkdown } from "../lib/markdown";
 
 export interface ChatActions {
@@ -35,11 +35,16 @@ export class ChatPanel {
   /** How full the model's context is after the last step; hidden until a step says. */
   private readonly meterBar = h("div", { class: "context-meter-fill" });
   private readonly meterText = h("span", { class: "context-meter-text" });
+  /** How many prompt tokens the last step evaluated: the rest came from the model's cache. */
+  private readonly meterEvaluated = h("span", {
+    class: "context-evaluated",
+    attrs: { title: "Prompt tokens the model evaluated for the last step; the rest came from its cache." },
+  });
   private readonly meter = h(
     "div",
     { class: "context-meter muted small hidden", attrs: { role: "meter", "aria-label": "context used" } },
     h("div", { class: "context-meter-bar" }, this.meterBar),
-    this.meterText,
+    h("span", {}, this.meterText, this.meterEvaluated),
   );
   private readonly newChatButton: HTMLButtonElement;
   private reply: HTMLElement | null = null;
@@ -191,7 +196,7 @@ export class ChatPanel {
         }
         break;
       case "response_finished":
-        if (event.context_used !== null && event.context_size !== null) this.showContext(event.context_used, event.context_size);
+        if (event.context_used !== null && event.context_size !== null) this.showContext(event.context_used, event.context_size, event.tokens_evaluated);
         if (event.thinking) this.showThought(event.thinking);
         break;
       case "context_compacted":
@@ -236,9 +241,10 @@ export class ChatPanel {
     this.scroll();
   }
 
-  private showContext(used: number, size: number): void {
+  private showContext(used: number, size: number, evaluated: number | null): void {
     const { text, fraction } = describeContext(used, size);
     this.meterText.textContent = text;
+    this.meterEvaluated.textContent = evaluated === null ? "" : ` · ${describeEvaluated(evaluated)}`;
     this.meterBar.style.width = `${(fraction * 100).toFixed(1)}%`;
     this.meter.classList.toggle("context-meter-high", fraction >= 0.8);
     this.meter.setAttribute("aria-valuenow", String(used));

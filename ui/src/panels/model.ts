@@ -4,7 +4,7 @@
 
 import type { LoadProgress, ModelInfo, ModelList, ProbeReport, ServerConfig } from "../ipc/types";
 import { button, clear, h } from "../lib/dom";
-import { formatBytes, formatCount, formatDuration } from "../lib/format";
+import { describeOpening, formatBytes, formatCount, formatDuration } from "../lib/format";
 import { type ServerActions, ServerFormView } from "./server-form";
 
 export interface ModelActions extends ServerActions {
@@ -201,6 +201,9 @@ export class ModelPanel {
   }
 }
 
+/** Facts the tests and styles find by class. */
+const FACT_CLASSES: Record<string, string> = { "Tool calls": "tool-calls-path", Opening: "opening" };
+
 /** The facts of the model in use, as a list (and, for a local model, its file). */
 export function describeModel(info: ModelInfo): HTMLElement[] {
   let rows: [string, string][];
@@ -217,6 +220,7 @@ export function describeModel(info: ModelInfo): HTMLElement[] {
       ["Chat template", f.chat_template],
       ["Tool calls", "text protocol, constrained by the grammar"],
       ["Loaded in", formatDuration(f.load_seconds * 1000)],
+      ["Opening", describeOpening(info.opening)],
     ];
     footer = f.path;
   } else {
@@ -230,7 +234,7 @@ export function describeModel(info: ModelInfo): HTMLElement[] {
     footer = "Runs on the server; Lantern sends it the conversation and the tools.";
   }
   return [
-    h("dl", { class: "facts" }, ...rows.flatMap(([k, v]) => [h("dt", { text: k }), h("dd", { class: k === "Tool calls" ? "tool-calls-path" : "", text: v })])),
+    h("dl", { class: "facts" }, ...rows.flatMap(([k, v]) => [h("dt", { text: k }), h("dd", { class: FACT_CLASSES[k] ?? "", text: v })])),
     h("p", { class: "muted small mono path", text: footer }),
   ];
 }

@@ -36,8 +36,8 @@ pub mod probe;
 mod utf8;
 
 pub use engine::{
-    physical_cores, LoadError, LoadOptions, LocalModel, ModelFacts, Opening, PromptCache, Settings,
-    StepStats, DEFAULT_CONTEXT,
+    physical_cores, LoadError, LoadOptions, LocalModel, ModelFacts, Opening, PreparedOpening,
+    PromptCache, Settings, StepStats, DEFAULT_CONTEXT,
 };
 
 use std::path::PathBuf;

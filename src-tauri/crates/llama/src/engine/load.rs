@@ -203,6 +203,7 @@ impl LocalModel {
             prompt_tokens_per_ms: None,
             closers: None,
             prompt_cache: None,
+            prepared: None,
         };
         loaded.facts.load_seconds = started.elapsed().as_secs_f64();
         Ok(loaded)

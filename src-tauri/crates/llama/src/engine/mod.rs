@@ -41,7 +41,7 @@ use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 pub use load::physical_cores;
-pub use opening::{Opening, PromptCache};
+pub use opening::{Opening, PreparedOpening, PromptCache};
 use sampling::{
     choose, closed_call_end, closer_tokens, inside_json_string, is_looping, pick_closing,
     repeats_itself, stop_sequence_end, would_open_a_call, Closers, CLOSING_RESERVE,
@@ -194,6 +194,8 @@ pub struct LocalModel {
     closers: Option<Closers>,
     /// Where the opening of conversations is kept between processes.
     prompt_cache: Option<PromptCache>,
+    /// What preparing the model did with the opening.
+    prepared: Option<PreparedOpening>,
 }
 
 // SAFETY: llama.cpp contexts and models may be used from any one thread at a time; the
@@ -226,7 +228,14 @@ impl Model for LocalModel {
             Message::new(Role::User, "?"),
         ];
         let whole = self.tokenize(&self.render(&first)?);
-        self.hold_opening(&first, &whole, cancel).map(|_| ())
+        let started = Instant::now();
+        let (how, _) = self.hold_opening(&first, &whole, cancel)?;
+        self.prepared = (how != Opening::None).then(|| PreparedOpening {
+            how,
+            tokens: self.cached.len(),
+            seconds: started.elapsed().as_secs_f64(),
+        });
+        Ok(())
     }
 
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {

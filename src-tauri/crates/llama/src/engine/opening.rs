@@ -33,7 +33,7 @@ pub struct PromptCache {
 }
 
 /// What making the cache hold the opening took.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Opening {
     /// Nothing: no cache, no system message, or the template does not render it apart.
@@ -45,6 +45,17 @@ pub enum Opening {
     Loaded,
     /// Evaluated, and saved for the next process.
     Saved,
+}
+
+/// How the opening came to be in the cache when the model was prepared: what the user waits
+/// for at load, and why the first message of a fresh process is quick.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
+pub struct PreparedOpening {
+    pub how: Opening,
+    /// The opening's length in tokens.
+    pub tokens: usize,
+    /// What holding it took, evaluating or loading.
+    pub seconds: f64,
 }
 
 impl PromptCache {
@@ -114,6 +125,11 @@ impl LocalModel {
     /// where it was kept until now.
     pub fn replace_prompt_cache(&mut self, cache: Option<PromptCache>) -> Option<PromptCache> {
         std::mem::replace(&mut self.prompt_cache, cache)
+    }
+
+    /// How [`Model::prepare`] made the cache hold the opening, once it has.
+    pub fn prepared_opening(&self) -> Option<PreparedOpening> {
+        self.prepared
     }
 
     /// For the benchmarks: the opening of `messages` in tokens, the milliseconds evaluating it
