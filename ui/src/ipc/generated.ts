@@ -143,7 +143,9 @@ export type Dialect =
   /** A bare `{"name": …, "arguments": …}` object as the whole reply. */
   | "bare_json"
   /** `[name(key="value")]` (Llama 3.2, LFM2) as the whole reply. */
-  | "pythonic";
+  | "pythonic"
+  /** Harmony (gpt-oss): `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>` */
+  | "harmony";
 
 export type Effect = "allow" | "deny";
 

@@ -33,6 +33,15 @@ pub(crate) const MISTRAL_ARGS: &str = "[ARGS]";
 /// Llama 3's call opener: `<function=name>{…}</function>`.
 pub(crate) const LLAMA_OPEN: &str = "<function=";
 
+/// How a Harmony (gpt-oss) message header may start: `<|start|>assistant…` or `<|channel|>…`.
+pub(crate) const HARMONY_STARTS: [&str; 2] = ["<|start|>", "<|channel|>"];
+/// Ends a Harmony header; the message follows.
+pub(crate) const HARMONY_MESSAGE: &str = "<|message|>";
+/// In a Harmony header, names the tool a message is addressed to: `to=functions.NAME`.
+pub(crate) const HARMONY_RECIPIENT: &str = "to=";
+/// Ends a Harmony call.
+pub(crate) const HARMONY_CALL_END: &str = "<|call|>";
+
 /// How a tool result starts when the model reads it.
 pub const RESULT_PREFIX: &str = "TOOL_RESULT:";
 /// How the refusal of an invalid call starts when the model reads it.

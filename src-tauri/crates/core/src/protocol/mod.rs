@@ -50,6 +50,8 @@ pub enum Dialect {
     BareJson,
     /// `[name(key="value")]` (Llama 3.2, LFM2) as the whole reply.
     Pythonic,
+    /// Harmony (gpt-oss): `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>`
+    Harmony,
 }
 
 impl Dialect {
@@ -62,6 +64,7 @@ impl Dialect {
             Dialect::ToolTag => "tool_tag",
             Dialect::BareJson => "bare_json",
             Dialect::Pythonic => "pythonic",
+            Dialect::Harmony => "harmony",
         }
     }
 }

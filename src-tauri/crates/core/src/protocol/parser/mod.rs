@@ -15,10 +15,13 @@ mod scan;
 #[cfg(test)]
 mod tests;
 
-use super::markers::{LLAMA_OPEN, MISTRAL_ARGS, MISTRAL_OPEN, TAG_OPENERS};
+use super::markers::{
+    HARMONY_CALL_END, HARMONY_MESSAGE, HARMONY_RECIPIENT, HARMONY_STARTS, LLAMA_OPEN, MISTRAL_ARGS,
+    MISTRAL_OPEN, TAG_OPENERS,
+};
 use super::{Dialect, Problem, ProblemKind, RawCall, Span, Turn};
 use crate::error::ErrorType;
-use openers::{closer_tag, find_opener, past_fence, settle_fence, Opener, Search};
+use openers::{closer_tag, find_opener, past_fence, settle_fence, Opener, Probe, Search};
 use read::{check_rest, read_call};
 use scan::{BodyScan, MistralScan};
 use serde_json::{Map, Value};
@@ -27,6 +30,9 @@ use serde_json::{Map, Value};
 /// bounded so that the text `push` holds back as "maybe an opener" stays short; that keeps
 /// streaming linear and the UI from stalling.
 const MAX_LLAMA_NAME: usize = 64;
+
+/// Longest Harmony header, from `<|start|>` or `<|channel|>` to `<|message|>`.
+const MAX_HARMONY_HEADER: usize = 160;
 
 /// Most whitespace accepted before the `>` of a tag (`<TOOL_CALL >`).
 const MAX_TAG_SPACE: usize = 16;
@@ -53,10 +59,14 @@ const ARG_KEYS: [&str; 4] = ["args", "arguments", "params", "parameters"];
 /// Reads a whole response. Never fails: whatever is wrong ends up in [`Turn::problems`].
 pub fn parse(text: &str) -> Turn {
     let (thinking, from) = match thinking_end(text) {
-        Thought::Closed { inner, end } => (Some(text[inner..end].trim()), end + THINK_CLOSE.len()),
+        Thought::Closed { inner, end, after } => (Some(text[inner..end].trim()), after),
         // Unclosed: the whole response is thinking, and there is no reply.
         Thought::Open { inner } => (Some(text[inner..].trim()), text.len()),
         Thought::None => (None, 0),
+    };
+    let from = match final_header(text, from) {
+        Probe::Match(end) => end,
+        _ => from,
     };
     let turn = |text_before: &str, call: Option<(read::CallRead, usize)>| {
         let mut problems = Vec::new();
@@ -70,7 +80,7 @@ pub fn parse(text: &str) -> Turn {
         });
         Turn {
             raw: text.to_owned(),
-            text: text_before.trim().to_owned(),
+            text: without_end_marker(text_before.trim()).to_owned(),
             call,
             problems,
             thinking: thinking.map(str::to_owned),
@@ -90,17 +100,36 @@ pub fn parse(text: &str) -> Turn {
     turn(&text[from..opener.start], Some((first, rest)))
 }
 
-const THINK_OPEN: &str = "<think>";
-const THINK_CLOSE: &str = "</think>";
+/// How a reasoning model's thinking opens a response, each with what closes it: `<think>`, and
+/// Harmony's analysis channel (gpt-oss), with or without the `<|start|>` of its message.
+const THINKING: [(&str, &str); 3] = [
+    ("<think>", "</think>"),
+    ("<|channel|>analysis<|message|>", "<|end|>"),
+    (
+        "<|start|>assistant<|channel|>analysis<|message|>",
+        "<|end|>",
+    ),
+];
+
+/// Harmony's header of the answer, which opens the reply after the thinking.
+const FINAL_HEADERS: [&str; 2] = [
+    "<|channel|>final<|message|>",
+    "<|start|>assistant<|channel|>final<|message|>",
+];
+
+/// Harmony's ends of a message, which a backend may leave at the end of an answer.
+const END_MARKERS: [&str; 2] = ["<|return|>", "<|end|>"];
 
 /// Where a reasoning model's thinking sits in a response.
 enum Thought {
-    /// `<think>` opens the response (after whitespace) and `</think>` closes it at `end`.
+    /// Thinking opens the response (after whitespace) and its closer starts at `end`;
+    /// the reply starts `after` it.
     Closed {
         inner: usize,
         end: usize,
+        after: usize,
     },
-    /// `<think>` opens the response and nothing closes it yet.
+    /// Thinking opens the response and nothing closes it yet.
     Open {
         inner: usize,
     },
@@ -109,17 +138,66 @@ enum Thought {
 
 fn thinking_end(text: &str) -> Thought {
     let lead = text.len() - text.trim_start().len();
-    if !text[lead..].starts_with(THINK_OPEN) {
+    let Some((open, close)) = THINKING
+        .iter()
+        .find(|(open, _)| text[lead..].starts_with(open))
+    else {
         return Thought::None;
-    }
-    let inner = lead + THINK_OPEN.len();
-    match text[inner..].find(THINK_CLOSE) {
+    };
+    let inner = lead + open.len();
+    match text[inner..].find(close) {
         Some(at) => Thought::Closed {
             inner,
             end: inner + at,
+            after: inner + at + close.len(),
         },
         None => Thought::Open { inner },
     }
+}
+
+/// Whether the text from `from` (after whitespace) may still open with thinking.
+fn may_open_thinking(rest: &str) -> bool {
+    THINKING.iter().any(|(open, _)| open.starts_with(rest))
+}
+
+/// A Harmony answer header at `from` (after whitespace): where the answer starts after it.
+fn final_header(text: &str, from: usize) -> Probe<usize> {
+    let lead = from + (text[from..].len() - text[from..].trim_start().len());
+    let rest = &text[lead..];
+    for header in FINAL_HEADERS {
+        if rest.starts_with(header) {
+            return Probe::Match(lead + header.len());
+        }
+    }
+    if FINAL_HEADERS.iter().any(|h| h.starts_with(rest)) {
+        Probe::Partial
+    } else {
+        Probe::NoMatch
+    }
+}
+
+/// Where text before `to` that ends with a Harmony end marker, whole or begun, stops being
+/// certain: an answer is read without its end marker when nothing follows it.
+fn before_end_marker(text: &str, to: usize) -> usize {
+    let head = text[..to].trim_end();
+    if let Some(end) = END_MARKERS.iter().find(|end| head.ends_with(*end)) {
+        return head.len() - end.len();
+    }
+    let begun = END_MARKERS
+        .iter()
+        .flat_map(|end| (1..end.len()).map(move |k| &end[..k]))
+        .filter(|part| text[..to].ends_with(*part))
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    to - begun
+}
+
+fn without_end_marker(text: &str) -> &str {
+    END_MARKERS
+        .iter()
+        .find_map(|end| text.strip_suffix(end))
+        .map_or(text, str::trim_end)
 }
 
 /// Reads a response as it streams in.
@@ -181,27 +259,27 @@ impl TurnParser {
     pub fn push(&mut self, chunk: &str) -> String {
         self.buf.push_str(chunk);
         if let Stage::Opening = self.stage {
-            let start = self.buf.trim_start();
-            if THINK_OPEN.starts_with(start) {
+            if may_open_thinking(self.buf.trim_start()) {
                 return String::new();
             }
-            self.stage = if start.starts_with(THINK_OPEN) {
-                Stage::Thinking
-            } else {
-                Stage::Reply { from: 0 }
+            self.stage = match thinking_end(&self.buf) {
+                Thought::None => Stage::Reply { from: 0 },
+                _ => Stage::Thinking,
             };
         }
         if let Stage::Thinking = self.stage {
             match thinking_end(&self.buf) {
-                Thought::Closed { end, .. } => {
-                    self.stage = Stage::Reply {
-                        from: end + THINK_CLOSE.len(),
-                    }
-                }
+                Thought::Closed { after, .. } => self.stage = Stage::Reply { from: after },
                 _ => return String::new(),
             }
         }
         if let Stage::Reply { from } = self.stage {
+            let from = match final_header(&self.buf, from) {
+                Probe::Partial => return String::new(),
+                Probe::Match(end) => end,
+                Probe::NoMatch => from,
+            };
+            self.stage = Stage::Reply { from };
             match bare::call_at_start(&self.buf, from, false) {
                 bare::Start::Undecided => return String::new(),
                 bare::Start::Call(_) => {
@@ -226,8 +304,13 @@ impl TurnParser {
                     (opener.start, Stage::in_call(&opener))
                 }
             };
+            let shown_to = before_end_marker(&self.buf, shown_to).max(settled);
+            if let Stage::Text { .. } = next {
+                self.stage = Stage::Text { settled: shown_to };
+            } else {
+                self.stage = next;
+            }
             shown = self.buf[settled..shown_to].to_owned();
-            self.stage = next;
         }
         match &mut self.stage {
             Stage::Opening | Stage::Thinking | Stage::Reply { .. } | Stage::Bare => {}

@@ -75,6 +75,7 @@ fn opener_tag(s: &[u8]) -> Probe<(Dialect, usize)> {
         .chain([
             (Dialect::Llama3, llama_opener(s)),
             (Dialect::Mistral, literal(s, MISTRAL_OPEN, false)),
+            (Dialect::Harmony, harmony_opener(s)),
         ]);
     let mut partial = false;
     for (dialect, probe) in forms {
@@ -112,6 +113,52 @@ fn llama_opener(s: &[u8]) -> Probe<usize> {
     } else {
         tag_end(&rest[name_len..]).map(|m| n + name_len + m)
     }
+}
+
+/// A Harmony header addressed to a tool, through its `<|message|>`: `<|channel|>commentary
+/// to=functions.NAME <|constrain|>json<|message|>`, or the same after `<|start|>assistant`, with
+/// the recipient before or after the channel. A header addressed to no one (the `final` or
+/// `analysis` channel) is not a call.
+fn harmony_opener(s: &[u8]) -> Probe<usize> {
+    let mut partial = false;
+    if !HARMONY_STARTS
+        .iter()
+        .any(|start| match literal(s, start, false) {
+            Probe::Match(_) => true,
+            Probe::Partial => {
+                partial = true;
+                false
+            }
+            Probe::NoMatch => false,
+        })
+    {
+        return if partial {
+            Probe::Partial
+        } else {
+            Probe::NoMatch
+        };
+    }
+    let window = &s[..s.len().min(MAX_HARMONY_HEADER + HARMONY_MESSAGE.len())];
+    let message = HARMONY_MESSAGE.as_bytes();
+    match window.windows(message.len()).position(|w| w == message) {
+        Some(at) if harmony_recipient(&s[..at]).is_some() => Probe::Match(at + message.len()),
+        Some(_) => Probe::NoMatch,
+        None if s.len() < MAX_HARMONY_HEADER => Probe::Partial,
+        None => Probe::NoMatch,
+    }
+}
+
+/// The tool a Harmony header is addressed to: the name after `to=`, without `functions.`.
+pub(super) fn harmony_recipient(header: &[u8]) -> Option<&str> {
+    let to = HARMONY_RECIPIENT.as_bytes();
+    let at = header.windows(to.len()).position(|w| w == to)? + to.len();
+    let len = header[at..]
+        .iter()
+        .take_while(|b| is_name_byte(**b))
+        .count();
+    let name = std::str::from_utf8(&header[at..at + len]).ok()?;
+    let name = name.strip_prefix("functions.").unwrap_or(name);
+    (!name.is_empty()).then_some(name)
 }
 
 /// A code fence (```` ``` ```` plus an optional info string) followed by an opener: the
@@ -249,6 +296,8 @@ pub(super) fn closer_tag(dialect: Dialect) -> Option<&'static str> {
         Dialect::Llama3 => Some("</function"),
         Dialect::ToolTag => Some("</tool"),
         // Tagless calls open the reply and are read whole (see bare.rs), never from an opener.
-        Dialect::Mistral | Dialect::BareJson | Dialect::Pythonic => None,
+        // Mistral and Harmony calls end with their JSON value: `<|call|>` is an end-of-generation
+        // token that a backend may never show.
+        Dialect::Mistral | Dialect::BareJson | Dialect::Pythonic | Dialect::Harmony => None,
     }
 }

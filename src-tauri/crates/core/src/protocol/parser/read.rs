@@ -2,7 +2,8 @@
 //! worded for the model.
 
 use super::openers::{
-    closer_tag, find_opener, is_fence_lang_byte, is_name_byte, past_fence, skip_ws, Opener, Search,
+    closer_tag, find_opener, harmony_recipient, is_fence_lang_byte, is_name_byte, past_fence,
+    skip_ws, Opener, Search,
 };
 use super::scan::{BodyEnd, BodyScan};
 use super::*;
@@ -27,9 +28,71 @@ pub(super) struct Decoded {
 
 /// Reads the call that `opener` starts. `recover_hidden_closer`: see [`read_tagged`].
 pub(super) fn read_call(text: &str, opener: &Opener, recover_hidden_closer: bool) -> CallRead {
-    match closer_tag(opener.dialect) {
-        Some(closer) => read_tagged(text, opener, closer, recover_hidden_closer),
-        None => read_mistral(text, opener),
+    match (closer_tag(opener.dialect), opener.dialect) {
+        (Some(closer), _) => read_tagged(text, opener, closer, recover_hidden_closer),
+        (None, Dialect::Harmony) => read_harmony(text, opener),
+        (None, _) => read_mistral(text, opener),
+    }
+}
+
+/// A call that could not be read: it runs from its opener to the end of the text.
+fn unreadable(text: &str, opener: &Opener, kind: ProblemKind, message: String) -> CallRead {
+    let span = Span {
+        start: opener.tag_start,
+        end: opener.tag_start + text[opener.tag_start..].trim_end().len(),
+    };
+    CallRead {
+        end: text.len(),
+        call: Err(problem(kind, message, span)),
+        extra: Vec::new(),
+    }
+}
+
+/// A Harmony call: the header names the tool, the message is its arguments as a JSON object,
+/// and the call ends with the object; a `<|call|>` after it (when the backend shows that
+/// token) is skipped.
+fn read_harmony(text: &str, opener: &Opener) -> CallRead {
+    let bytes = text.as_bytes();
+    let header = &bytes[opener.tag_start..opener.end - HARMONY_MESSAGE.len()];
+    let name = harmony_recipient(header).unwrap_or_default();
+    let value_start = skip_ws(bytes, opener.end);
+    let json = &text[value_start..];
+    let mut values = serde_json::Deserializer::from_str(json).into_iter::<Value>();
+    let value = match values.next() {
+        Some(Ok(value)) => value,
+        Some(Err(err)) => {
+            let (kind, message) = invalid_json(json, &err);
+            return unreadable(text, opener, kind, message);
+        }
+        None => {
+            let message = format!(
+                "Nothing follows the header of the call to {name}: after {HARMONY_MESSAGE} give its arguments as a JSON object."
+            );
+            return unreadable(text, opener, ProblemKind::InvalidJson, message);
+        }
+    };
+    // The call is complete when its object closes, so that is where its span ends, whether
+    // `<|call|>` comes or not; what follows is read after that token.
+    let span = Span {
+        start: opener.tag_start,
+        end: value_start + values.byte_offset(),
+    };
+    let after = skip_ws(bytes, span.end);
+    let end = if text[after..].starts_with(HARMONY_CALL_END) {
+        after + HARMONY_CALL_END.len()
+    } else {
+        span.end
+    };
+    let what = format!("The arguments of the call {HARMONY_RECIPIENT}functions.{name}");
+    let decoded = args_object(value, &what).map(|args| Decoded {
+        tool: name.to_owned(),
+        args,
+        reasoning: None,
+    });
+    CallRead {
+        end,
+        call: place(text, span, Dialect::Harmony, decoded),
+        extra: Vec::new(),
     }
 }
 
@@ -123,18 +186,7 @@ fn strip_inner_fence(body: &str) -> &str {
 /// `[TOOL_CALLS]{"name": …}`. With no closing tag, the call ends where its JSON value ends.
 pub(super) fn read_mistral(text: &str, opener: &Opener) -> CallRead {
     let bytes = text.as_bytes();
-    let fail = |kind, message| CallRead {
-        end: text.len(),
-        call: Err(problem(
-            kind,
-            message,
-            Span {
-                start: opener.tag_start,
-                end: opener.tag_start + text[opener.tag_start..].trim_end().len(),
-            },
-        )),
-        extra: Vec::new(),
-    };
+    let fail = |kind, message| unreadable(text, opener, kind, message);
     let lead = skip_ws(bytes, opener.end);
     let name_end = lead
         + bytes[lead..]

@@ -375,3 +375,28 @@ fn pythonic_calls_take_python_literals() {
     );
     assert_eq!(t.text, "");
 }
+
+#[test]
+fn harmony_keeps_its_analysis_as_thinking_and_shows_only_the_final_message() {
+    let answer = "<|channel|>analysis<|message|>The user asks about HTTP.<|end|><|start|>assistant<|channel|>final<|message|>HTTP is HyperText Transfer Protocol.<|return|>";
+    let (t, shown) = check(answer);
+    assert_eq!(t.text, "HTTP is HyperText Transfer Protocol.");
+    assert!(
+        shown.starts_with("HTTP is HyperText Transfer Protocol."),
+        "{shown:?}"
+    );
+    assert_eq!(t.thinking.as_deref(), Some("The user asks about HTTP."));
+
+    // A call after the analysis: the header names the tool, the message is its arguments.
+    let text = "<|start|>assistant<|channel|>analysis<|message|>Read it.<|end|><|start|>assistant<|channel|>commentary to=functions.read_file <|constrain|>json<|message|>{\"path\": \"a.txt\"}<|call|>";
+    let (t, shown) = check(text);
+    assert_eq!(call(&t).tool, "read_file");
+    assert_eq!(call(&t).args, json!({"path": "a.txt"}));
+    assert_eq!(call(&t).dialect, Dialect::Harmony);
+    assert_eq!(shown, "");
+    assert!(t.problems.is_empty(), "{:?}", t.problems);
+
+    // A header addressed to no one, after some text, is not a call.
+    let (t, _) = check("Done. <|channel|>commentary<|message|>more");
+    assert!(t.call.is_none());
+}
