@@ -5,8 +5,10 @@
 #   2. the llama backend against llama-bench, grammar on/off, follow-up KV reuse
 #      (scripts/bench-model.sh)
 #   3. the app: start to interactive window under Xvfb, and idle memory (scripts/bench-app.mjs)
+#   4. a 60-step session with the default model at a 2,048-token context: steps that failed,
+#      the context meter against llama.cpp's count, compaction events (about 15 minutes)
 #
-#   scripts/bench.sh [--skip-model] [--skip-app] [--runs N] [-- MODEL.gguf ...]
+#   scripts/bench.sh [--skip-model] [--skip-app] [--skip-long-session] [--runs N] [-- MODEL.gguf ...]
 #
 # Prints the table and writes it with the raw numbers to bench/results/<date>-<host>.md. A step
 # that cannot run says "not measured: <why>" in its rows instead of failing the whole run.
@@ -18,15 +20,17 @@ root=$(pwd)
 
 skip_model=false
 skip_app=false
+skip_long=false
 runs=5
 models=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --skip-model) skip_model=true ;;
     --skip-app) skip_app=true ;;
+    --skip-long-session) skip_long=true ;;
     --runs) runs="$2"; shift ;;
     --) shift; models=("$@"); break ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "bench: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -134,6 +138,31 @@ if [ -n "$app_why" ]; then
   } > "$app_md"
 fi
 
+# ---- 4. a long session at a small context ----
+long_md="$raw/long.md"
+long_why=""
+if $skip_model; then
+  long_why="skipped with --skip-model"
+elif $skip_long; then
+  long_why="skipped with --skip-long-session"
+fi
+if [ -z "$long_why" ]; then
+  say "step 4: a 60-step session at a 2,048-token context (about 15 minutes)"
+  if (cd src-tauri && cargo test --release --locked -p lantern-llama --test long_session -- --nocapture) > "$raw/long.out" 2>&1; then
+    summary=$(grep -E '^[0-9]+ steps in ' "$raw/long.out" | tail -1)
+    {
+      echo "| what | measured | target |"
+      echo "|---|---|---|"
+      echo "| 60 steps, scripted reads of thirty 150-line files, 2,048-token context | ${summary:-no summary printed} | no step fails; meter within 1 %; every compaction an event |"
+    } > "$long_md"
+  else
+    long_why="the session failed: $(grep -E 'panicked|assert' "$raw/long.out" | head -3 | tr '\n' ' ')"
+  fi
+fi
+if [ -n "$long_why" ]; then
+  echo "Not measured: $long_why." > "$long_md"
+fi
+
 # ---- the report ----
 load_after=$(uptime)
 {
@@ -154,6 +183,10 @@ load_after=$(uptime)
   echo "## Desktop app"
   echo
   cat "$app_md"
+  echo
+  echo "## A long session at a small context"
+  echo
+  cat "$long_md"
   if [ -f "$raw/search.json" ] || [ -f "$raw/app.json" ]; then
     echo
     echo "## Raw"
