@@ -369,6 +369,12 @@ export interface ModelFacts {
    * architecture) or `chatml` (the last resort).
    */
   chat_template: string;
+  /**
+   * The GGUF's own chat template renders tools (it uses a `tools` variable). Local models
+   * are rendered without them and call through the text protocol either way; a server
+   * with the template's tool rendering can take native calls.
+   */
+  template_takes_tools: boolean;
   load_seconds: number;
 }
 

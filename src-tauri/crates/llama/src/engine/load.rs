@@ -185,6 +185,8 @@ impl LocalModel {
             threads,
             vocab_size: model.n_vocab(),
             chat_template,
+            template_takes_tools: meta("tokenizer.chat_template")
+                .is_some_and(|template| template.contains("tools")),
             load_seconds: started.elapsed().as_secs_f64(),
         };
         let mut loaded = LocalModel {

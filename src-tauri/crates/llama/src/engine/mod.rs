@@ -102,6 +102,10 @@ pub struct ModelFacts {
     /// `model` (the GGUF's own template), `built-in NAME` (llama.cpp's template for the
     /// architecture) or `chatml` (the last resort).
     pub chat_template: String,
+    /// The GGUF's own chat template renders tools (it uses a `tools` variable). Local models
+    /// are rendered without them and call through the text protocol either way; a server
+    /// with the template's tool rendering can take native calls.
+    pub template_takes_tools: bool,
     pub load_seconds: f64,
 }
 
