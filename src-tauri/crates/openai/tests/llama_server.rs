@@ -26,7 +26,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 /// How long the server may take to load the model and answer `/health`.
-const STARTUP: Duration = Duration::from_secs(60);
+const STARTUP: Duration = Duration::from_secs(180);
 
 fn cache_dir() -> Option<PathBuf> {
     std::env::var_os("XDG_CACHE_HOME")
@@ -159,7 +159,6 @@ impl Drop for LlamaServer {
 fn streams_and_runs_a_turn_against_a_real_llama_server() {
     let server = LlamaServer::start_with(SMOLLM2, &[]);
     let mut options = OpenAiOptions::new(&server.base_url, "SmolLM2-135M-Instruct");
-    options.timeout = Duration::from_secs(60);
     options.calls = CallMode::Text;
     let mut model = OpenAiModel::new(options).unwrap();
 
@@ -281,8 +280,7 @@ fn a_real_llama_server_is_asked_which_path_calls_take() {
     let template = tool_template();
     // With the tool-aware template the server returns native calls...
     let server = LlamaServer::start_with(SMOLLM2, &with_tool_template(&template));
-    let mut options = OpenAiOptions::new(&server.base_url, "SmolLM2-135M-Instruct");
-    options.timeout = Duration::from_secs(60);
+    let options = OpenAiOptions::new(&server.base_url, "SmolLM2-135M-Instruct");
     let mut model = OpenAiModel::new(options).unwrap();
     let detection = model.detect_call_path().unwrap();
     assert_eq!(
@@ -295,8 +293,7 @@ fn a_real_llama_server_is_asked_which_path_calls_take() {
     drop(server);
     // ...and with the model's own template, which knows no tools, it does not.
     let server = LlamaServer::start_with(SMOLLM2, &["--jinja"]);
-    let mut options = OpenAiOptions::new(&server.base_url, "SmolLM2-135M-Instruct");
-    options.timeout = Duration::from_secs(60);
+    let options = OpenAiOptions::new(&server.base_url, "SmolLM2-135M-Instruct");
     let mut model = OpenAiModel::new(options).unwrap();
     let detection = model.detect_call_path().unwrap();
     assert_eq!(detection.path, CallPath::Text, "{}", detection.why);
@@ -312,7 +309,6 @@ fn native_tool_calls_through_a_real_llama_server_read_a_file_and_answer() {
     let template = tool_template();
     let server = LlamaServer::start_with(GEMMA3, &with_tool_template(&template));
     let mut options = OpenAiOptions::new(&server.base_url, "gemma-3-270m");
-    options.timeout = Duration::from_secs(60);
     options.calls = CallMode::Native;
     options.temperature = 0.0;
     let mut model = OpenAiModel::new(options).unwrap();
