@@ -111,6 +111,10 @@ pub struct ModelArgs {
     /// (local models).
     #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().named_paths))]
     pub named_paths: OnOff,
+    /// Make a first step a call when the message names something a file of the workspace
+    /// defines, by a word only code uses (`make_default_short_help`, `UsageError`).
+    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().named_definitions))]
+    pub named_definitions: OnOff,
     /// Make the step after a result that found nothing (a failed call, no matches, no files)
     /// another call (local models).
     #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().call_after_nothing))]
@@ -181,6 +185,7 @@ impl ModelArgs {
                             (self.file_spans, "old text not constrained"),
                             (self.replace_values, "new text not steered"),
                             (self.named_paths, "named paths not decisive"),
+                            (self.named_definitions, "named definitions not decisive"),
                             (self.call_after_nothing, "no call after an empty result"),
                         ];
                         levers.extend(
@@ -211,6 +216,7 @@ impl ModelArgs {
             file_spans: self.file_spans == OnOff::On,
             replace_values: self.replace_values == OnOff::On,
             named_paths: self.named_paths == OnOff::On,
+            named_definitions: self.named_definitions == OnOff::On,
             call_after_nothing: self.call_after_nothing == OnOff::On,
             temperature: self.temperature,
             seed: self.seed,

@@ -1,8 +1,16 @@
 //! Which files and folders of the workspace a message names: by a path (`functions/inc.js`,
-//! `src/`) or by a file's name alone (`utils.py`). A message that names a file the project has
-//! is a question about the project; the backends use this to make such a first step a call.
+//! `src/`) or by a file's name alone (`utils.py`); and which names of its code: a word that can
+//! only be a name in code (`make_default_short_help`, `UsageError`) that a file of the
+//! workspace defines. A message that names a file the project has, or a name the project
+//! defines, is a question about the project; the backends use this to make such a first step
+//! a call.
 
-use crate::model::KnownPaths;
+use crate::model::{FileTexts, KnownPaths};
+use crate::relevance::defines;
+
+/// The most bytes of the workspace's files read to find where a name is defined: a large
+/// project is read only this far, and a name defined beyond is not found.
+const MAX_SCANNED_BYTES: usize = 16 << 20;
 
 /// Does this word of a message name a file (`notes.md`, `.gitignore`, `src/app.ts`) or a
 /// folder (`src/`)?
@@ -53,9 +61,97 @@ pub fn is_known_file(word: &str, known: &KnownPaths) -> bool {
         .any(|file| file == word || file.ends_with(&format!("/{word}")))
 }
 
+/// Can this word only be a name in code? One with an underscore between letters or at its
+/// start (`make_default_short_help`, `_posixify`, `MAX_LENGTH`), a lower-case start and a
+/// capital inside (`applyDiscount`), or two capitals with lower case between (`UsageError`).
+/// Words of prose (`cache`, `HTTP`, `Python`) are not.
+pub fn is_code_name(word: &str) -> bool {
+    let chars: Vec<char> = word.chars().collect();
+    if chars.len() < 4 || !chars.iter().all(|c| c.is_alphanumeric() || *c == '_') {
+        return false;
+    }
+    let letters = chars.iter().filter(|c| c.is_alphabetic()).count();
+    let underscore = chars.contains(&'_') && letters >= 3;
+    let lower_camel = chars[0].is_lowercase() && chars.iter().any(|c| c.is_uppercase());
+    let upper_camel = chars[0].is_uppercase()
+        && chars
+            .windows(2)
+            .any(|w| w[0].is_lowercase() && w[1].is_uppercase());
+    underscore || lower_camel || upper_camel
+}
+
+/// Does this message name something a file of the workspace defines (`class UsageError`,
+/// `def make_default_short_help(`, `MAX_LENGTH = 256`), by a word that can only be a name in
+/// code (see [`is_code_name`])? The files are read in order, at most [`MAX_SCANNED_BYTES`].
+pub fn names_a_defined_name(message: &str, known: &KnownPaths, files: &dyn FileTexts) -> bool {
+    let names: Vec<String> = message_words(message)
+        .map(|word| word.trim_end_matches('.'))
+        .filter(|word| is_code_name(word))
+        .map(str::to_lowercase)
+        .collect();
+    if names.is_empty() {
+        return false;
+    }
+    let mut budget = MAX_SCANNED_BYTES;
+    for file in &known.files {
+        let Some(text) = files.text_of(file) else {
+            continue;
+        };
+        let Some(left) = budget.checked_sub(text.len()) else {
+            return false;
+        };
+        budget = left;
+        let lower = text.to_lowercase();
+        if names.iter().any(|name| lower.contains(name.as_str()))
+            && text.lines().any(|line| defines(line, &names))
+        {
+            return true;
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    struct Texts(Vec<(&'static str, &'static str)>);
+
+    impl FileTexts for Texts {
+        fn text_of(&self, rel: &str) -> Option<String> {
+            self.0
+                .iter()
+                .find(|(p, _)| *p == rel)
+                .map(|(_, t)| t.to_string())
+        }
+    }
+
+    #[test]
+    fn a_message_names_a_defined_name_by_a_word_only_code_uses() {
+        let texts = Texts(vec![
+            ("README.md", "Click is written in Python for JavaScript fans.\n"),
+            ("src/utils.py", "def make_default_short_help(help, max_length=45):\n    pass\nclass UsageError(ClickException):\n"),
+            ("src/core.py", "from .utils import make_default_short_help\nHTTP = 1\n"),
+        ]);
+        let known = KnownPaths::from_files(texts.0.iter().map(|(p, _)| p.to_string()).collect());
+        for yes in [
+            "What is the default max_length of make_default_short_help?",
+            "Which class does UsageError inherit from?",
+        ] {
+            assert!(names_a_defined_name(yes, &known, &texts), "{yes}");
+        }
+        for no in [
+            // Prose, and names that are used but not defined, or defined nowhere.
+            "Is JavaScript faster than Python?",
+            "What does HTTP stand for?",
+            "What does ClickException mean?",
+            "Where is parse_args_now defined?",
+        ] {
+            assert!(!names_a_defined_name(no, &known, &texts), "{no}");
+        }
+        assert!(is_code_name("_posixify") && is_code_name("applyDiscount"));
+        assert!(!is_code_name("LRU") && !is_code_name("Python") && !is_code_name("a_b"));
+    }
 
     #[test]
     fn a_message_names_a_workspace_path_by_its_path_or_its_file_name() {

@@ -301,6 +301,10 @@ pub struct GenerationOptions {
     /// Decide a first step to be a call when the message names a file or folder of the
     /// workspace (local models, when the request brings known paths).
     pub named_paths: bool,
+    /// Decide a first step to be a call when the message names something a file of the
+    /// workspace defines, by a word only code uses (`make_default_short_help`, `UsageError`),
+    /// when the request can read the files.
+    pub named_definitions: bool,
     /// Decide the step after a result that found nothing (a failed call, a search or listing
     /// with no entries) to be another call, not an answer (local models).
     pub call_after_nothing: bool,
@@ -322,6 +326,7 @@ impl Default for GenerationOptions {
             file_spans: true,
             replace_values: true,
             named_paths: true,
+            named_definitions: true,
             call_after_nothing: true,
             temperature: 0.0,
             seed: 42,

@@ -17,7 +17,7 @@ mod native;
 mod sse;
 mod stop;
 
-use lantern_core::mentions::names_a_workspace_path;
+use lantern_core::mentions::{names_a_defined_name, names_a_workspace_path};
 use lantern_core::model::{
     CallPath, FinishReason, Flow, GenerateRequest, Generation, GenerationOptions, Message, Model,
     ModelError, Role, ToolChoice,
@@ -53,6 +53,9 @@ pub struct OpenAiOptions {
     /// Make a first step a call when the user's message names a file or folder of the
     /// workspace (see [`GenerationOptions::named_paths`]).
     pub named_paths: bool,
+    /// Make a first step a call when the user's message names something a file of the
+    /// workspace defines (see [`GenerationOptions::named_definitions`]).
+    pub named_definitions: bool,
 }
 
 /// How tool calls travel between Lantern and the server.
@@ -92,6 +95,7 @@ impl OpenAiOptions {
             timeout: Duration::from_secs(300),
             calls: CallMode::Auto,
             named_paths: GenerationOptions::default().named_paths,
+            named_definitions: GenerationOptions::default().named_definitions,
         }
     }
 }
@@ -338,24 +342,32 @@ impl OpenAiModel {
     }
 
     /// The request's tool choice, made `Required` for the first step of a turn whose message
-    /// names a file or folder of the workspace: a server's model, small ones above all, often
+    /// names a file or folder of the workspace, or something it defines: a server's model, small ones above all, often
     /// answers such a question from memory instead of reading the file.
     fn tool_choice(&self, request: &GenerateRequest<'_>) -> ToolChoice {
         let first_step = request
             .messages
             .last()
             .is_some_and(|m| m.role == Role::User);
+        let message = || &request.messages.last().unwrap().content;
         let names_a_path = || {
-            request.paths.is_some_and(|known| {
-                names_a_workspace_path(&request.messages.last().unwrap().content, known)
-            })
+            self.options.named_paths
+                && request
+                    .paths
+                    .is_some_and(|known| names_a_workspace_path(message(), known))
+        };
+        let names_a_definition = || {
+            self.options.named_definitions
+                && match (request.paths, request.files) {
+                    (Some(known), Some(files)) => names_a_defined_name(message(), known, files),
+                    _ => false,
+                }
         };
         match request.tool_choice {
             ToolChoice::Auto
-                if self.options.named_paths
-                    && first_step
+                if first_step
                     && !request.tools.is_empty()
-                    && names_a_path() =>
+                    && (names_a_path() || names_a_definition()) =>
             {
                 ToolChoice::Required
             }
@@ -569,6 +581,7 @@ impl Model for OpenAiModel {
     fn configure(&mut self, options: &GenerationOptions) {
         self.options.temperature = options.temperature;
         self.options.named_paths = options.named_paths;
+        self.options.named_definitions = options.named_definitions;
     }
 
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {

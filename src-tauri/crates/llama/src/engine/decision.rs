@@ -3,6 +3,7 @@
 
 use super::sampling::log_softmax_at;
 use super::*;
+use lantern_core::mentions::names_a_defined_name;
 use lantern_core::tool_result::found_nothing;
 
 /// The last user message: what the user actually asked (tool results are tool messages).
@@ -42,10 +43,23 @@ impl LocalModel {
                     && request
                         .paths
                         .is_some_and(|known| names_a_workspace_path(question, known));
+                let names_a_definition = || {
+                    self.settings.options.named_definitions
+                        && match (request.paths, request.files) {
+                            (Some(known), Some(files)) => {
+                                names_a_defined_name(question, known, files)
+                            }
+                            _ => false,
+                        }
+                };
                 match (rules, after_result) {
                     (_, false) if names_a_path => (
                         true,
                         "the message names a file of the workspace".to_string(),
+                    ),
+                    (_, false) if names_a_definition() => (
+                        true,
+                        "the message names something the workspace defines".to_string(),
                     ),
                     (Some(r), false) if r.first_step.trusted => {
                         r.first_step.decide_first_step(confidence, question)

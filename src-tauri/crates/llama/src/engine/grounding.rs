@@ -17,6 +17,7 @@
 
 use super::sampling::grammar_allows;
 use super::*;
+use lantern_core::mentions::names_a_defined_name;
 use lantern_core::model::KnownPaths;
 
 /// The most candidates the model scores for one argument.
@@ -68,6 +69,19 @@ const NAMED_BONUS: f64 = 8.0;
 /// Log-probability (nats) a tool that can create a file is worth when the question names a
 /// file that does not exist yet.
 const CREATES_BONUS: f64 = 4.0;
+
+/// Log-probability (nats) a tool that searches for the question's words is worth when the
+/// question names something the workspace defines (`make_default_short_help`): a search for
+/// the name finds where it is defined, which no listing or file the question names does.
+const FINDS_BONUS: f64 = 4.0;
+
+/// Does this tool search for words of the question: does it declare an `"x-words":
+/// "question"` argument?
+pub(super) fn searches(tool: &ToolSpec) -> bool {
+    tool.input_schema["properties"]
+        .as_object()
+        .is_some_and(|props| props.values().any(|p| p["x-words"] == "question"))
+}
 
 /// Can this tool create a file: does it declare a `"new_or_existing_file"` path argument?
 fn can_create(tool: &ToolSpec) -> bool {
@@ -337,6 +351,15 @@ pub(super) fn shortlist<'a>(paths: &'a [String], question: &str) -> Vec<(&'a str
     ranked
 }
 
+/// What the question calls for by what it names.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct WantedTools {
+    /// It names a file that does not exist yet.
+    pub(super) creates: bool,
+    /// It names something the workspace defines.
+    pub(super) finds: bool,
+}
+
 impl LocalModel {
     /// Chooses what the call text (after the opening tag) has just opened, if it is grounded
     /// and its lever is on: the tool's name, a path argument or a question-word argument.
@@ -357,7 +380,15 @@ impl LocalModel {
                     let creates = request
                         .paths
                         .is_some_and(|known| !new_files_named(question, known).is_empty());
-                    self.ground_tool_name(request.tools, question, creates, logits, grammar, cancel)
+                    let finds = self.settings.options.named_definitions
+                        && match (request.paths, request.files) {
+                            (Some(known), Some(files)) => {
+                                names_a_defined_name(question, known, files)
+                            }
+                            _ => false,
+                        };
+                    let wanted = WantedTools { creates, finds };
+                    self.ground_tool_name(request.tools, question, wanted, logits, grammar, cancel)
                 }
                 false => Ok(None),
             };
@@ -436,24 +467,27 @@ impl LocalModel {
 
     /// Chooses the tool of the call just opened among the request's tools, by the model's
     /// score for each whole name plus what the question shares with each tool's description
-    /// (see [`tool_bonuses`]), and writes it with its closing quote. When the question
-    /// `creates` (names a file that does not exist yet), the tools that can write a new file
-    /// get [`CREATES_BONUS`] more.
+    /// (see [`tool_bonuses`]), and writes it with its closing quote. The tools the question
+    /// calls for by what it names get more: those that can write a new file when it names one
+    /// ([`CREATES_BONUS`]), those that search when it names something the workspace defines
+    /// ([`FINDS_BONUS`]).
     pub(super) fn ground_tool_name(
         &mut self,
         tools: &[ToolSpec],
         question: &str,
-        creates: bool,
+        wanted: WantedTools,
         logits: &[f32],
         grammar: &mut LlamaSampler,
         cancel: &CancelToken,
     ) -> Result<Option<Grounded>, ModelError> {
+        let bonus_if = |yes: bool, bonus: f64| if yes { bonus } else { 0.0 };
         let candidates: Vec<(String, f64)> = tools
             .iter()
             .zip(tool_bonuses(question, tools))
             .map(|(tool, bonus)| {
-                let bonus =
-                    bonus + CREATES_BONUS * f64::from(u8::from(creates && can_create(tool)));
+                let bonus = bonus
+                    + bonus_if(wanted.creates && can_create(tool), CREATES_BONUS)
+                    + bonus_if(wanted.finds && searches(tool), FINDS_BONUS);
                 (format!("{}\"", tool.name), bonus)
             })
             .collect();

@@ -239,3 +239,15 @@ fn a_new_file_the_question_names_can_be_written_where_its_folder_exists() {
         "folders"
     );
 }
+
+#[test]
+fn the_tools_that_search_are_those_whose_schema_takes_the_question_s_words() {
+    let registry = lantern_core::tools::ToolRegistry::standard();
+    let searching: Vec<&str> = registry
+        .specs()
+        .into_iter()
+        .filter(|spec| super::grounding::searches(spec))
+        .map(|spec| spec.name.as_str())
+        .collect();
+    assert_eq!(searching, ["search_code"]);
+}
