@@ -48,6 +48,22 @@ fn unreadable(text: &str, opener: &Opener, kind: ProblemKind, message: String) -
     }
 }
 
+/// The JSON value at `value_start` and where it ends; else what is wrong, worded by `nothing`
+/// when no value starts there.
+fn value_at(
+    text: &str,
+    value_start: usize,
+    nothing: impl FnOnce() -> String,
+) -> Result<(Value, usize), Failure> {
+    let json = &text[value_start..];
+    let mut values = serde_json::Deserializer::from_str(json).into_iter::<Value>();
+    match values.next() {
+        Some(Ok(value)) => Ok((value, value_start + values.byte_offset())),
+        Some(Err(err)) => Err(invalid_json(json, &err)),
+        None => Err((ProblemKind::InvalidJson, nothing())),
+    }
+}
+
 /// A Harmony call: the header names the tool, the message is its arguments as a JSON object,
 /// and the call ends with the object; a `<|call|>` after it (when the backend shows that
 /// token) is skipped.
@@ -55,27 +71,20 @@ fn read_harmony(text: &str, opener: &Opener) -> CallRead {
     let bytes = text.as_bytes();
     let header = &bytes[opener.tag_start..opener.end - HARMONY_MESSAGE.len()];
     let name = harmony_recipient(header).unwrap_or_default();
-    let value_start = skip_ws(bytes, opener.end);
-    let json = &text[value_start..];
-    let mut values = serde_json::Deserializer::from_str(json).into_iter::<Value>();
-    let value = match values.next() {
-        Some(Ok(value)) => value,
-        Some(Err(err)) => {
-            let (kind, message) = invalid_json(json, &err);
-            return unreadable(text, opener, kind, message);
-        }
-        None => {
-            let message = format!(
-                "Nothing follows the header of the call to {name}: after {HARMONY_MESSAGE} give its arguments as a JSON object."
-            );
-            return unreadable(text, opener, ProblemKind::InvalidJson, message);
-        }
+    let nothing = || {
+        format!(
+            "Nothing follows the header of the call to {name}: after {HARMONY_MESSAGE} give its arguments as a JSON object."
+        )
+    };
+    let (value, value_end) = match value_at(text, skip_ws(bytes, opener.end), nothing) {
+        Ok(read) => read,
+        Err((kind, message)) => return unreadable(text, opener, kind, message),
     };
     // The call is complete when its object closes, so that is where its span ends, whether
     // `<|call|>` comes or not; what follows is read after that token.
     let span = Span {
         start: opener.tag_start,
-        end: value_start + values.byte_offset(),
+        end: value_end,
     };
     let after = skip_ws(bytes, span.end);
     let end = if text[after..].starts_with(HARMONY_CALL_END) {
@@ -210,20 +219,11 @@ pub(super) fn read_mistral(text: &str, opener: &Opener) -> CallRead {
         };
         (Some(name), value_start)
     };
-    let json = &text[value_start..];
-    let mut values = serde_json::Deserializer::from_str(json).into_iter::<Value>();
-    let value = match values.next() {
-        Some(Ok(value)) => value,
-        Some(Err(err)) => {
-            let (kind, message) = invalid_json(json, &err);
-            return fail(kind, message);
-        }
-        None => {
-            let message = format!("Nothing follows {MISTRAL_OPEN}: the call is incomplete.");
-            return fail(ProblemKind::InvalidJson, message);
-        }
+    let nothing = || format!("Nothing follows {MISTRAL_OPEN}: the call is incomplete.");
+    let (value, end) = match value_at(text, value_start, nothing) {
+        Ok(read) => read,
+        Err((kind, message)) => return fail(kind, message),
     };
-    let end = value_start + values.byte_offset();
     let span = Span {
         start: opener.tag_start,
         end,
