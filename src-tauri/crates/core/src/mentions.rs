@@ -154,6 +154,34 @@ mod tests {
     }
 
     #[test]
+    fn a_large_project_is_read_only_up_to_the_budget() {
+        struct Big(std::cell::Cell<usize>);
+        impl FileTexts for Big {
+            fn text_of(&self, rel: &str) -> Option<String> {
+                self.0.set(self.0.get() + 1);
+                let defined = rel == "f99.py";
+                Some(match defined {
+                    true => "def far_away_name():\n".to_string(),
+                    false => "x = 1\n".repeat(1 << 18),
+                })
+            }
+        }
+        let big = Big(std::cell::Cell::new(0));
+        let files = (0..100).map(|i| format!("f{i:02}.py")).collect();
+        let known = KnownPaths::from_files(files);
+        assert!(!names_a_defined_name(
+            "What does far_away_name do?",
+            &known,
+            &big
+        ));
+        let read = big.0.get();
+        assert!(
+            read <= 17,
+            "{read} files of 1.5 MiB read for a 16 MiB budget"
+        );
+    }
+
+    #[test]
     fn a_message_names_a_workspace_path_by_its_path_or_its_file_name() {
         let known = crate::model::KnownPaths {
             files: vec!["src/click/utils.py".into(), "functions/inc.js".into()],

@@ -14,7 +14,13 @@ pub(super) struct VisibleTexts<'a> {
 
 impl FileTexts for VisibleTexts<'_> {
     fn text_of(&self, rel: &str) -> Option<String> {
-        if !self.known.files.iter().any(|file| file == rel) {
+        // Sorted, so a lookup stays cheap when a step reads many files of a large project.
+        if self
+            .known
+            .files
+            .binary_search_by(|file| file.as_str().cmp(rel))
+            .is_err()
+        {
             return None;
         }
         let path = self.workspace.resolve(rel).ok()?;
