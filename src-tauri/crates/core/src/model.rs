@@ -182,6 +182,19 @@ pub struct GenerateRequest<'a> {
     pub cancel: &'a CancelToken,
 }
 
+impl GenerateRequest<'_> {
+    /// Does `message` name something a file of the request's workspace defines (see
+    /// [`crate::mentions::names_a_defined_name`])? False when the request cannot read files.
+    pub fn names_a_defined_name(&self, message: &str) -> bool {
+        match (self.paths, self.files) {
+            (Some(known), Some(files)) => {
+                crate::mentions::names_a_defined_name(message, known, files)
+            }
+            _ => false,
+        }
+    }
+}
+
 /// What the text callback tells the backend.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {

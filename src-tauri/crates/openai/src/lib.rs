@@ -17,7 +17,7 @@ mod native;
 mod sse;
 mod stop;
 
-use lantern_core::mentions::{names_a_defined_name, names_a_workspace_path};
+use lantern_core::mentions::names_a_workspace_path;
 use lantern_core::model::{
     CallPath, FinishReason, Flow, GenerateRequest, Generation, GenerationOptions, Message, Model,
     ModelError, Role, ToolChoice,
@@ -356,13 +356,8 @@ impl OpenAiModel {
                     .paths
                     .is_some_and(|known| names_a_workspace_path(message(), known))
         };
-        let names_a_definition = || {
-            self.options.named_definitions
-                && match (request.paths, request.files) {
-                    (Some(known), Some(files)) => names_a_defined_name(message(), known, files),
-                    _ => false,
-                }
-        };
+        let names_a_definition =
+            || self.options.named_definitions && request.names_a_defined_name(message());
         match request.tool_choice {
             ToolChoice::Auto
                 if first_step

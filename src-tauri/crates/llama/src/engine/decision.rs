@@ -3,7 +3,6 @@
 
 use super::sampling::log_softmax_at;
 use super::*;
-use lantern_core::mentions::names_a_defined_name;
 use lantern_core::tool_result::found_nothing;
 
 /// The last user message: what the user actually asked (tool results are tool messages).
@@ -45,12 +44,7 @@ impl LocalModel {
                         .is_some_and(|known| names_a_workspace_path(question, known));
                 let names_a_definition = || {
                     self.settings.options.named_definitions
-                        && match (request.paths, request.files) {
-                            (Some(known), Some(files)) => {
-                                names_a_defined_name(question, known, files)
-                            }
-                            _ => false,
-                        }
+                        && request.names_a_defined_name(question)
                 };
                 match (rules, after_result) {
                     (_, false) if names_a_path => (

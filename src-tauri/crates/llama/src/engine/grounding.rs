@@ -17,7 +17,6 @@
 
 use super::sampling::grammar_allows;
 use super::*;
-use lantern_core::mentions::names_a_defined_name;
 use lantern_core::model::KnownPaths;
 
 /// The most candidates the model scores for one argument.
@@ -381,12 +380,7 @@ impl LocalModel {
                         .paths
                         .is_some_and(|known| !new_files_named(question, known).is_empty());
                     let finds = self.settings.options.named_definitions
-                        && match (request.paths, request.files) {
-                            (Some(known), Some(files)) => {
-                                names_a_defined_name(question, known, files)
-                            }
-                            _ => false,
-                        };
+                        && request.names_a_defined_name(question);
                     let wanted = WantedTools { creates, finds };
                     self.ground_tool_name(request.tools, question, wanted, logits, grammar, cancel)
                 }
