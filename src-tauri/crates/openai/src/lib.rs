@@ -23,6 +23,7 @@ use lantern_core::model::{
     ModelError, Role, ToolChoice,
 };
 use lantern_core::protocol::markers::text_protocol_messages;
+use lantern_core::protocol::native::{native_messages, native_tools, Arguments};
 use lantern_core::tools::ToolSpec;
 use native::CallAssembler;
 use serde::{Deserialize, Serialize};
@@ -382,11 +383,15 @@ impl OpenAiModel {
         let choice = self.tool_choice(request);
         let (messages, tools, tool_choice) = match path {
             CallPath::Native if !request.tools.is_empty() => (
-                native::wire_messages(request.messages),
-                Some(native::wire_tools(request.tools)),
+                native_messages(request.messages, Arguments::JsonString),
+                Some(native_tools(request.tools)),
                 Some(native::wire_choice(choice)),
             ),
-            CallPath::Native => (native::wire_messages(request.messages), None, None),
+            CallPath::Native => (
+                native_messages(request.messages, Arguments::JsonString),
+                None,
+                None,
+            ),
             CallPath::Text => (
                 steer(request.messages, choice)
                     .iter()

@@ -21,6 +21,7 @@
 
 mod feedback;
 pub mod markers;
+pub mod native;
 mod parser;
 
 pub use feedback::interpret;
