@@ -23,7 +23,7 @@ use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::ToolSpec;
 use lantern_llama::probe::ProbeReport;
 use lantern_llama::{default_model_path, LocalModel, ModelFacts};
-use lantern_providers::{LocalSpec, ProviderSpec};
+use lantern_providers::{CallMode, LocalSpec, ProviderSpec};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -482,6 +482,7 @@ impl AppState {
             path: path.clone(),
             context: self.settings().context,
             threads: None,
+            calls: CallMode::Auto,
         });
         let options = self.settings().generation();
         let reading = progress.clone();

@@ -370,11 +370,12 @@ export interface ModelFacts {
    */
   chat_template: string;
   /**
-   * The GGUF's own chat template renders tools (it uses a `tools` variable). Local models
-   * are rendered without them and call through the text protocol either way; a server
-   * with the template's tool rendering can take native calls.
+   * How the model is prompted and calls: `native` (its own template renders the tools and
+   * it writes its own call form) or `text` (Lantern's `<TOOL_CALL>` protocol).
    */
-  template_takes_tools: boolean;
+  call_path: CallPath;
+  /** Why, in words for the Model page and `lantern probe`. */
+  call_path_why: string;
   load_seconds: number;
 }
 

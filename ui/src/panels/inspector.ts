@@ -176,8 +176,9 @@ export class InspectorPanel {
       ["Validation", validation],
       ["Came as", viaLabel(call)],
     ];
-    // A native call was never written as text, so it has no dialect and no grammar of Lantern's.
-    if (call.via !== "native") {
+    // A server's native call was never written as text, so it has no dialect and no grammar of
+    // Lantern's; a local model's native call was, in its own form.
+    if (!fromServerApi(call)) {
       rows.push(["Dialect", call.dialect ?? (call.origin === "manual" ? "— (written by hand)" : "—")]);
       rows.push(["Grammar", call.constrained === null ? "—" : call.constrained ? "constrained by the grammar" : "not constrained"]);
     }
@@ -259,9 +260,15 @@ export class InspectorPanel {
 /** How the call reached Lantern. */
 export function viaLabel(call: CallRecord): string {
   if (call.origin === "manual") return "— (written by hand)";
-  if (call.via === "native") return "native tool call (the server's tool_calls)";
+  if (fromServerApi(call)) return "native tool call (the server's tool_calls)";
+  if (call.via === "native") return "native tool call (the model's own form, through its chat template)";
   if (call.via === "text") return "text (the <TOOL_CALL> protocol)";
   return "—";
+}
+
+/** A native call the server's API returned as `tool_calls`, rather than text the model wrote. */
+function fromServerApi(call: CallRecord): boolean {
+  return call.via === "native" && call.nativeDeltas.length > 0;
 }
 
 function present(elements: (HTMLElement | null)[]): HTMLElement[] {

@@ -218,14 +218,7 @@ export function describeModel(info: ModelInfo): HTMLElement[] {
       ["Context", `${f.context} tokens (trained for ${f.trained_context}; the default is the trained context, up to 8192)`],
       ["Threads", String(f.threads)],
       ["Chat template", f.chat_template],
-      [
-        "Tool calls",
-        `text protocol, constrained by the grammar — ${
-          f.template_takes_tools
-            ? "the model's chat template takes tools, but a local model is rendered without them (a server rendering them can take native calls)"
-            : "the model's chat template takes no tools"
-        }`,
-      ],
+      ["Tool calls", f.call_path_why],
       ["Loaded in", formatDuration(f.load_seconds * 1000)],
       ["Opening", describeOpening(info.opening)],
     ];

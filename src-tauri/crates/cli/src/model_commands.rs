@@ -117,13 +117,7 @@ fn probe_local(toolbox: &Toolbox, args: &ModelArgs, json: bool) -> Result<u8, Fa
         f.trained_context
     );
     outln!("chat template: {}", f.chat_template);
-    outln!(
-        "tool calls: Lantern's text protocol, constrained by the grammar ({})",
-        match f.template_takes_tools {
-            true => "the model's chat template takes tools, but llama.cpp's built-in matcher renders local models without them; a server rendering the template with tools can take native calls",
-            false => "the model's chat template takes no tools",
-        }
-    );
+    outln!("tool calls: {}", f.call_path_why);
     outln!(
         "system prompt: {} tokens of a {}-token context{}",
         report.system_prompt_tokens,

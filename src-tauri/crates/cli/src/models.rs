@@ -20,20 +20,20 @@ pub enum Provider {
     Openai,
 }
 
-/// `--server-calls`.
+/// `--server-calls` and `--local-calls`.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ServerCalls {
+pub enum Calls {
     Auto,
     Native,
     Text,
 }
 
-impl From<ServerCalls> for CallMode {
-    fn from(calls: ServerCalls) -> Self {
+impl From<Calls> for CallMode {
+    fn from(calls: Calls) -> Self {
         match calls {
-            ServerCalls::Auto => CallMode::Auto,
-            ServerCalls::Native => CallMode::Native,
-            ServerCalls::Text => CallMode::Text,
+            Calls::Auto => CallMode::Auto,
+            Calls::Native => CallMode::Native,
+            Calls::Text => CallMode::Text,
         }
     }
 }
@@ -71,8 +71,13 @@ pub struct ModelArgs {
     pub base_url: String,
     /// How tool calls travel with `--provider openai`: the server's native tool calls, Lantern's
     /// text protocol, or auto (ask the server which it can do).
-    #[arg(long, value_enum, default_value_t = ServerCalls::Auto)]
-    pub server_calls: ServerCalls,
+    #[arg(long, value_enum, default_value_t = Calls::Auto)]
+    pub server_calls: Calls,
+    /// How a local model is prompted and calls: natively (its own chat template gets the
+    /// tools and it writes its own call form, when the template allows), Lantern's text
+    /// protocol, or auto (native when the template allows).
+    #[arg(long, value_enum, default_value_t = Calls::Auto)]
+    pub local_calls: Calls,
     /// Whether each step may (auto), must (required) or must not (none) be a tool call.
     #[arg(long, default_value = "auto", value_parser = parse_tool_choice)]
     pub tool_choice: ToolChoice,
@@ -343,6 +348,7 @@ impl ModelArgs {
                 path,
                 context: self.context,
                 threads: self.threads,
+                calls: self.local_calls.into(),
             })
         }
     }

@@ -243,6 +243,10 @@ pub struct Generation {
     /// so the agent reads every call the same way.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub native_deltas: Vec<serde_json::Value>,
+    /// The model was prompted through its own chat template with the tools given natively, so
+    /// a call in `text` is in the model's own form (local models).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub native_template: bool,
     /// What a reasoning model thought before it replied, kept out of `text` so it is never
     /// read as a call or an answer.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -263,6 +267,7 @@ impl Generation {
             context_used: None,
             context_size: None,
             native_deltas: Vec::new(),
+            native_template: false,
             thinking: String::new(),
         }
     }

@@ -1,9 +1,9 @@
-//! The grammar that makes a started call always well-formed: after `<TOOL_CALL>`, one JSON
-//! object naming a known tool with arguments valid for that tool's schema, then the closing
-//! tag. Built from the same specs the validator checks, through llama.cpp's own
-//! JSON-Schema-to-GBNF converter.
+//! The grammar that makes a started call always well-formed: after the opener (`<TOOL_CALL>`,
+//! or a model's native one), one JSON object naming a known tool with arguments valid for that
+//! tool's schema, then the closing tag. Built from the same specs the validator checks, through
+//! llama.cpp's own JSON-Schema-to-GBNF converter.
 
-use lantern_core::protocol::CLOSE_TAG;
+use crate::template::CallSyntax;
 use lantern_core::tools::ToolSpec;
 use serde_json::{json, Value};
 
@@ -64,8 +64,9 @@ fn keep_required_and_paths(args: &mut Value) {
 }
 
 /// The JSON Schema of one call, one alternative per tool: `{"tool": <name>, "args": <its
-/// schema>}`, shaped by `shape`.
-pub fn call_schema(specs: &[&ToolSpec], shape: CallShape) -> Value {
+/// schema>}` with the keys of `syntax`, shaped by `shape`.
+pub fn call_schema(specs: &[&ToolSpec], shape: CallShape, syntax: &CallSyntax) -> Value {
+    let (name, arguments) = (syntax.name_key, syntax.args_key);
     let alternatives: Vec<Value> = specs
         .iter()
         .map(|spec| {
@@ -77,16 +78,16 @@ pub fn call_schema(specs: &[&ToolSpec], shape: CallShape) -> Value {
             let mut call = json!({
                 "type": "object",
                 "properties": {
-                    "tool": {"const": spec.name},
-                    "args": args,
+                    name: {"const": spec.name},
+                    arguments: args,
                 },
-                "required": ["tool", "args"],
+                "required": [name, arguments],
                 "additionalProperties": false,
             });
             if shape.reasoning {
                 call["properties"]["reasoning"] =
                     json!({"type": "string", "maxLength": MAX_REASONING_CHARS});
-                call["required"] = json!(["tool", "args", "reasoning"]);
+                call["required"] = json!([name, arguments, "reasoning"]);
             }
             call
         })
@@ -96,8 +97,12 @@ pub fn call_schema(specs: &[&ToolSpec], shape: CallShape) -> Value {
 
 /// GBNF for everything after the opening tag: optional whitespace, the call object, the
 /// closing tag.
-pub fn call_grammar(specs: &[&ToolSpec], shape: CallShape) -> Result<String, String> {
-    let schema = call_schema(specs, shape).to_string();
+pub fn call_grammar(
+    specs: &[&ToolSpec],
+    shape: CallShape,
+    syntax: &CallSyntax,
+) -> Result<String, String> {
+    let schema = call_schema(specs, shape, syntax).to_string();
     let body = llama_cpp_2::json_schema_to_grammar(&schema)
         .map_err(|e| format!("could not turn the tool schemas into a grammar: {e}"))?;
     // The converter names its start rule `root`; ours wraps it with the tags.
@@ -113,7 +118,8 @@ pub fn call_grammar(specs: &[&ToolSpec], shape: CallShape) -> Result<String, Str
         renamed.push('\n');
     }
     renamed.push_str(&format!(
-        "root ::= [ \\n]{{0,2}} lantern-call [ \\n]{{0,2}} \"{CLOSE_TAG}\"\n"
+        "root ::= [ \\n]{{0,2}} lantern-call [ \\n]{{0,2}} \"{}\"\n",
+        syntax.close
     ));
     Ok(renamed)
 }
@@ -121,6 +127,7 @@ pub fn call_grammar(specs: &[&ToolSpec], shape: CallShape) -> Result<String, Str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::template::{HERMES, TEXT_PROTOCOL};
     use lantern_core::tools::ToolRegistry;
 
     /// The alternative of `schema` that calls `tool`.
@@ -140,7 +147,7 @@ mod tests {
             reasoning: true,
             lean: false,
         };
-        let schema = call_schema(&registry.specs(), full);
+        let schema = call_schema(&registry.specs(), full, &TEXT_PROTOCOL);
         let write = alternative(&schema, "write_file");
         let props = &write["properties"]["args"]["properties"];
         assert_eq!(props["path"]["maxLength"], MAX_SHORT_STRING_CHARS);
@@ -152,6 +159,7 @@ mod tests {
                 reasoning: false,
                 ..full
             },
+            &TEXT_PROTOCOL,
         );
         assert_eq!(without["oneOf"][0]["required"], json!(["tool", "args"]));
         assert!(without["oneOf"][0]["properties"].get("reasoning").is_none());
@@ -164,7 +172,7 @@ mod tests {
             reasoning: false,
             lean: true,
         };
-        let schema = call_schema(&registry.specs(), lean);
+        let schema = call_schema(&registry.specs(), lean, &TEXT_PROTOCOL);
         let args = |tool: &str| {
             let props = alternative(&schema, tool)["properties"]["args"]["properties"]
                 .as_object()
@@ -175,5 +183,21 @@ mod tests {
         assert_eq!(args("list_files"), ["directory"]);
         assert_eq!(args("search_code"), ["query"]);
         assert_eq!(args("write_file"), ["path", "content"]);
+    }
+
+    #[test]
+    fn a_native_call_uses_the_model_s_keys_and_closing_tag() {
+        let registry = ToolRegistry::standard();
+        let shape = CallShape {
+            reasoning: false,
+            lean: true,
+        };
+        let schema = call_schema(&registry.specs(), shape, &HERMES);
+        let first = &schema["oneOf"][0];
+        assert_eq!(first["required"], json!(["name", "arguments"]));
+        assert_eq!(first["properties"]["name"]["const"], "read_file");
+        let grammar = call_grammar(&registry.specs(), shape, &HERMES).unwrap();
+        assert!(grammar.contains("\"</tool_call>\"\n"), "{grammar}");
+        assert!(!grammar.contains("TOOL_CALL"));
     }
 }

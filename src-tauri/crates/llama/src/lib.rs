@@ -33,6 +33,7 @@ pub mod decide;
 mod engine;
 pub mod grammar;
 pub mod probe;
+pub mod template;
 mod utf8;
 
 pub use engine::{

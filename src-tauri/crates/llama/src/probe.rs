@@ -55,7 +55,8 @@ pub struct ProbeReport {
 }
 
 pub fn probe(model: &mut LocalModel, toolbox: &Toolbox) -> Result<ProbeReport, String> {
-    let system_prompt = toolbox.system_prompt();
+    let system_prompt = toolbox.system_prompt_for(model.call_path());
+    model.offer_tools(toolbox.specs());
     let cancel = CancelToken::new();
     let system_prompt_tokens = model
         .tokenize(

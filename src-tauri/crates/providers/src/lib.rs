@@ -17,7 +17,7 @@
 //! assert_eq!(model.name(), "scripted");
 //! ```
 
-use lantern_core::model::{GenerationOptions, Model, ModelError, ScriptedModel};
+use lantern_core::model::{CallPath, GenerationOptions, Model, ModelError, ScriptedModel};
 pub use lantern_openai::{CallMode, Detection};
 use lantern_openai::{OpenAiModel, OpenAiOptions};
 use serde::{Deserialize, Serialize};
@@ -42,6 +42,10 @@ pub struct LocalSpec {
     pub context: Option<u32>,
     /// CPU threads; `None` for the number of physical cores.
     pub threads: Option<i32>,
+    /// Native: the model's own chat template gets the tools (an error when it cannot); text:
+    /// Lantern's text protocol; auto: native when the template allows.
+    #[serde(default)]
+    pub calls: CallMode,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -90,11 +94,11 @@ pub fn open_server(spec: &ServerSpec) -> Result<(OpenAiModel, Detection), ModelE
     let detection = match spec.calls {
         CallMode::Auto => model.detect_call_path()?,
         CallMode::Native => Detection {
-            path: lantern_core::model::CallPath::Native,
+            path: CallPath::Native,
             why: "native tool calls were chosen".to_string(),
         },
         CallMode::Text => Detection {
-            path: lantern_core::model::CallPath::Text,
+            path: CallPath::Text,
             why: "the text protocol was chosen".to_string(),
         },
     };
@@ -158,8 +162,15 @@ pub fn open_local(
         context: spec.context,
         threads: spec.threads,
         gpu_layers: 0,
+        native_template: spec.calls != CallMode::Text,
     };
     let model = lantern_llama::LocalModel::load(&options, progress).map_err(|e| ModelError(e.0))?;
+    if spec.calls == CallMode::Native && model.facts().call_path != CallPath::Native {
+        return Err(ModelError(format!(
+            "Native tool calls were asked for, but this model cannot take them: {}",
+            model.facts().call_path_why
+        )));
+    }
     let calibrations = lantern_llama::calibration_file(model.facts());
     let model = model.with_calibration_file(calibrations);
     let facts = model.facts();

@@ -321,7 +321,7 @@ impl Session {
                         span,
                         response: turn.raw.clone(),
                         problems,
-                        via: if generation.native_deltas.is_empty() {
+                        via: if generation.native_deltas.is_empty() && !generation.native_template {
                             CallPath::Text
                         } else {
                             CallPath::Native

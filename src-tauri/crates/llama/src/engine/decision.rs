@@ -3,6 +3,7 @@
 
 use super::sampling::log_softmax_at;
 use super::*;
+use lantern_core::protocol::{CLOSE_TAG, OPEN_TAG};
 use lantern_core::tool_result::found_nothing;
 
 /// The last user message: what the user actually asked (tool results are tool messages).

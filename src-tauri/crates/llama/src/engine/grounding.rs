@@ -123,7 +123,11 @@ pub(super) fn new_files_named(question: &str, known: &KnownPaths) -> Vec<String>
 /// How the string argument the call text (after the opening tag) has just opened is grounded,
 /// if it is: the text ends with `"KEY": "` where KEY is an argument of the named tool whose
 /// schema declares `x-path` or `x-words`.
-pub(super) fn open_grounded_argument(call_text: &str, tools: &[ToolSpec]) -> Option<Grounding> {
+pub(super) fn open_grounded_argument(
+    call_text: &str,
+    name_key: &str,
+    tools: &[ToolSpec],
+) -> Option<Grounding> {
     let before_quote = call_text.strip_suffix('"')?.trim_end();
     let before_colon = before_quote.strip_suffix(':')?.trim_end();
     let key_end = before_colon.strip_suffix('"')?;
@@ -132,7 +136,7 @@ pub(super) fn open_grounded_argument(call_text: &str, tools: &[ToolSpec]) -> Opt
     if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return None;
     }
-    let tool = called_tool(call_text)?;
+    let tool = called_tool(call_text, name_key)?;
     let spec = tools.iter().find(|s| s.name == tool)?;
     let field = &spec.input_schema["properties"][key];
     if field["x-words"] == "question" {
@@ -155,15 +159,19 @@ pub(super) fn open_grounded_argument(call_text: &str, tools: &[ToolSpec]) -> Opt
     }
 }
 
-/// Has the call text (after the opening tag) just opened the string of its `"tool"` member?
-pub(super) fn opens_tool_name(call_text: &str) -> bool {
+/// Has the call text (after the opening tag) just opened the string of the member that names
+/// the tool (`"tool"`, or `name_key` of a native call)?
+pub(super) fn opens_tool_name(call_text: &str, name_key: &str) -> bool {
     let Some(before_quote) = call_text.strip_suffix('"') else {
         return false;
     };
     let Some(before_colon) = before_quote.trim_end().strip_suffix(':') else {
         return false;
     };
-    before_colon.trim_end().ends_with("\"tool\"") && call_text.matches('"').count() == 3
+    before_colon
+        .trim_end()
+        .ends_with(&format!("\"{name_key}\""))
+        && call_text.matches('"').count() == 3
 }
 
 /// Log-probability (nats) a word of the question found in a tool's name or description is
@@ -303,9 +311,10 @@ pub(super) fn question_terms(question: &str) -> Vec<(String, bool)> {
     terms
 }
 
-/// The tool a call being written names: the value of its `"tool"` member.
-fn called_tool(call_text: &str) -> Option<&str> {
-    let after_key = &call_text[call_text.find("\"tool\"")? + "\"tool\"".len()..];
+/// The tool a call being written names: the value of its `"tool"` member (`name_key`).
+fn called_tool<'a>(call_text: &'a str, name_key: &str) -> Option<&'a str> {
+    let key = format!("\"{name_key}\"");
+    let after_key = &call_text[call_text.find(&key)? + key.len()..];
     let value = after_key.trim_start().strip_prefix(':')?.trim_start();
     let value = value.strip_prefix('"')?;
     Some(&value[..value.find('"')?])
@@ -373,7 +382,7 @@ impl LocalModel {
     ) -> Result<Option<Grounded>, ModelError> {
         let question = decision::user_question(request.messages);
         let cancel = request.cancel;
-        if opens_tool_name(call_text) {
+        if opens_tool_name(call_text, self.syntax.name_key) {
             return match self.settings.options.ranked_tools {
                 true => {
                     let creates = request

@@ -5,7 +5,13 @@ use super::*;
 
 impl LocalModel {
     /// Renders messages with the model's chat template, ready for the assistant's reply.
+    /// A model prompted natively gets its own template with the tools.
     pub fn render(&self, messages: &[Message]) -> Result<String, ModelError> {
+        if let Some(native) = &self.native {
+            return native
+                .render(messages, &self.tools, true)
+                .map_err(|e| ModelError(format!("The model's chat template failed: {e}")));
+        }
         let chat: Vec<LlamaChatMessage> = text_protocol_messages(messages)
             .iter()
             .map(|m| {

@@ -170,10 +170,38 @@ impl LocalModel {
                 .unwrap_or_default()
         });
         let (template, chat_template) = pick_template(&model, &architecture);
+        let source = meta("tokenizer.chat_template");
+        let native = match (&source, options.native_template) {
+            (_, false) => Err("the text protocol was chosen for this model".to_string()),
+            (None, true) => Err("the model has no chat template of its own".to_string()),
+            (Some(source), true) => {
+                let vocab = model.vocab();
+                let text_of = |token: LlamaToken| {
+                    String::from_utf8_lossy(&vocab.token_to_piece(token, true, None)).into_owned()
+                };
+                NativeTemplate::new(source, &text_of(vocab.bos()), &text_of(vocab.eos()))
+            }
+        };
+        let (native, call_path, call_path_why) = match native {
+            Ok(native) => {
+                let why = format!(
+                    "native — the model's own chat template renders the tools; its calls ({}…{}) are constrained by the grammar",
+                    native.syntax.open, native.syntax.close
+                );
+                (Some(native), CallPath::Native, why)
+            }
+            Err(why) => (
+                None,
+                CallPath::Text,
+                format!("text protocol, constrained by the grammar — {why}"),
+            ),
+        };
+        let syntax = native.as_ref().map_or(TEXT_PROTOCOL, |n| n.syntax);
 
         let vocab = model.vocab();
-        let tag = vocab.tokenize(OPEN_TAG.as_bytes(), false, false);
-        let tag_after_newline = vocab.tokenize(format!("\n{OPEN_TAG}").as_bytes(), false, false);
+        let tag = vocab.tokenize(syntax.open.as_bytes(), false, false);
+        let tag_after_newline =
+            vocab.tokenize(format!("\n{}", syntax.open).as_bytes(), false, false);
         let facts = ModelFacts {
             path: options.path.clone(),
             name,
@@ -185,14 +213,17 @@ impl LocalModel {
             threads,
             vocab_size: model.n_vocab(),
             chat_template,
-            template_takes_tools: meta("tokenizer.chat_template")
-                .is_some_and(|template| template.contains("tools")),
+            call_path,
+            call_path_why,
             load_seconds: started.elapsed().as_secs_f64(),
         };
         let mut loaded = LocalModel {
             ctx,
             model,
             template,
+            native,
+            syntax,
+            tools: Vec::new(),
             facts,
             settings: Settings::default(),
             grammar: None,

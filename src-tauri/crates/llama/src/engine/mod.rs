@@ -17,17 +17,17 @@ use crate::decide::{
     DecisionRules, ANSWER_PROBES, FOLLOW_UP_PROBES, TOOL_PROBES,
 };
 use crate::grammar::{call_grammar, CallShape};
+use crate::template::{CallSyntax, NativeTemplate, TEXT_PROTOCOL};
 use crate::utf8::Utf8Stream;
 use lantern_core::agent::cut_to_fit;
 use lantern_core::model::{
-    CancelToken, FinishReason, Flow, GenerateRequest, Generation, GenerationOptions, Message,
-    Model, ModelError, Role, ToolChoice,
+    CallPath, CancelToken, FinishReason, Flow, GenerateRequest, Generation, GenerationOptions,
+    Message, Model, ModelError, Role, ToolChoice,
 };
 use lantern_core::protocol::markers::{
     leading_system_messages, protocol_tag_start, text_protocol_messages, CALL_KEY, NOT_IN_ANSWERS,
     PROTOCOL_WORDS,
 };
-use lantern_core::protocol::{CLOSE_TAG, OPEN_TAG};
 use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::ToolSpec;
 use llama_cpp_2::context::params::LlamaContextParams;
@@ -74,6 +74,9 @@ pub struct LoadOptions {
     pub threads: Option<i32>,
     /// Layers to offload to a GPU back-end, when one is built in.
     pub gpu_layers: u32,
+    /// Prompt the model through its own chat template, with the tools passed natively, when
+    /// the template allows it; off, the text protocol is used whatever the template.
+    pub native_template: bool,
 }
 
 impl LoadOptions {
@@ -83,6 +86,7 @@ impl LoadOptions {
             context: None,
             threads: None,
             gpu_layers: 0,
+            native_template: true,
         }
     }
 }
@@ -102,10 +106,11 @@ pub struct ModelFacts {
     /// `model` (the GGUF's own template), `built-in NAME` (llama.cpp's template for the
     /// architecture) or `chatml` (the last resort).
     pub chat_template: String,
-    /// The GGUF's own chat template renders tools (it uses a `tools` variable). Local models
-    /// are rendered without them and call through the text protocol either way; a server
-    /// with the template's tool rendering can take native calls.
-    pub template_takes_tools: bool,
+    /// How the model is prompted and calls: `native` (its own template renders the tools and
+    /// it writes its own call form) or `text` (Lantern's `<TOOL_CALL>` protocol).
+    pub call_path: CallPath,
+    /// Why, in words for the Model page and `lantern probe`.
+    pub call_path_why: String,
     pub load_seconds: f64,
 }
 
@@ -178,12 +183,19 @@ pub struct LocalModel {
     ctx: LlamaContext<'static>,
     model: Box<LlamaModel>,
     template: LlamaChatTemplate,
+    /// The model's own template, when it is prompted natively; `None` for the text protocol.
+    native: Option<NativeTemplate>,
+    /// How a call is written: the native form, or the text protocol's.
+    syntax: CallSyntax,
+    /// The tools a native template renders: those of the last request (or preparation).
+    tools: Vec<ToolSpec>,
     facts: ModelFacts,
     pub settings: Settings,
     /// GBNF for a call after its opening tag, for the tools it was built from (their
     /// fingerprint): rebuilt when a request offers other tools.
     grammar: Option<(u64, String)>,
-    /// Tokens of `<TOOL_CALL>` and of `\n<TOOL_CALL>` at the start of a reply.
+    /// Tokens of the call opener (`<TOOL_CALL>`) and of it after a newline, at the start of a
+    /// reply.
     tag: Vec<LlamaToken>,
     tag_after_newline: Vec<LlamaToken>,
     /// The tokens the KV cache holds for sequence 0, in order.
@@ -211,6 +223,14 @@ impl LocalModel {
     pub fn last_step(&self) -> &StepStats {
         &self.last
     }
+
+    /// The tools a natively prompted model's template renders until a request brings its own
+    /// (a request always does; this is for rendering before one, as the probe does).
+    pub fn offer_tools(&mut self, tools: &[ToolSpec]) {
+        if self.native.is_some() {
+            self.tools = tools.to_vec();
+        }
+    }
 }
 
 impl Model for LocalModel {
@@ -226,9 +246,11 @@ impl Model for LocalModel {
     /// in the calibration file) and makes the cache hold the conversations' opening (loaded
     /// when it was saved), so the first message waits for neither.
     fn prepare(&mut self, toolbox: &Toolbox, cancel: &CancelToken) -> Result<(), ModelError> {
-        self.calibration(toolbox.system_prompt(), cancel)?;
+        let system = toolbox.system_prompt_for(self.call_path());
+        self.offer_tools(toolbox.specs());
+        self.calibration(system, cancel)?;
         let first = [
-            Message::new(Role::System, toolbox.system_prompt()),
+            Message::new(Role::System, system),
             Message::new(Role::User, "?"),
         ];
         let whole = self.tokenize(&self.render(&first)?);
@@ -246,6 +268,10 @@ impl Model for LocalModel {
         self
     }
 
+    fn call_path(&self) -> CallPath {
+        self.facts.call_path
+    }
+
     fn generate(
         &mut self,
         request: &GenerateRequest<'_>,
@@ -255,6 +281,7 @@ impl Model for LocalModel {
         let cancel = request.cancel;
         let mut stats = StepStats::default();
         let cancelled = |text: String| Generation::text(text, FinishReason::Cancelled);
+        self.offer_tools(request.tools);
 
         // The calibration (first time per system prompt) runs before this step's prompt, so the
         // prompt's cache stays warm for the step itself.
@@ -307,8 +334,8 @@ impl Model for LocalModel {
             let have = kv::tag_tokens_in_cache(&self.cached, prompt_len, &tag);
             self.rewind_to(prompt_len + have, cancel)?;
             logits = self.append(&tag[have..])?;
-            text.push_str(OPEN_TAG);
-            if on_text(OPEN_TAG) == Flow::Stop {
+            text.push_str(self.syntax.open);
+            if on_text(self.syntax.open) == Flow::Stop {
                 return Ok(self.finish(text, FinishReason::Stop, stats, started));
             }
             if self.settings.options.grammar {
@@ -349,9 +376,10 @@ impl Model for LocalModel {
             // A tool name or a grounded argument just opened is chosen whole (see
             // `grounding`), once per position.
             if let (Some(g), false) = (grammar.as_mut(), closing || grounded_at == text.len()) {
-                let call_text = &text[OPEN_TAG.len()..];
+                let call_text = &text[self.syntax.open.len()..];
+                let name_key = self.syntax.name_key;
                 // What the text has just opened, read once for every kind of grounding.
-                let opened = grounding::open_grounded_argument(call_text, request.tools);
+                let opened = grounding::open_grounded_argument(call_text, name_key, request.tools);
                 if replacing.is_none() {
                     replacing = self
                         .open_replacement(opened.as_ref(), call_text, request)
@@ -413,7 +441,7 @@ impl Model for LocalModel {
                     }
                 },
                 (true, Some(g), Some(closers), None) => {
-                    let in_string = inside_json_string(&text[OPEN_TAG.len()..]);
+                    let in_string = inside_json_string(&text[self.syntax.open.len()..]);
                     pick_closing(&logits, g, closers.for_position(in_string))
                 }
                 (_, grammar, _, _) => {
@@ -469,7 +497,7 @@ impl Model for LocalModel {
             // where its grammar does: a closing tag inside a string argument is content.
             let search_from = before.saturating_sub(longest_stop);
             let stop_end = if grammar.is_some() {
-                closed_call_end(&text, search_from)
+                closed_call_end(&text, search_from, &self.syntax)
             } else {
                 stop_sequence_end(&text, search_from, before, request.stop)
             };
@@ -536,6 +564,7 @@ impl LocalModel {
             results_cut: stats.results_cut,
             context_used: Some(stats.prompt_tokens + stats.tokens_generated),
             context_size: Some(self.facts.context as usize),
+            native_template: self.native.is_some(),
             ..Generation::text("", finish)
         };
         self.last = stats;

@@ -163,14 +163,18 @@ impl LocalModel {
         if n == 0 {
             return None;
         }
-        let chat: Vec<LlamaChatMessage> = text_protocol_messages(&messages[..n])
-            .into_iter()
-            .map(|m| LlamaChatMessage::new("system".into(), m.content).ok())
-            .collect::<Option<_>>()?;
-        let text = self
-            .model
-            .apply_chat_template(&self.template, &chat, false)
-            .ok()?;
+        let text = match &self.native {
+            Some(native) => native.render(&messages[..n], &self.tools, false).ok()?,
+            None => {
+                let chat: Vec<LlamaChatMessage> = text_protocol_messages(&messages[..n])
+                    .into_iter()
+                    .map(|m| LlamaChatMessage::new("system".into(), m.content).ok())
+                    .collect::<Option<_>>()?;
+                self.model
+                    .apply_chat_template(&self.template, &chat, false)
+                    .ok()?
+            }
+        };
         let opening = self.tokenize(&text);
         (opening.len() >= MIN_OPENING && opening.len() < whole.len() && whole.starts_with(&opening))
             .then_some(opening)

@@ -132,16 +132,16 @@ pub(super) fn pick(
     }
 }
 
-/// Where a constrained call (`text` starts with the opening tag) ends: just after a closing tag,
-/// found at or after `from`, that follows a complete JSON object.
-pub(super) fn closed_call_end(text: &str, from: usize) -> Option<usize> {
+/// Where a constrained call (`text` starts with the opening tag of `syntax`) ends: just after
+/// its closing tag, found at or after `from`, that follows a complete JSON object.
+pub(super) fn closed_call_end(text: &str, from: usize, syntax: &CallSyntax) -> Option<usize> {
     let from = (from..=text.len()).find(|i| text.is_char_boundary(*i))?;
     let mut at = from;
-    while let Some(i) = text[at..].find(CLOSE_TAG) {
+    while let Some(i) = text[at..].find(syntax.close) {
         let tag = at + i;
-        let body = text.get(OPEN_TAG.len()..tag).unwrap_or("");
+        let body = text.get(syntax.open.len()..tag).unwrap_or("");
         if serde_json::from_str::<serde_json::Value>(body).is_ok() {
-            return Some(tag + CLOSE_TAG.len());
+            return Some(tag + syntax.close.len());
         }
         at = tag + 1;
     }
@@ -250,14 +250,15 @@ impl LocalModel {
     /// The call grammar for `tools`, built once per set of tools.
     pub(super) fn new_grammar(&mut self, tools: &[ToolSpec]) -> Result<LlamaSampler, ModelError> {
         let shape = CallShape {
-            reasoning: self.settings.options.call_reasoning,
+            // A native call has the form the model was trained on, which holds no reasoning.
+            reasoning: self.settings.options.call_reasoning && self.native.is_none(),
             lean: self.settings.options.lean_calls,
         };
         let key =
             tools_fingerprint(tools) ^ u64::from(shape.reasoning) ^ (u64::from(shape.lean) << 1);
         if self.grammar.as_ref().is_none_or(|(k, _)| *k != key) {
             let specs: Vec<&ToolSpec> = tools.iter().collect();
-            let gbnf = call_grammar(&specs, shape).map_err(ModelError)?;
+            let gbnf = call_grammar(&specs, shape, &self.syntax).map_err(ModelError)?;
             self.grammar = Some((key, gbnf));
         }
         let (_, gbnf) = self.grammar.as_ref().expect("built above");

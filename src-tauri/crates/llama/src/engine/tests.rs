@@ -22,11 +22,14 @@ fn the_json_position_knows_strings_and_escapes() {
 #[test]
 fn a_closing_tag_inside_a_string_does_not_end_a_call() {
     let open = "<TOOL_CALL>\n{\"tool\": \"write_file\", \"args\": {\"path\": \"a.md\", \"content\": \"x</TOOL_CALL>";
-    assert_eq!(closed_call_end(open, 0), None);
+    assert_eq!(closed_call_end(open, 0, &TEXT_PROTOCOL), None);
     let closed = format!("{open} y\"}}}}\n</TOOL_CALL>");
-    assert_eq!(closed_call_end(&closed, 0), Some(closed.len()));
+    assert_eq!(
+        closed_call_end(&closed, 0, &TEXT_PROTOCOL),
+        Some(closed.len())
+    );
     // Only tags at or after `from` count.
-    assert_eq!(closed_call_end(&closed, closed.len()), None);
+    assert_eq!(closed_call_end(&closed, closed.len(), &TEXT_PROTOCOL), None);
 }
 
 #[test]
@@ -120,28 +123,38 @@ fn a_grounded_argument_is_recognised_when_its_string_opens() {
     use super::grounding::{open_grounded_argument, Grounding, PathKind};
     let read = "\n{\"tool\": \"read_file\", \"args\": {\"path\": \"";
     assert_eq!(
-        open_grounded_argument(read, tools),
+        open_grounded_argument(read, "tool", tools),
         Some(Grounding::Path(PathKind::File))
     );
     let list = "{\"tool\":\"list_files\",\"args\":{\"directory\":\"";
     assert_eq!(
-        open_grounded_argument(list, tools),
+        open_grounded_argument(list, "tool", tools),
         Some(Grounding::Path(PathKind::Folder))
     );
     // A file to write is an existing one or one the question names; a query comes from the
     // question.
     let write = "{\"tool\": \"write_file\", \"args\": {\"path\": \"";
     assert_eq!(
-        open_grounded_argument(write, tools),
+        open_grounded_argument(write, "tool", tools),
         Some(Grounding::Path(PathKind::NewOrExistingFile))
     );
     let search = "{\"tool\": \"search_code\", \"args\": {\"query\": \"";
     assert_eq!(
-        open_grounded_argument(search, tools),
+        open_grounded_argument(search, "tool", tools),
         Some(Grounding::QuestionWord)
     );
     // Not at the opening quote any more.
-    assert_eq!(open_grounded_argument(&format!("{read}pack"), tools), None);
+    assert_eq!(
+        open_grounded_argument(&format!("{read}pack"), "tool", tools),
+        None
+    );
+    // A native call names its tool under its own key.
+    let native = "\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"";
+    assert_eq!(
+        open_grounded_argument(native, "name", tools),
+        Some(Grounding::Path(PathKind::File))
+    );
+    assert_eq!(open_grounded_argument(native, "tool", tools), None);
 }
 
 #[test]

@@ -1,0 +1,218 @@
+//! Which way a local model is prompted and how it writes a call.
+//!
+//! A GGUF whose own chat template renders tools, and whose calls Lantern can constrain, is
+//! prompted *natively*: the template itself (a Hugging Face Jinja template, rendered with
+//! minijinja) gets the conversation and the tools, and the model calls in the form it was
+//! trained on — for Hermes- and Qwen-style templates, `<tool_call>{"name": …, "arguments":
+//! …}</tool_call>`. Every other model is prompted with Lantern's text protocol through the
+//! template llama.cpp applies. Either way a started call is held to the tools' schemas by the
+//! same grammar, from the opener of its [`CallSyntax`] on.
+//!
+//! ```
+//! use lantern_llama::template::{NativeTemplate, HERMES};
+//!
+//! let source = "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{% endfor %}";
+//! let why = NativeTemplate::new(source, "", "").err().unwrap();
+//! assert!(why.contains("takes no tools"));
+//! assert_eq!(HERMES.open, "<tool_call>");
+//! ```
+
+use lantern_core::model::{Message, Role};
+use lantern_core::protocol::native::{native_messages, native_tools, Arguments};
+use lantern_core::protocol::{CLOSE_TAG, OPEN_TAG};
+use lantern_core::tools::{ToolRegistry, ToolSpec};
+use minijinja::{context, Environment, Error, ErrorKind};
+
+/// How a model writes a call: the tags around it and the keys of its JSON object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallSyntax {
+    pub open: &'static str,
+    pub close: &'static str,
+    /// The key that names the tool.
+    pub name_key: &'static str,
+    /// The key that holds the arguments.
+    pub args_key: &'static str,
+}
+
+/// Lantern's own text protocol: `<TOOL_CALL>{"tool": …, "args": …}</TOOL_CALL>`.
+pub const TEXT_PROTOCOL: CallSyntax = CallSyntax {
+    open: OPEN_TAG,
+    close: CLOSE_TAG,
+    name_key: "tool",
+    args_key: "args",
+};
+
+/// Hermes and Qwen: `<tool_call>{"name": …, "arguments": …}</tool_call>`.
+pub const HERMES: CallSyntax = CallSyntax {
+    open: "<tool_call>",
+    close: "</tool_call>",
+    name_key: "name",
+    args_key: "arguments",
+};
+
+/// The native call form a template's source teaches, if Lantern can constrain it.
+fn native_syntax(source: &str) -> Result<CallSyntax, String> {
+    if source.contains(HERMES.open) && source.contains(HERMES.close) {
+        return Ok(HERMES);
+    }
+    let other = [
+        "[TOOL_CALLS]",
+        "<|python_tag|>",
+        "<|tool_call_start|>",
+        "functions.",
+    ]
+    .into_iter()
+    .find(|marker| source.contains(marker));
+    Err(match other {
+        Some(marker) => format!(
+            "the model's chat template takes tools, but its calls (written after {marker}) are not a form Lantern constrains yet"
+        ),
+        None => "the model's chat template takes tools, but it does not show a call form Lantern knows".into(),
+    })
+}
+
+/// A GGUF's own chat template, rendered with the tools passed natively.
+pub struct NativeTemplate {
+    env: Environment<'static>,
+    bos: String,
+    eos: String,
+    pub syntax: CallSyntax,
+}
+
+impl std::fmt::Debug for NativeTemplate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NativeTemplate")
+            .field("syntax", &self.syntax)
+            .finish_non_exhaustive()
+    }
+}
+
+impl NativeTemplate {
+    /// The template of `source` (with the model's `bos` and `eos` text), when it renders tools,
+    /// writes calls in a form Lantern constrains, and renders a conversation with tools here;
+    /// otherwise why not, in words for the Model page.
+    pub fn new(source: &str, bos: &str, eos: &str) -> Result<Self, String> {
+        if !source.contains("tools") {
+            return Err("the model's chat template takes no tools".into());
+        }
+        let syntax = native_syntax(source)?;
+        let mut env = Environment::new();
+        env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
+        env.add_function(
+            "raise_exception",
+            |message: String| -> Result<String, Error> {
+                Err(Error::new(ErrorKind::InvalidOperation, message))
+            },
+        );
+        env.add_template_owned("chat", source.to_string())
+            .map_err(|e| format!("the model's chat template cannot be read: {e}"))?;
+        let template = NativeTemplate {
+            env,
+            bos: bos.to_string(),
+            eos: eos.to_string(),
+            syntax,
+        };
+        // A conversation with a call and its result must render, and the tools must show.
+        let registry = ToolRegistry::standard();
+        let specs: Vec<ToolSpec> = registry.specs().into_iter().cloned().collect();
+        let probe = [
+            Message::new(Role::System, "rules"),
+            Message::new(Role::User, "version?"),
+            Message::assistant_call(
+                "call-1",
+                format!("{OPEN_TAG}{{\"tool\": \"read_file\", \"args\": {{\"path\": \"a\"}}}}{CLOSE_TAG}"),
+            ),
+            Message::tool_result("call-1", "{}"),
+        ];
+        let rendered = template
+            .render(&probe, &specs, true)
+            .map_err(|e| format!("the model's chat template does not render here: {e}"))?;
+        if !rendered.contains(&specs[0].name) {
+            return Err("the model's chat template rendered no tools".into());
+        }
+        Ok(template)
+    }
+
+    /// Renders `messages` with `tools`; `add_generation_prompt` ends it where the assistant's
+    /// reply begins.
+    pub fn render(
+        &self,
+        messages: &[Message],
+        tools: &[ToolSpec],
+        add_generation_prompt: bool,
+    ) -> Result<String, String> {
+        let template = self.env.get_template("chat").map_err(|e| e.to_string())?;
+        let tools = (!tools.is_empty()).then(|| native_tools(tools));
+        template
+            .render(context! {
+                messages => native_messages(messages, Arguments::Object),
+                tools => tools,
+                add_generation_prompt => add_generation_prompt,
+                bos_token => self.bos,
+                eos_token => self.eos,
+            })
+            .map_err(|e| {
+                let mut text = e.to_string();
+                if let Some(detail) = e.detail() {
+                    text.push_str(&format!(" ({detail})"));
+                }
+                text
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HERMES_TEMPLATE: &str = include_str!("../../../../tests/templates/chatml-tools.jinja");
+
+    #[test]
+    fn a_hermes_template_renders_the_tools_the_call_and_the_result() {
+        let template = NativeTemplate::new(HERMES_TEMPLATE, "", "<|im_end|>").unwrap();
+        assert_eq!(template.syntax, HERMES);
+        let specs: Vec<ToolSpec> = ToolRegistry::standard()
+            .specs()
+            .into_iter()
+            .cloned()
+            .collect();
+        let messages = [
+            Message::new(Role::System, "Be brief."),
+            Message::new(Role::User, "What is in a.md?"),
+            Message::assistant_call(
+                "call-1",
+                "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.md\"}}\n</tool_call>",
+            ),
+            Message::tool_result("call-1", "{\"content\":\"hello\"}"),
+        ];
+        let text = template.render(&messages, &specs, true).unwrap();
+        assert!(text.starts_with("<|im_start|>system\nBe brief.\n\nYou can call functions."));
+        assert!(text.contains("\"name\":\"read_file\""), "{text}");
+        assert!(text.contains(
+            "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\":\"a.md\"}}\n</tool_call>\n<|im_end|>"
+        ));
+        assert!(text.contains(
+            "<|im_start|>user\n<tool_response>\n{\"content\":\"hello\"}\n</tool_response><|im_end|>"
+        ));
+        assert!(text.ends_with("<|im_start|>assistant\n"));
+    }
+
+    #[test]
+    fn templates_that_cannot_be_used_natively_say_why() {
+        let plain = "{% for m in messages %}{{ m.content }}{% endfor %}";
+        assert!(NativeTemplate::new(plain, "", "")
+            .unwrap_err()
+            .contains("takes no tools"));
+        let mistral = "{% if tools %}[AVAILABLE_TOOLS]{{ tools | tojson }}{% endif %}[TOOL_CALLS]";
+        assert!(NativeTemplate::new(mistral, "", "")
+            .unwrap_err()
+            .contains("after [TOOL_CALLS]"));
+        let broken = "{% if tools %}<tool_call></tool_call>{% for %}";
+        assert!(NativeTemplate::new(broken, "", "")
+            .unwrap_err()
+            .contains("cannot be read"));
+        let raising = "{% if tools %}<tool_call></tool_call>{{ raise_exception('no system role') }}{% endif %}";
+        let why = NativeTemplate::new(raising, "", "").unwrap_err();
+        assert!(why.contains("no system role"), "{why}");
+    }
+}

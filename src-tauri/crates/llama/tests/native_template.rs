@@ -1,0 +1,156 @@
+//! A local model prompted through its own tool-aware chat template: the default model with
+//! `tests/templates/chatml-tools.jinja` written into a copy of its GGUF (made by
+//! `scripts/tool-template-model.sh`, which `npm test` runs). The template is rendered with the
+//! tools, the model writes its native `<tool_call>` form held to the schemas by the grammar, and
+//! the agent runs the call and feeds the result back through the template.
+
+use lantern_core::agent::{Answer, FixedAnswer, Session, SessionOptions};
+use lantern_core::event::{Event, FinishedReason};
+use lantern_core::model::{CallPath, CancelToken, Message, Model, Role, ToolChoice};
+use lantern_core::protocol::Dialect;
+use lantern_core::sandbox::Workspace;
+use lantern_core::toolbox::Toolbox;
+use lantern_llama::{default_model_path, LoadOptions, LocalModel};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+fn tool_template_model() -> PathBuf {
+    let path = default_model_path().with_file_name("SmolLM2-135M-Instruct.tools.Q4_1.gguf");
+    assert!(
+        path.exists(),
+        "the test model with a tool-aware template is missing at {}: run scripts/tool-template-model.sh (npm test does)",
+        path.display()
+    );
+    path
+}
+
+fn load(native_template: bool) -> LocalModel {
+    let options = LoadOptions {
+        threads: Some(1),
+        native_template,
+        ..LoadOptions::new(tool_template_model())
+    };
+    let calibrations = std::env::temp_dir().join(format!(
+        "lantern-test-native-calibration-{}.json",
+        std::process::id()
+    ));
+    LocalModel::load(&options, |_| {})
+        .unwrap()
+        .with_calibration_file(calibrations)
+}
+
+#[test]
+fn a_tool_aware_template_is_used_natively_unless_the_text_protocol_is_chosen() {
+    let native = load(true);
+    assert_eq!(native.facts().call_path, CallPath::Native);
+    assert_eq!(native.call_path(), CallPath::Native);
+    assert!(native.facts().call_path_why.contains("<tool_call>"));
+    drop(native);
+
+    let text = load(false);
+    assert_eq!(text.facts().call_path, CallPath::Text);
+    assert!(text
+        .facts()
+        .call_path_why
+        .contains("text protocol was chosen"));
+    drop(text);
+
+    // The default model's own template takes no tools.
+    let plain = LocalModel::load(&LoadOptions::new(default_model_path()), |_| {}).unwrap();
+    assert_eq!(plain.facts().call_path, CallPath::Text);
+    assert!(plain.facts().call_path_why.contains("takes no tools"));
+}
+
+#[test]
+fn a_turn_through_the_model_s_own_template_reads_a_file_and_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("package.json"),
+        "{\n  \"name\": \"corner-shop\",\n  \"version\": \"3.7.2\"\n}\n",
+    )
+    .unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/cart.js"), "export const total = 0;\n").unwrap();
+    let mut model = load(true);
+    let toolbox = Arc::new(Toolbox::standard());
+
+    // What the model reads: its own template with the tools, and no text protocol.
+    let system = toolbox.system_prompt_for(model.call_path()).to_string();
+    assert!(!system.contains("<TOOL_CALL>"));
+    model.offer_tools(toolbox.specs());
+    let prompt = model
+        .render(&[
+            Message::new(Role::System, system),
+            Message::new(Role::User, "?"),
+        ])
+        .unwrap();
+    assert!(prompt.contains("<tools>") && prompt.contains("\"name\":\"read_file\""));
+
+    let mut session = Session::new(
+        Workspace::open(dir.path()).unwrap(),
+        SessionOptions {
+            toolbox,
+            policy: None,
+            checkpoints: None,
+            config: Default::default(),
+        },
+    );
+    session.config.tool_choice = ToolChoice::Auto;
+    session.config.max_steps = 3;
+    session.config.max_tokens = 160;
+    let mut events = Vec::new();
+    session.send(
+        "What version is declared in package.json?",
+        &mut model,
+        &mut FixedAnswer(Answer::AllowOnce),
+        &mut |e| events.push(e.clone()),
+        &CancelToken::new(),
+    );
+
+    let call = events
+        .iter()
+        .find_map(|e| match e {
+            Event::CallParsed {
+                tool,
+                args,
+                dialect,
+                constrained,
+                via,
+                raw,
+                ..
+            } => Some((tool, args, dialect, constrained, via, raw)),
+            _ => None,
+        })
+        .expect("the first step is a call");
+    let (tool, args, dialect, constrained, via, raw) = call;
+    assert_eq!(tool, "read_file");
+    assert_eq!(args["path"], "package.json");
+    assert_eq!(*dialect, Dialect::Hermes);
+    assert!(*constrained, "the grammar holds a native call too");
+    assert_eq!(*via, CallPath::Native);
+    assert!(
+        raw.starts_with("<tool_call>") && raw.ends_with("</tool_call>"),
+        "{raw}"
+    );
+    assert!(
+        !raw.contains("reasoning"),
+        "a native call has no reasoning: {raw}"
+    );
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::ToolFinished { success: true, .. })));
+    // The result went back through the template and the model answered in words.
+    let Some(Event::TurnFinished { reason, text, .. }) = events.last() else {
+        panic!("the turn did not finish: {events:?}");
+    };
+    assert_eq!(*reason, FinishedReason::Answer, "{text}");
+    assert!(
+        !text.trim().is_empty() && !text.contains("<tool_call>"),
+        "{text}"
+    );
+    let steps = events
+        .iter()
+        .filter(|e| matches!(e, Event::StepStarted { .. }))
+        .count();
+    assert_eq!(steps, 2);
+}
