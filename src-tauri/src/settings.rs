@@ -16,6 +16,8 @@ pub const MAX_STEPS_LIMIT: usize = 100;
 /// The smallest context that still fits the system prompt and a short exchange.
 pub const MIN_CONTEXT: u32 = 1024;
 pub const MAX_TEMPERATURE: f32 = 2.0;
+/// More thinking than this leaves a small model's context no room for the conversation.
+pub const MAX_THINKING_BUDGET: u32 = 8192;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
@@ -30,6 +32,8 @@ pub struct Settings {
     pub context: Option<u32>,
     /// Whether each step may, must or must not be a tool call.
     pub tool_choice: ToolChoice,
+    /// The most tokens a local reasoning model may think before its reply; 0 for none.
+    pub thinking_budget: u32,
 }
 
 impl Default for Settings {
@@ -40,6 +44,7 @@ impl Default for Settings {
             temperature: 0.0,
             context: None,
             tool_choice: ToolChoice::Auto,
+            thinking_budget: GenerationOptions::default().thinking_budget,
         }
     }
 }
@@ -50,6 +55,7 @@ impl Settings {
         GenerationOptions {
             grammar: self.grammar,
             temperature: self.temperature,
+            thinking_budget: self.thinking_budget,
             ..GenerationOptions::default()
         }
     }
@@ -64,6 +70,11 @@ impl Settings {
         if !(0.0..=MAX_TEMPERATURE).contains(&self.temperature) {
             return Err(AppError::invalid(format!(
                 "The temperature must be between 0 and {MAX_TEMPERATURE}."
+            )));
+        }
+        if self.thinking_budget > MAX_THINKING_BUDGET {
+            return Err(AppError::invalid(format!(
+                "The thinking budget must be between 0 and {MAX_THINKING_BUDGET} tokens."
             )));
         }
         if let Some(context) = self.context {
@@ -164,6 +175,15 @@ mod tests {
             ..Settings::default()
         };
         assert!(tiny.check().unwrap_err().message.contains("at least"));
+        let pondering = Settings {
+            thinking_budget: 100_000,
+            ..Settings::default()
+        };
+        assert!(pondering
+            .check()
+            .unwrap_err()
+            .message
+            .contains("thinking budget"));
     }
 
     #[test]
@@ -171,6 +191,7 @@ mod tests {
         let config: AppConfig = serde_json::from_str(r#"{"settings": {"max_steps": 4}}"#).unwrap();
         assert_eq!(config.settings.max_steps, 4);
         assert!(config.settings.grammar);
+        assert_eq!(config.settings.thinking_budget, 512);
         assert_eq!(config.last_workspace, None);
     }
 }

@@ -497,6 +497,42 @@ const tests = [
       await session.waitFor("the default model back", async () => /smollm2/i.test((await session.text(".model-chip")) ?? "") && (await session.execute("return document.querySelector('.model-chip').dataset.state === 'ready';")), MODEL_MS);
     },
   ],
+  [
+    "a local model whose own template takes tools is prompted natively, and the inspector says its call came in its own form",
+    async () => {
+      // The default model with a tool-aware template written into a copy
+      // (scripts/tool-template-model.sh, which npm test runs), listed on the Model page.
+      const session = await launch(freshWorkspace());
+      await session.click('.side-tab[data-page="model"]');
+      const loaded = await session.execute(
+        `const row = [...document.querySelectorAll('.model-row')].find(r => /\\.tools\\./.test(r.textContent) && !/thinking/.test(r.textContent));
+         if (!row) return false;
+         row.querySelector('button').click();
+         return true;`,
+      );
+      assert(loaded, "the Model page lists the copy with the tool-aware template");
+      await session.waitFor(
+        "the copy loaded and calibrated",
+        async () => /tool-aware/.test((await session.text(".model-chip")) ?? "") && (await session.execute("return document.querySelector('.model-chip').dataset.state === 'ready' && !!document.querySelector('.tool-calls-path');")),
+        MODEL_MS,
+      );
+      const path = await session.text(".tool-calls-path");
+      assert(path.startsWith("native") && path.includes("<tool_call>"), `the Model page says the model is prompted natively, and why: ${path}`);
+      await shot(session, "14-local-native-model");
+      await session.click('.side-tab[data-page="chat"]');
+      await askAndWaitForACall(session, "What version is declared in package.json?");
+      await session.click(".call-card");
+      const detail = await session.text(".inspector-detail");
+      assert(detail.includes("native tool call (the model's own form, through its chat template)"), `the inspector marks the call native: ${detail.slice(0, 400)}`);
+      assert(detail.includes("hermes") && detail.includes("constrained by the grammar"), `its dialect and grammar are shown: ${detail.slice(0, 400)}`);
+      await shot(session, "15-local-native-call");
+      const soup = await session.execute("return [...document.querySelectorAll('.msg-text')].some(e => /<\\/?tool_/.test(e.textContent));");
+      assert(!soup, "no call text is shown as an answer");
+      await session.click('.side-tab[data-page="model"]');
+      await session.execute("[...document.querySelectorAll('.provider-local button')].find(b => b.textContent === 'Load the default model').click();");
+      await session.waitFor("the default model back", async () => !/tool-aware/.test((await session.text(".model-chip")) ?? "") && (await session.execute("return document.querySelector('.model-chip').dataset.state === 'ready';")), MODEL_MS);
+    },
+  ],
 ];
 
 // ---- runner ----

@@ -632,6 +632,8 @@ export interface Settings {
   context: number | null;
   /** Whether each step may, must or must not be a tool call. */
   tool_choice: ToolChoice;
+  /** The most tokens a local reasoning model may think before its reply; 0 for none. */
+  thinking_budget: number;
 }
 
 /** A byte range in the full model response. */

@@ -61,7 +61,7 @@ describe("the IPC module", () => {
     await backend.openChat("/t/a.jsonl");
     await backend.continueChat("/t/a.jsonl");
     await backend.deleteChat("/t/a.jsonl");
-    await backend.updateSettings({ max_steps: 5, grammar: true, temperature: 0, context: null, tool_choice: "auto" });
+    await backend.updateSettings({ max_steps: 5, grammar: true, temperature: 0, context: null, tool_choice: "auto", thinking_budget: 512 });
     expect([...seen.keys()].sort()).toEqual([...COMMANDS].sort());
     // Tauri maps camelCase keys to the Rust parameters' snake_case names.
     expect(Object.keys(seen.get("send_message")!).sort()).toEqual(["message", "onUpdate"]);

@@ -124,6 +124,9 @@ pub struct ModelArgs {
     /// another call (local models).
     #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().call_after_nothing))]
     pub call_after_nothing: OnOff,
+    /// The most tokens a local reasoning model may think before its reply (0: no thinking).
+    #[arg(long, default_value_t = GenerationOptions::default().thinking_budget)]
+    pub thinking_budget: u32,
     /// Sampling temperature; 0 decodes greedily.
     #[arg(long, default_value_t = 0.0)]
     pub temperature: f32,
@@ -223,6 +226,7 @@ impl ModelArgs {
             named_paths: self.named_paths == OnOff::On,
             named_definitions: self.named_definitions == OnOff::On,
             call_after_nothing: self.call_after_nothing == OnOff::On,
+            thinking_budget: self.thinking_budget,
             temperature: self.temperature,
             seed: self.seed,
         }

@@ -326,9 +326,21 @@ pub struct GenerationOptions {
     /// Decide the step after a result that found nothing (a failed call, a search or listing
     /// with no entries) to be another call, not an answer (local models).
     pub call_after_nothing: bool,
+    /// The most tokens a local reasoning model may think before its reply; 0 lets it reply
+    /// without thinking. A call or an answer begins after the thinking, under the grammar.
+    #[serde(default = "default_thinking_budget")]
+    pub thinking_budget: u32,
     /// 0 decodes greedily.
     pub temperature: f32,
     pub seed: u32,
+}
+
+/// Thinking of 512 tokens takes a few seconds on a small model and leaves most of a small
+/// context to the conversation.
+pub const DEFAULT_THINKING_BUDGET: u32 = 512;
+
+fn default_thinking_budget() -> u32 {
+    DEFAULT_THINKING_BUDGET
 }
 
 impl Default for GenerationOptions {
@@ -346,6 +358,7 @@ impl Default for GenerationOptions {
             named_paths: true,
             named_definitions: true,
             call_after_nothing: true,
+            thinking_budget: DEFAULT_THINKING_BUDGET,
             temperature: 0.0,
             seed: 42,
         }

@@ -71,18 +71,25 @@ fn native_syntax(source: &str) -> Result<CallSyntax, String> {
     })
 }
 
+/// Where a reasoning model's thinking begins and ends.
+pub const THINK_OPEN: &str = "<think>";
+pub const THINK_CLOSE: &str = "</think>";
+
 /// A GGUF's own chat template, rendered with the tools passed natively.
 pub struct NativeTemplate {
     env: Environment<'static>,
     bos: String,
     eos: String,
     pub syntax: CallSyntax,
+    /// The template knows `<think>`: the model thinks before it replies.
+    pub thinks: bool,
 }
 
 impl std::fmt::Debug for NativeTemplate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NativeTemplate")
             .field("syntax", &self.syntax)
+            .field("thinks", &self.thinks)
             .finish_non_exhaustive()
     }
 }
@@ -111,6 +118,7 @@ impl NativeTemplate {
             bos: bos.to_string(),
             eos: eos.to_string(),
             syntax,
+            thinks: source.contains(THINK_OPEN),
         };
         // A conversation with a call and its result must render, and the tools must show.
         let registry = ToolRegistry::standard();

@@ -6,16 +6,23 @@
 
 use lantern_core::agent::{Answer, FixedAnswer, Session, SessionOptions};
 use lantern_core::event::{Event, FinishedReason};
-use lantern_core::model::{CallPath, CancelToken, Message, Model, Role, ToolChoice};
-use lantern_core::protocol::Dialect;
+use lantern_core::model::{
+    CallPath, CancelToken, Flow, GenerateRequest, GenerationOptions, Message, Model, Role,
+    ToolChoice,
+};
+use lantern_core::protocol::{interpret, parse, Dialect, Outcome, STOP_SEQUENCES};
 use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
+use lantern_core::tools::ToolRegistry;
 use lantern_llama::{default_model_path, LoadOptions, LocalModel};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-fn tool_template_model() -> PathBuf {
-    let path = default_model_path().with_file_name("SmolLM2-135M-Instruct.tools.Q4_1.gguf");
+/// A copy of the default model with a tool-aware template, made by
+/// `scripts/tool-template-model.sh VARIANT`.
+fn test_model(variant: &str) -> PathBuf {
+    let path =
+        default_model_path().with_file_name(format!("SmolLM2-135M-Instruct.{variant}.Q4_1.gguf"));
     assert!(
         path.exists(),
         "the test model with a tool-aware template is missing at {}: run scripts/tool-template-model.sh (npm test does)",
@@ -25,10 +32,14 @@ fn tool_template_model() -> PathBuf {
 }
 
 fn load(native_template: bool) -> LocalModel {
+    load_variant("tools", native_template)
+}
+
+fn load_variant(variant: &str, native_template: bool) -> LocalModel {
     let options = LoadOptions {
         threads: Some(1),
         native_template,
-        ..LoadOptions::new(tool_template_model())
+        ..LoadOptions::new(test_model(variant))
     };
     let calibrations = std::env::temp_dir().join(format!(
         "lantern-test-native-calibration-{}.json",
@@ -153,4 +164,67 @@ fn a_turn_through_the_model_s_own_template_reads_a_file_and_answers() {
         .filter(|e| matches!(e, Event::StepStarted { .. }))
         .count();
     assert_eq!(steps, 2);
+}
+
+#[test]
+fn a_thinking_model_thinks_within_its_budget_and_then_calls_under_the_grammar() {
+    let mut model = load_variant("thinking-tools", true);
+    assert_eq!(model.call_path(), CallPath::Native);
+    assert!(model.facts().call_path_why.contains("thinks"));
+    let toolbox = Toolbox::standard();
+    let messages = [
+        Message::new(Role::System, toolbox.system_prompt_for(CallPath::Native)),
+        Message::new(Role::User, "What version is declared in package.json?"),
+    ];
+    let cancel = CancelToken::new();
+    let request = GenerateRequest {
+        messages: &messages,
+        tools: toolbox.specs(),
+        paths: None,
+        files: None,
+        stop: STOP_SEQUENCES,
+        tool_choice: ToolChoice::Required,
+        max_tokens: 120,
+        cancel: &cancel,
+    };
+    for budget in [24, 0] {
+        model.configure(&GenerationOptions {
+            thinking_budget: budget,
+            ..GenerationOptions::default()
+        });
+        let mut shown = String::new();
+        let generation = model
+            .generate(&request, &mut |piece| {
+                shown.push_str(piece);
+                Flow::Continue
+            })
+            .unwrap();
+        let thought = model.last_step().thinking_tokens;
+        assert!(
+            thought <= budget as usize,
+            "{thought} tokens over a budget of {budget}"
+        );
+        assert_eq!(
+            generation.thinking.is_empty(),
+            budget == 0,
+            "{generation:?}"
+        );
+        // The thinking is neither the reply nor shown as it; the call after it is whole.
+        assert!(!generation.text.contains("think>") && !shown.contains("think>"));
+        assert!(
+            generation.text.starts_with("<tool_call>"),
+            "{}",
+            generation.text
+        );
+        assert!(generation.constrained);
+        let turn = parse(&generation.text);
+        assert!(
+            matches!(
+                interpret(&turn, &ToolRegistry::standard()),
+                Outcome::ToolCall { .. }
+            ),
+            "{}",
+            generation.text
+        );
+    }
 }

@@ -184,10 +184,13 @@ impl LocalModel {
         };
         let (native, call_path, call_path_why) = match native {
             Ok(native) => {
-                let why = format!(
+                let mut why = format!(
                     "native — the model's own chat template renders the tools; its calls ({}…{}) are constrained by the grammar",
                     native.syntax.open, native.syntax.close
                 );
+                if native.thinks {
+                    why.push_str(", after it thinks (within the thinking budget)");
+                }
                 (Some(native), CallPath::Native, why)
             }
             Err(why) => (

@@ -11,6 +11,7 @@ mod sampling;
 mod spans;
 #[cfg(test)]
 mod tests;
+mod thinking;
 
 use crate::decide::{
     lexical_prior, log_add, names_a_workspace_path, probe_set_fingerprint, Calibration,
@@ -165,6 +166,8 @@ pub struct StepStats {
     pub constrained: bool,
     /// The reply was ended because it kept repeating itself.
     pub stopped_looping: bool,
+    /// Tokens a reasoning model wrote while thinking, before its reply.
+    pub thinking_tokens: usize,
 }
 
 /// Why a model could not be loaded, in words a user understands.
@@ -317,7 +320,19 @@ impl Model for LocalModel {
         stats.tokens_reused = tokens.len() - evaluated;
         stats.prompt_ms = started.elapsed().as_secs_f64() * 1000.0;
 
-        let prompt_len = tokens.len();
+        // A reasoning model thinks first; its reply, call or answer, begins after.
+        let mut thought = String::new();
+        if self.native.as_ref().is_some_and(|n| n.thinks) {
+            let budget = self.settings.options.thinking_budget;
+            let done = self.think(logits, budget, cancel)?;
+            if cancel.is_cancelled() {
+                return Ok(cancelled(String::new()));
+            }
+            (logits, thought) = (done.logits, done.text);
+            stats.thinking_tokens = done.tokens;
+        }
+
+        let prompt_len = self.cached.len();
         let scoring = Instant::now();
         let call = self.decide_call(request, rules.as_ref(), &logits, &mut stats)?;
         if !call {
@@ -519,8 +534,11 @@ impl Model for LocalModel {
             text.push_str(&rest);
             on_text(&rest);
         }
-        stats.tokens_generated = generated;
-        Ok(self.finish(text, finish, stats, started))
+        stats.tokens_generated = generated + stats.thinking_tokens;
+        Ok(Generation {
+            thinking: thought,
+            ..self.finish(text, finish, stats, started)
+        })
     }
 }
 
