@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Makes the test models for native chat templates: copies of the default model whose
-# `tokenizer.chat_template` is replaced by a tool-aware ChatML template
-# (tests/templates/chatml-tools.jinja), written with the `gguf` package from PyPI. The copies
+# `tokenizer.chat_template` is replaced by a tool-aware template (tests/templates/), written
+# with the `gguf` package from PyPI. The copies
 # are kept in the user cache beside the default model and made again when the template changes.
 #
 #   scripts/tool-template-model.sh             the template as it is
 #   scripts/tool-template-model.sh thinking    the template with `<think>` opening every reply,
 #                                              as reasoning models' templates do, and its first
 #                                              words (the default model would close it at once)
+#   scripts/tool-template-model.sh llama3      a Llama 3.x-style template
+#                                              (tests/templates/llama3-tools.jinja)
 #
 # Prints the copy's path on stdout.
 set -euo pipefail
@@ -32,8 +34,13 @@ at = text.rindex(head)
 print(text[:at] + head + "<think>\nFirst, " + text[at + len(head):], end="")
 ' "$TEMPLATE")
     ;;
+  llama3)
+    TEMPLATE=tests/templates/llama3-tools.jinja
+    TARGET="$MODEL_DIR/SmolLM2-135M-Instruct.llama3-tools.Q4_1.gguf"
+    template=$(cat "$TEMPLATE")
+    ;;
   *)
-    printf 'tool-template-model: unknown variant %s (known: tools, thinking)\n' "$1" >&2
+    printf 'tool-template-model: unknown variant %s (known: tools, thinking, llama3)\n' "$1" >&2
     exit 2
     ;;
 esac

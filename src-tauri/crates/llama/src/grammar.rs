@@ -117,17 +117,18 @@ pub fn call_grammar(
         }
         renamed.push('\n');
     }
-    renamed.push_str(&format!(
-        "root ::= [ \\n]{{0,2}} lantern-call [ \\n]{{0,2}} \"{}\"\n",
-        syntax.close
-    ));
+    // A call that ends with its object (and the reply) has nothing after it.
+    renamed.push_str(&match syntax.close {
+        "" => "root ::= [ \\n]{0,2} lantern-call\n".to_string(),
+        close => format!("root ::= [ \\n]{{0,2}} lantern-call [ \\n]{{0,2}} \"{close}\"\n"),
+    });
     Ok(renamed)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::template::{HERMES, TEXT_PROTOCOL};
+    use crate::template::{HERMES, LLAMA3_JSON, TEXT_PROTOCOL};
     use lantern_core::tools::ToolRegistry;
 
     /// The alternative of `schema` that calls `tool`.
@@ -199,5 +200,12 @@ mod tests {
         let grammar = call_grammar(&registry.specs(), shape, &HERMES).unwrap();
         assert!(grammar.contains("\"</tool_call>\"\n"), "{grammar}");
         assert!(!grammar.contains("TOOL_CALL"));
+        // A call that ends with its object has nothing after it.
+        let bare = call_grammar(&registry.specs(), shape, &LLAMA3_JSON).unwrap();
+        assert!(
+            bare.contains("root ::= [ \\n]{0,2} lantern-call\n"),
+            "{bare}"
+        );
+        assert!(bare.contains("parameters"));
     }
 }

@@ -26,12 +26,28 @@ use minijinja::{context, Environment, Error, ErrorKind};
 /// How a model writes a call: the tags around it and the keys of its JSON object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CallSyntax {
+    /// What a call begins with: a tag before the object, or the object's own beginning.
     pub open: &'static str,
+    /// What ends it; empty when the object's end (and the end of the reply) does.
     pub close: &'static str,
     /// The key that names the tool.
     pub name_key: &'static str,
     /// The key that holds the arguments.
     pub args_key: &'static str,
+    /// `open` is the beginning of the call's JSON object (Llama 3's `{"name": "`), not a tag
+    /// before it: the grammar reads it as the object's first characters.
+    pub open_in_json: bool,
+}
+
+impl CallSyntax {
+    /// Where the call's JSON object begins in a reply that begins with `open`.
+    pub fn json_start(&self) -> usize {
+        if self.open_in_json {
+            0
+        } else {
+            self.open.len()
+        }
+    }
 }
 
 /// Lantern's own text protocol: `<TOOL_CALL>{"tool": …, "args": …}</TOOL_CALL>`.
@@ -40,6 +56,7 @@ pub const TEXT_PROTOCOL: CallSyntax = CallSyntax {
     close: CLOSE_TAG,
     name_key: "tool",
     args_key: "args",
+    open_in_json: false,
 };
 
 /// Hermes and Qwen: `<tool_call>{"name": …, "arguments": …}</tool_call>`.
@@ -48,6 +65,17 @@ pub const HERMES: CallSyntax = CallSyntax {
     close: "</tool_call>",
     name_key: "name",
     args_key: "arguments",
+    open_in_json: false,
+};
+
+/// Llama 3.1 to 3.3: the bare object `{"name": …, "parameters": …}` as the whole reply, which
+/// ends with it.
+pub const LLAMA3_JSON: CallSyntax = CallSyntax {
+    open: "{\"name\": \"",
+    close: "",
+    name_key: "name",
+    args_key: "parameters",
+    open_in_json: true,
 };
 
 /// The native call form a template's source teaches, if Lantern can constrain it.
@@ -55,14 +83,13 @@ fn native_syntax(source: &str) -> Result<CallSyntax, String> {
     if source.contains(HERMES.open) && source.contains(HERMES.close) {
         return Ok(HERMES);
     }
-    let other = [
-        "[TOOL_CALLS]",
-        "<|python_tag|>",
-        "<|tool_call_start|>",
-        "functions.",
-    ]
-    .into_iter()
-    .find(|marker| source.contains(marker));
+    // Llama 3.x templates ask for exactly this form in words.
+    if source.contains("{\"name\": function name, \"parameters\"") {
+        return Ok(LLAMA3_JSON);
+    }
+    let other = ["[TOOL_CALLS]", "<|tool_call_start|>", "functions."]
+        .into_iter()
+        .find(|marker| source.contains(marker));
     Err(match other {
         Some(marker) => format!(
             "the model's chat template takes tools, but its calls (written after {marker}) are not a form Lantern constrains yet"
@@ -203,6 +230,37 @@ mod tests {
             "<|im_start|>user\n<tool_response>\n{\"content\":\"hello\"}\n</tool_response><|im_end|>"
         ));
         assert!(text.ends_with("<|im_start|>assistant\n"));
+    }
+
+    #[test]
+    fn a_llama_3_template_is_answered_with_the_bare_object() {
+        let source = include_str!("../../../../tests/templates/llama3-tools.jinja");
+        let template = NativeTemplate::new(source, "<|begin_of_text|>", "<|eot_id|>").unwrap();
+        assert_eq!(template.syntax, LLAMA3_JSON);
+        let specs: Vec<ToolSpec> = ToolRegistry::standard()
+            .specs()
+            .into_iter()
+            .cloned()
+            .collect();
+        let messages = [
+            Message::new(Role::System, "Be brief."),
+            Message::new(Role::User, "What is in a.md?"),
+            Message::assistant_call(
+                "call-1",
+                "{\"name\": \"read_file\", \"parameters\": {\"path\": \"a.md\"}}",
+            ),
+            Message::tool_result("call-1", "{\"content\":\"hello\"}"),
+        ];
+        let text = template.render(&messages, &specs, true).unwrap();
+        assert!(text.starts_with("<|begin_of_text|><|start_header_id|>system"));
+        assert!(text.contains("\"parameters\": dictionary of argument name"));
+        assert!(text.contains(
+            "<|start_header_id|>assistant<|end_header_id|>\n\n{\"name\": \"read_file\", \"parameters\": {\"path\":\"a.md\"}}<|eot_id|>"
+        ), "{text}");
+        assert!(
+            text.contains("<|start_header_id|>ipython<|end_header_id|>\n\n{\"content\":\"hello\"}")
+        );
+        assert!(text.ends_with("<|start_header_id|>assistant<|end_header_id|>\n\n"));
     }
 
     #[test]

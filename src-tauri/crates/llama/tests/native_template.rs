@@ -228,3 +228,45 @@ fn a_thinking_model_thinks_within_its_budget_and_then_calls_under_the_grammar() 
         );
     }
 }
+
+#[test]
+fn a_llama_3_style_model_calls_with_the_bare_object_held_to_the_schemas() {
+    let mut model = load_variant("llama3-tools", true);
+    assert_eq!(model.call_path(), CallPath::Native);
+    assert!(model.facts().call_path_why.contains("{\"name\": \""));
+    let toolbox = Toolbox::standard();
+    let messages = [
+        Message::new(Role::System, toolbox.system_prompt_for(CallPath::Native)),
+        Message::new(Role::User, "What version is declared in package.json?"),
+    ];
+    let cancel = CancelToken::new();
+    let request = GenerateRequest {
+        messages: &messages,
+        tools: toolbox.specs(),
+        paths: None,
+        files: None,
+        stop: STOP_SEQUENCES,
+        tool_choice: ToolChoice::Required,
+        max_tokens: 120,
+        cancel: &cancel,
+    };
+    let generation = model.generate(&request, &mut |_| Flow::Continue).unwrap();
+    assert!(generation.constrained);
+    assert!(
+        generation.text.starts_with("{\"name\": \""),
+        "{}",
+        generation.text
+    );
+    // The reply is the object and nothing else, and the one parser reads it as a call.
+    let value: serde_json::Value = serde_json::from_str(&generation.text).unwrap();
+    assert!(value["parameters"].is_object(), "{value}");
+    let turn = parse(&generation.text);
+    assert_eq!(
+        turn.call.as_ref().map(|c| c.dialect),
+        Some(Dialect::BareJson)
+    );
+    assert!(matches!(
+        interpret(&turn, &ToolRegistry::standard()),
+        Outcome::ToolCall { .. }
+    ));
+}

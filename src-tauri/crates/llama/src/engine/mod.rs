@@ -354,7 +354,14 @@ impl Model for LocalModel {
                 return Ok(self.finish(text, FinishReason::Stop, stats, started));
             }
             if self.settings.options.grammar {
-                grammar = Some(self.new_grammar(request.tools)?);
+                let mut g = self.new_grammar(request.tools)?;
+                // An opener that begins the object is the grammar's text too.
+                if self.syntax.open_in_json {
+                    for token in &tag {
+                        g.accept(*token);
+                    }
+                }
+                grammar = Some(g);
             }
         }
         stats.constrained = grammar.is_some();
@@ -391,7 +398,7 @@ impl Model for LocalModel {
             // A tool name or a grounded argument just opened is chosen whole (see
             // `grounding`), once per position.
             if let (Some(g), false) = (grammar.as_mut(), closing || grounded_at == text.len()) {
-                let call_text = &text[self.syntax.open.len()..];
+                let call_text = &text[self.syntax.json_start()..];
                 let name_key = self.syntax.name_key;
                 // What the text has just opened, read once for every kind of grounding.
                 let opened = grounding::open_grounded_argument(call_text, name_key, request.tools);
@@ -456,7 +463,7 @@ impl Model for LocalModel {
                     }
                 },
                 (true, Some(g), Some(closers), None) => {
-                    let in_string = inside_json_string(&text[self.syntax.open.len()..]);
+                    let in_string = inside_json_string(&text[self.syntax.json_start()..]);
                     pick_closing(&logits, g, closers.for_position(in_string))
                 }
                 (_, grammar, _, _) => {

@@ -135,12 +135,16 @@ pub(super) fn pick(
 /// Where a constrained call (`text` starts with the opening tag of `syntax`) ends: just after
 /// its closing tag, found at or after `from`, that follows a complete JSON object.
 pub(super) fn closed_call_end(text: &str, from: usize, syntax: &CallSyntax) -> Option<usize> {
+    let parses = |body: &str| serde_json::from_str::<serde_json::Value>(body).is_ok();
+    if syntax.close.is_empty() {
+        return parses(&text[syntax.json_start()..]).then_some(text.len());
+    }
     let from = (from..=text.len()).find(|i| text.is_char_boundary(*i))?;
     let mut at = from;
     while let Some(i) = text[at..].find(syntax.close) {
         let tag = at + i;
-        let body = text.get(syntax.open.len()..tag).unwrap_or("");
-        if serde_json::from_str::<serde_json::Value>(body).is_ok() {
+        let body = text.get(syntax.json_start()..tag).unwrap_or("");
+        if parses(body) {
             return Some(tag + syntax.close.len());
         }
         at = tag + 1;
