@@ -99,6 +99,7 @@ $for_tests && bash scripts/fetch-model.sh gemma3 >/dev/null
 $for_tests && bash scripts/tool-template-model.sh >/dev/null
 $for_tests && bash scripts/tool-template-model.sh thinking >/dev/null
 $for_tests && bash scripts/tool-template-model.sh llama3 >/dev/null
+$for_tests && bash scripts/tool-template-model.sh mistral >/dev/null
 
 # llama.cpp's own server, built from the sources on PyPI (about seven minutes on two cores, once;
 # it is kept in the user cache).

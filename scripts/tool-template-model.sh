@@ -10,6 +10,8 @@
 #                                              words (the default model would close it at once)
 #   scripts/tool-template-model.sh llama3      a Llama 3.x-style template
 #                                              (tests/templates/llama3-tools.jinja)
+#   scripts/tool-template-model.sh mistral     a Mistral-style template
+#                                              (tests/templates/mistral-tools.jinja)
 #
 # Prints the copy's path on stdout.
 set -euo pipefail
@@ -39,8 +41,13 @@ print(text[:at] + head + "<think>\nFirst, " + text[at + len(head):], end="")
     TARGET="$MODEL_DIR/SmolLM2-135M-Instruct.llama3-tools.Q4_1.gguf"
     template=$(cat "$TEMPLATE")
     ;;
+  mistral)
+    TEMPLATE=tests/templates/mistral-tools.jinja
+    TARGET="$MODEL_DIR/SmolLM2-135M-Instruct.mistral-tools.Q4_1.gguf"
+    template=$(cat "$TEMPLATE")
+    ;;
   *)
-    printf 'tool-template-model: unknown variant %s (known: tools, thinking, llama3)\n' "$1" >&2
+    printf 'tool-template-model: unknown variant %s (known: tools, thinking, llama3, mistral)\n' "$1" >&2
     exit 2
     ;;
 esac

@@ -118,9 +118,13 @@ pub fn call_grammar(
         renamed.push('\n');
     }
     // A call that ends with its object (and the reply) has nothing after it.
+    let call = match syntax.in_list {
+        true => "\"[\" [ \\n]{0,2} lantern-call \"]\"",
+        false => "lantern-call",
+    };
     renamed.push_str(&match syntax.close {
-        "" => "root ::= [ \\n]{0,2} lantern-call\n".to_string(),
-        close => format!("root ::= [ \\n]{{0,2}} lantern-call [ \\n]{{0,2}} \"{close}\"\n"),
+        "" => format!("root ::= [ \\n]{{0,2}} {call}\n"),
+        close => format!("root ::= [ \\n]{{0,2}} {call} [ \\n]{{0,2}} \"{close}\"\n"),
     });
     Ok(renamed)
 }
@@ -128,7 +132,7 @@ pub fn call_grammar(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::template::{HERMES, LLAMA3_JSON, TEXT_PROTOCOL};
+    use crate::template::{HERMES, LLAMA3_JSON, MISTRAL_LIST, TEXT_PROTOCOL};
     use lantern_core::tools::ToolRegistry;
 
     /// The alternative of `schema` that calls `tool`.
@@ -207,5 +211,10 @@ mod tests {
             "{bare}"
         );
         assert!(bare.contains("parameters"));
+        let listed = call_grammar(&registry.specs(), shape, &MISTRAL_LIST).unwrap();
+        assert!(
+            listed.contains("root ::= [ \\n]{0,2} \"[\" [ \\n]{0,2} lantern-call \"]\"\n"),
+            "{listed}"
+        );
     }
 }

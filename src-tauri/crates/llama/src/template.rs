@@ -22,6 +22,7 @@ use lantern_core::protocol::native::{native_messages, native_tools, Arguments};
 use lantern_core::protocol::{CLOSE_TAG, OPEN_TAG};
 use lantern_core::tools::{ToolRegistry, ToolSpec};
 use minijinja::{context, Environment, Error, ErrorKind};
+use serde_json::Value;
 
 /// How a model writes a call: the tags around it and the keys of its JSON object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +38,8 @@ pub struct CallSyntax {
     /// `open` is the beginning of the call's JSON object (Llama 3's `{"name": "`), not a tag
     /// before it: the grammar reads it as the object's first characters.
     pub open_in_json: bool,
+    /// The object is the one item of a JSON list (Mistral's `[TOOL_CALLS] [{…}]`).
+    pub in_list: bool,
 }
 
 impl CallSyntax {
@@ -57,6 +60,7 @@ pub const TEXT_PROTOCOL: CallSyntax = CallSyntax {
     name_key: "tool",
     args_key: "args",
     open_in_json: false,
+    in_list: false,
 };
 
 /// Hermes and Qwen: `<tool_call>{"name": …, "arguments": …}</tool_call>`.
@@ -66,6 +70,7 @@ pub const HERMES: CallSyntax = CallSyntax {
     name_key: "name",
     args_key: "arguments",
     open_in_json: false,
+    in_list: false,
 };
 
 /// Llama 3.1 to 3.3: the bare object `{"name": …, "parameters": …}` as the whole reply, which
@@ -76,6 +81,18 @@ pub const LLAMA3_JSON: CallSyntax = CallSyntax {
     name_key: "name",
     args_key: "parameters",
     open_in_json: true,
+    in_list: false,
+};
+
+/// Mistral (v3 tokenizer and later): `[TOOL_CALLS] [{"name": …, "arguments": …}]`, ended by the
+/// end of the reply.
+pub const MISTRAL_LIST: CallSyntax = CallSyntax {
+    open: "[TOOL_CALLS]",
+    close: "",
+    name_key: "name",
+    args_key: "arguments",
+    open_in_json: false,
+    in_list: true,
 };
 
 /// The native call form a template's source teaches, if Lantern can constrain it.
@@ -86,6 +103,10 @@ fn native_syntax(source: &str) -> Result<CallSyntax, String> {
     // Llama 3.x templates ask for exactly this form in words.
     if source.contains("{\"name\": function name, \"parameters\"") {
         return Ok(LLAMA3_JSON);
+    }
+    // Mistral's later form, `[TOOL_CALLS]name[ARGS]{…}`, has no list.
+    if source.contains(MISTRAL_LIST.open) && !source.contains("[ARGS]") {
+        return Ok(MISTRAL_LIST);
     }
     let other = ["[TOOL_CALLS]", "<|tool_call_start|>", "functions."]
         .into_iter()
@@ -178,9 +199,15 @@ impl NativeTemplate {
     ) -> Result<String, String> {
         let template = self.env.get_template("chat").map_err(|e| e.to_string())?;
         let tools = (!tools.is_empty()).then(|| native_tools(tools));
+        let mut messages = native_messages(messages, Arguments::Object);
+        for message in &mut messages {
+            for id in call_ids(message) {
+                *id = Value::String(template_call_id(id.as_str().unwrap_or_default()));
+            }
+        }
         template
             .render(context! {
-                messages => native_messages(messages, Arguments::Object),
+                messages => messages,
                 tools => tools,
                 add_generation_prompt => add_generation_prompt,
                 bos_token => self.bos,
@@ -194,6 +221,29 @@ impl NativeTemplate {
                 text
             })
     }
+}
+
+/// The call ids of a message in the native shape: those of its `tool_calls`, or the one its
+/// result answers.
+fn call_ids(message: &mut Value) -> Vec<&mut Value> {
+    let Some(message) = message.as_object_mut() else {
+        return Vec::new();
+    };
+    if message.contains_key("tool_call_id") {
+        return message.get_mut("tool_call_id").into_iter().collect();
+    }
+    match message.get_mut("tool_calls") {
+        Some(Value::Array(calls)) => calls.iter_mut().filter_map(|c| c.get_mut("id")).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A call id as templates accept it: nine letters and digits (Mistral's templates refuse any
+/// other), the id's own letters and digits, the last nine of them, padded with zeros in front.
+fn template_call_id(id: &str) -> String {
+    let kept: Vec<char> = id.chars().filter(char::is_ascii_alphanumeric).collect();
+    let last: String = kept[kept.len().saturating_sub(9)..].iter().collect();
+    format!("{last:0>9}")
 }
 
 #[cfg(test)]
@@ -264,12 +314,43 @@ mod tests {
     }
 
     #[test]
+    fn a_mistral_template_gets_ids_it_accepts_and_its_call_list() {
+        let source = include_str!("../../../../tests/templates/mistral-tools.jinja");
+        let template = NativeTemplate::new(source, "<s>", "</s>").unwrap();
+        assert_eq!(template.syntax, MISTRAL_LIST);
+        let specs: Vec<ToolSpec> = ToolRegistry::standard()
+            .specs()
+            .into_iter()
+            .cloned()
+            .collect();
+        let messages = [
+            Message::new(Role::System, "Be brief."),
+            Message::new(Role::User, "What is in a.md?"),
+            Message::assistant_call(
+                "call-1",
+                "[TOOL_CALLS] [{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.md\"}}]",
+            ),
+            Message::tool_result("call-1", "hello"),
+        ];
+        let text = template.render(&messages, &specs, true).unwrap();
+        assert!(text.starts_with("<s>[AVAILABLE_TOOLS] [{"), "{text}");
+        assert!(text.contains(
+            "[TOOL_CALLS] [{\"name\": \"read_file\", \"arguments\": {\"path\":\"a.md\"}, \"id\": \"0000call1\"}]</s>"
+        ), "{text}");
+        assert!(text.ends_with(
+            "[TOOL_RESULTS] {\"content\": \"hello\", \"call_id\": \"0000call1\"}[/TOOL_RESULTS]"
+        ), "{text}");
+        assert_eq!(template_call_id("call_0123456789ab"), "3456789ab");
+    }
+
+    #[test]
     fn templates_that_cannot_be_used_natively_say_why() {
         let plain = "{% for m in messages %}{{ m.content }}{% endfor %}";
         assert!(NativeTemplate::new(plain, "", "")
             .unwrap_err()
             .contains("takes no tools"));
-        let mistral = "{% if tools %}[AVAILABLE_TOOLS]{{ tools | tojson }}{% endif %}[TOOL_CALLS]";
+        let mistral =
+            "{% if tools %}[AVAILABLE_TOOLS]{{ tools | tojson }}{% endif %}[TOOL_CALLS]name[ARGS]";
         assert!(NativeTemplate::new(mistral, "", "")
             .unwrap_err()
             .contains("after [TOOL_CALLS]"));

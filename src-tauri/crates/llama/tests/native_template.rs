@@ -270,3 +270,44 @@ fn a_llama_3_style_model_calls_with_the_bare_object_held_to_the_schemas() {
         Outcome::ToolCall { .. }
     ));
 }
+
+#[test]
+fn a_mistral_style_model_calls_with_a_list_of_one_object_held_to_the_schemas() {
+    let mut model = load_variant("mistral-tools", true);
+    assert_eq!(model.call_path(), CallPath::Native);
+    assert!(model.facts().call_path_why.contains("[TOOL_CALLS]"));
+    let toolbox = Toolbox::standard();
+    let messages = [
+        Message::new(Role::System, toolbox.system_prompt_for(CallPath::Native)),
+        Message::new(Role::User, "What version is declared in package.json?"),
+    ];
+    let cancel = CancelToken::new();
+    let request = GenerateRequest {
+        messages: &messages,
+        tools: toolbox.specs(),
+        paths: None,
+        files: None,
+        stop: STOP_SEQUENCES,
+        tool_choice: ToolChoice::Required,
+        max_tokens: 120,
+        cancel: &cancel,
+    };
+    let generation = model.generate(&request, &mut |_| Flow::Continue).unwrap();
+    assert!(generation.constrained);
+    let list = generation
+        .text
+        .strip_prefix("[TOOL_CALLS]")
+        .unwrap_or_else(|| panic!("{}", generation.text));
+    // The opener and a list of one call, nothing else; the one parser reads it as a call.
+    let value: serde_json::Value = serde_json::from_str(list).unwrap();
+    assert!(value[0]["arguments"].is_object(), "{value}");
+    let turn = parse(&generation.text);
+    assert_eq!(
+        turn.call.as_ref().map(|c| c.dialect),
+        Some(Dialect::Mistral)
+    );
+    assert!(matches!(
+        interpret(&turn, &ToolRegistry::standard()),
+        Outcome::ToolCall { .. }
+    ));
+}
