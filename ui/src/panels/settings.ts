@@ -131,7 +131,7 @@ export class SettingsPanel {
       field("Constrain calls with the grammar", grammar),
       field("Temperature (0 = greedy)", number("temperature", s.temperature, { min: "0", max: "2", step: "0.1" })),
       field("Tool choice", choice),
-      field("Thinking budget (tokens, reasoning models; 0 = no thinking)", number("thinking_budget", s.thinking_budget, { min: "0", max: "8192", step: "64" })),
+      field("Thinking budget of a local reasoning model (tokens; 0 = none)", number("thinking_budget", s.thinking_budget, { min: "0", max: "8192", step: "64" })),
       field("Context size (tokens)", number("context", s.context, { min: "1024", step: "256" }, "model default")),
       h("div", { class: "button-row" }, h("span", { class: "muted small", text: "A new context size applies when the model is loaded again." }), button("Reload the model", this.actions.reloadModel, { class: "small" })),
     );
