@@ -252,25 +252,34 @@ mod tests {
 
     const HERMES_TEMPLATE: &str = include_str!("../../../../tests/templates/chatml-tools.jinja");
 
+    /// The built-in tools, as a request offers them.
+    fn standard_specs() -> Vec<ToolSpec> {
+        ToolRegistry::standard()
+            .specs()
+            .into_iter()
+            .cloned()
+            .collect()
+    }
+
+    /// A system prompt, a question, the call `call` made (as the model wrote it) and `result`.
+    fn one_call(call: &str, result: &str) -> [Message; 4] {
+        [
+            Message::new(Role::System, "Be brief."),
+            Message::new(Role::User, "What is in a.md?"),
+            Message::assistant_call("call-1", call),
+            Message::tool_result("call-1", result),
+        ]
+    }
+
     #[test]
     fn a_hermes_template_renders_the_tools_the_call_and_the_result() {
         let template = NativeTemplate::new(HERMES_TEMPLATE, "", "<|im_end|>").unwrap();
         assert_eq!(template.syntax, HERMES);
-        let specs: Vec<ToolSpec> = ToolRegistry::standard()
-            .specs()
-            .into_iter()
-            .cloned()
-            .collect();
-        let messages = [
-            Message::new(Role::System, "Be brief."),
-            Message::new(Role::User, "What is in a.md?"),
-            Message::assistant_call(
-                "call-1",
-                "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.md\"}}\n</tool_call>",
-            ),
-            Message::tool_result("call-1", "{\"content\":\"hello\"}"),
-        ];
-        let text = template.render(&messages, &specs, true).unwrap();
+        let messages = one_call(
+            "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.md\"}}\n</tool_call>",
+            "{\"content\":\"hello\"}",
+        );
+        let text = template.render(&messages, &standard_specs(), true).unwrap();
         assert!(text.starts_with("<|im_start|>system\nBe brief.\n\nYou can call functions."));
         assert!(text.contains("\"name\":\"read_file\""), "{text}");
         assert!(text.contains(
@@ -287,21 +296,11 @@ mod tests {
         let source = include_str!("../../../../tests/templates/llama3-tools.jinja");
         let template = NativeTemplate::new(source, "<|begin_of_text|>", "<|eot_id|>").unwrap();
         assert_eq!(template.syntax, LLAMA3_JSON);
-        let specs: Vec<ToolSpec> = ToolRegistry::standard()
-            .specs()
-            .into_iter()
-            .cloned()
-            .collect();
-        let messages = [
-            Message::new(Role::System, "Be brief."),
-            Message::new(Role::User, "What is in a.md?"),
-            Message::assistant_call(
-                "call-1",
-                "{\"name\": \"read_file\", \"parameters\": {\"path\": \"a.md\"}}",
-            ),
-            Message::tool_result("call-1", "{\"content\":\"hello\"}"),
-        ];
-        let text = template.render(&messages, &specs, true).unwrap();
+        let messages = one_call(
+            "{\"name\": \"read_file\", \"parameters\": {\"path\": \"a.md\"}}",
+            "{\"content\":\"hello\"}",
+        );
+        let text = template.render(&messages, &standard_specs(), true).unwrap();
         assert!(text.starts_with("<|begin_of_text|><|start_header_id|>system"));
         assert!(text.contains("\"parameters\": dictionary of argument name"));
         assert!(text.contains(
@@ -318,21 +317,11 @@ mod tests {
         let source = include_str!("../../../../tests/templates/mistral-tools.jinja");
         let template = NativeTemplate::new(source, "<s>", "</s>").unwrap();
         assert_eq!(template.syntax, MISTRAL_LIST);
-        let specs: Vec<ToolSpec> = ToolRegistry::standard()
-            .specs()
-            .into_iter()
-            .cloned()
-            .collect();
-        let messages = [
-            Message::new(Role::System, "Be brief."),
-            Message::new(Role::User, "What is in a.md?"),
-            Message::assistant_call(
-                "call-1",
-                "[TOOL_CALLS] [{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.md\"}}]",
-            ),
-            Message::tool_result("call-1", "hello"),
-        ];
-        let text = template.render(&messages, &specs, true).unwrap();
+        let messages = one_call(
+            "[TOOL_CALLS] [{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.md\"}}]",
+            "hello",
+        );
+        let text = template.render(&messages, &standard_specs(), true).unwrap();
         assert!(text.starts_with("<s>[AVAILABLE_TOOLS] [{"), "{text}");
         assert!(text.contains(
             "[TOOL_CALLS] [{\"name\": \"read_file\", \"arguments\": {\"path\":\"a.md\"}, \"id\": \"0000call1\"}]</s>"

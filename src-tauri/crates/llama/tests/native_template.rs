@@ -7,8 +7,8 @@
 use lantern_core::agent::{Answer, FixedAnswer, Session, SessionOptions};
 use lantern_core::event::{Event, FinishedReason};
 use lantern_core::model::{
-    CallPath, CancelToken, Flow, GenerateRequest, GenerationOptions, Message, Model, Role,
-    ToolChoice,
+    CallPath, CancelToken, Flow, GenerateRequest, Generation, GenerationOptions, Message, Model,
+    Role, ToolChoice,
 };
 use lantern_core::protocol::{interpret, parse, Dialect, Outcome, STOP_SEQUENCES};
 use lantern_core::sandbox::Workspace;
@@ -166,11 +166,21 @@ fn a_turn_through_the_model_s_own_template_reads_a_file_and_answers() {
     assert_eq!(steps, 2);
 }
 
-#[test]
-fn a_thinking_model_thinks_within_its_budget_and_then_calls_under_the_grammar() {
-    let mut model = load_variant("thinking-tools", true);
+/// The native copy `variant`, checked to be prompted natively for the reason `why` names.
+fn native_model(variant: &str, why: &str) -> LocalModel {
+    let model = load_variant(variant, true);
     assert_eq!(model.call_path(), CallPath::Native);
-    assert!(model.facts().call_path_why.contains("thinks"));
+    assert!(
+        model.facts().call_path_why.contains(why),
+        "{}",
+        model.facts().call_path_why
+    );
+    model
+}
+
+/// One step of `model` on a question about the manifest, which must be a call; what was
+/// streamed, and the generation.
+fn required_call(model: &mut LocalModel) -> (String, Generation) {
     let toolbox = Toolbox::standard();
     let messages = [
         Message::new(Role::System, toolbox.system_prompt_for(CallPath::Native)),
@@ -187,18 +197,43 @@ fn a_thinking_model_thinks_within_its_budget_and_then_calls_under_the_grammar() 
         max_tokens: 120,
         cancel: &cancel,
     };
+    let mut shown = String::new();
+    let generation = model
+        .generate(&request, &mut |piece| {
+            shown.push_str(piece);
+            Flow::Continue
+        })
+        .unwrap();
+    assert!(generation.constrained);
+    (shown, generation)
+}
+
+/// Reads `text` with the one parser: a valid call, in `dialect`.
+fn assert_valid_call(text: &str, dialect: Dialect) {
+    let turn = parse(text);
+    assert_eq!(
+        turn.call.as_ref().map(|c| c.dialect),
+        Some(dialect),
+        "{text}"
+    );
+    assert!(
+        matches!(
+            interpret(&turn, &ToolRegistry::standard()),
+            Outcome::ToolCall { .. }
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_thinking_model_thinks_within_its_budget_and_then_calls_under_the_grammar() {
+    let mut model = native_model("thinking-tools", "thinks");
     for budget in [24, 0] {
         model.configure(&GenerationOptions {
             thinking_budget: budget,
             ..GenerationOptions::default()
         });
-        let mut shown = String::new();
-        let generation = model
-            .generate(&request, &mut |piece| {
-                shown.push_str(piece);
-                Flow::Continue
-            })
-            .unwrap();
+        let (shown, generation) = required_call(&mut model);
         let thought = model.last_step().thinking_tokens;
         assert!(
             thought <= budget as usize,
@@ -216,98 +251,35 @@ fn a_thinking_model_thinks_within_its_budget_and_then_calls_under_the_grammar() 
             "{}",
             generation.text
         );
-        assert!(generation.constrained);
-        let turn = parse(&generation.text);
-        assert!(
-            matches!(
-                interpret(&turn, &ToolRegistry::standard()),
-                Outcome::ToolCall { .. }
-            ),
-            "{}",
-            generation.text
-        );
+        assert_valid_call(&generation.text, Dialect::Hermes);
     }
 }
 
 #[test]
 fn a_llama_3_style_model_calls_with_the_bare_object_held_to_the_schemas() {
-    let mut model = load_variant("llama3-tools", true);
-    assert_eq!(model.call_path(), CallPath::Native);
-    assert!(model.facts().call_path_why.contains("{\"name\": \""));
-    let toolbox = Toolbox::standard();
-    let messages = [
-        Message::new(Role::System, toolbox.system_prompt_for(CallPath::Native)),
-        Message::new(Role::User, "What version is declared in package.json?"),
-    ];
-    let cancel = CancelToken::new();
-    let request = GenerateRequest {
-        messages: &messages,
-        tools: toolbox.specs(),
-        paths: None,
-        files: None,
-        stop: STOP_SEQUENCES,
-        tool_choice: ToolChoice::Required,
-        max_tokens: 120,
-        cancel: &cancel,
-    };
-    let generation = model.generate(&request, &mut |_| Flow::Continue).unwrap();
-    assert!(generation.constrained);
+    let mut model = native_model("llama3-tools", "{\"name\": \"");
+    let (_, generation) = required_call(&mut model);
     assert!(
         generation.text.starts_with("{\"name\": \""),
         "{}",
         generation.text
     );
-    // The reply is the object and nothing else, and the one parser reads it as a call.
+    // The reply is the object and nothing else.
     let value: serde_json::Value = serde_json::from_str(&generation.text).unwrap();
     assert!(value["parameters"].is_object(), "{value}");
-    let turn = parse(&generation.text);
-    assert_eq!(
-        turn.call.as_ref().map(|c| c.dialect),
-        Some(Dialect::BareJson)
-    );
-    assert!(matches!(
-        interpret(&turn, &ToolRegistry::standard()),
-        Outcome::ToolCall { .. }
-    ));
+    assert_valid_call(&generation.text, Dialect::BareJson);
 }
 
 #[test]
 fn a_mistral_style_model_calls_with_a_list_of_one_object_held_to_the_schemas() {
-    let mut model = load_variant("mistral-tools", true);
-    assert_eq!(model.call_path(), CallPath::Native);
-    assert!(model.facts().call_path_why.contains("[TOOL_CALLS]"));
-    let toolbox = Toolbox::standard();
-    let messages = [
-        Message::new(Role::System, toolbox.system_prompt_for(CallPath::Native)),
-        Message::new(Role::User, "What version is declared in package.json?"),
-    ];
-    let cancel = CancelToken::new();
-    let request = GenerateRequest {
-        messages: &messages,
-        tools: toolbox.specs(),
-        paths: None,
-        files: None,
-        stop: STOP_SEQUENCES,
-        tool_choice: ToolChoice::Required,
-        max_tokens: 120,
-        cancel: &cancel,
-    };
-    let generation = model.generate(&request, &mut |_| Flow::Continue).unwrap();
-    assert!(generation.constrained);
+    let mut model = native_model("mistral-tools", "[TOOL_CALLS]");
+    let (_, generation) = required_call(&mut model);
     let list = generation
         .text
         .strip_prefix("[TOOL_CALLS]")
         .unwrap_or_else(|| panic!("{}", generation.text));
-    // The opener and a list of one call, nothing else; the one parser reads it as a call.
+    // The opener and a list of one call, nothing else.
     let value: serde_json::Value = serde_json::from_str(list).unwrap();
     assert!(value[0]["arguments"].is_object(), "{value}");
-    let turn = parse(&generation.text);
-    assert_eq!(
-        turn.call.as_ref().map(|c| c.dialect),
-        Some(Dialect::Mistral)
-    );
-    assert!(matches!(
-        interpret(&turn, &ToolRegistry::standard()),
-        Outcome::ToolCall { .. }
-    ));
+    assert_valid_call(&generation.text, Dialect::Mistral);
 }
