@@ -256,6 +256,32 @@ fn a_thinking_model_thinks_within_its_budget_and_then_calls_under_the_grammar() 
 }
 
 #[test]
+fn thinking_never_takes_the_room_the_reply_needs() {
+    // A context that holds the prompt (about 2,800 tokens with the tools) and the reply, with
+    // less room to think than the budget asks.
+    let options = LoadOptions {
+        threads: Some(1),
+        context: Some(3072),
+        ..LoadOptions::new(test_model("thinking-tools"))
+    };
+    let mut model = LocalModel::load(&options, |_| {}).unwrap();
+    model.configure(&GenerationOptions {
+        thinking_budget: 8192,
+        ..GenerationOptions::default()
+    });
+    let (_, generation) = required_call(&mut model);
+    let step = model.last_step();
+    assert!(step.thinking_tokens > 0, "it had room to think");
+    assert!(
+        step.prompt_tokens + step.tokens_generated <= 3072,
+        "{} prompt tokens, {} generated",
+        step.prompt_tokens,
+        step.tokens_generated
+    );
+    assert_valid_call(&generation.text, Dialect::Hermes);
+}
+
+#[test]
 fn a_llama_3_style_model_calls_with_the_bare_object_held_to_the_schemas() {
     let mut model = native_model("llama3-tools", "{\"name\": \"");
     let (_, generation) = required_call(&mut model);

@@ -302,7 +302,13 @@ impl Model for LocalModel {
             None
         };
 
-        let (tokens, trimmed, cut) = self.prompt_that_fits(request.messages, request.max_tokens)?;
+        // A reasoning model's thinking comes before the reply, in the same context: it takes
+        // what room the prompt and the reply leave, up to its budget (see `think`), so a long
+        // conversation thinks less rather than losing its history.
+        let thinks = self.native.as_ref().is_some_and(|n| n.thinks);
+        let tags_room = if thinks { thinking::TAG_TOKENS } else { 0 };
+        let (tokens, trimmed, cut) =
+            self.prompt_that_fits(request.messages, request.max_tokens + tags_room)?;
         stats.prompt_tokens = tokens.len();
         stats.messages_trimmed = trimmed;
         stats.results_cut = cut;
@@ -322,9 +328,9 @@ impl Model for LocalModel {
 
         // A reasoning model thinks first; its reply, call or answer, begins after.
         let mut thought = String::new();
-        if self.native.as_ref().is_some_and(|n| n.thinks) {
+        if thinks {
             let budget = self.settings.options.thinking_budget;
-            let done = self.think(logits, budget, cancel)?;
+            let done = self.think(logits, budget, request.max_tokens, cancel)?;
             if cancel.is_cancelled() {
                 return Ok(cancelled(String::new()));
             }

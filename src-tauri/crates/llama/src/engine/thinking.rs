@@ -5,6 +5,10 @@
 use super::*;
 use crate::template::{THINK_CLOSE, THINK_OPEN};
 
+/// Room for the tags Lantern writes around the thinking (`<think>`, `</think>` and the line
+/// breaks), in tokens.
+pub(super) const TAG_TOKENS: usize = 16;
+
 /// What thinking left behind.
 pub(super) struct Thought {
     /// The thinking, without its tags.
@@ -17,14 +21,19 @@ pub(super) struct Thought {
 
 impl LocalModel {
     /// Lets the model think after the prompt (the cache holds it and `logits` follow it) for
-    /// at most `budget` tokens; with a budget of 0 the thinking is closed at once, empty. Opens
-    /// `<think>` unless the template's prompt already did.
+    /// at most `budget` tokens, and never into the room the reply's `reply_tokens` need; with a
+    /// budget of 0 the thinking is closed at once, empty. Opens `<think>` unless the template's
+    /// prompt already did.
     pub(super) fn think(
         &mut self,
         mut logits: Vec<f32>,
         budget: u32,
+        reply_tokens: usize,
         cancel: &CancelToken,
     ) -> Result<Thought, ModelError> {
+        let room = (self.facts.context as usize)
+            .saturating_sub(self.cached.len() + reply_tokens + TAG_TOKENS);
+        let budget = (budget as usize).min(room);
         let opened = self.thinking_left_open();
         let open = if opened {
             String::new()
@@ -48,7 +57,7 @@ impl LocalModel {
         let mut text = String::new();
         let mut written = 0;
         let closed = loop {
-            if written >= budget as usize || cancel.is_cancelled() {
+            if written >= budget || cancel.is_cancelled() {
                 break false;
             }
             let Some(token) = choose(&logits, None, &mut chain, &mut |_| false) else {
