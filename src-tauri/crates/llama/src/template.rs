@@ -20,7 +20,8 @@
 use lantern_core::model::{Message, Role};
 use lantern_core::protocol::native::{native_messages, native_tools, Arguments};
 use lantern_core::protocol::{CLOSE_TAG, OPEN_TAG};
-use lantern_core::tools::{ToolRegistry, ToolSpec};
+use lantern_core::toolbox::Toolbox;
+use lantern_core::tools::ToolSpec;
 use minijinja::{context, Environment, Error, ErrorKind};
 use serde_json::Value;
 
@@ -169,8 +170,8 @@ impl NativeTemplate {
             thinks: source.contains(THINK_OPEN),
         };
         // A conversation with a call and its result must render, and the tools must show.
-        let registry = ToolRegistry::standard();
-        let specs: Vec<ToolSpec> = registry.specs().into_iter().cloned().collect();
+        let toolbox = Toolbox::standard();
+        let specs = toolbox.specs();
         let probe = [
             Message::new(Role::System, "rules"),
             Message::new(Role::User, "version?"),
@@ -181,7 +182,7 @@ impl NativeTemplate {
             Message::tool_result("call-1", "{}"),
         ];
         let rendered = template
-            .render(&probe, &specs, true)
+            .render(&probe, specs, true)
             .map_err(|e| format!("the model's chat template does not render here: {e}"))?;
         if !rendered.contains(&specs[0].name) {
             return Err("the model's chat template rendered no tools".into());
@@ -254,11 +255,7 @@ mod tests {
 
     /// The built-in tools, as a request offers them.
     fn standard_specs() -> Vec<ToolSpec> {
-        ToolRegistry::standard()
-            .specs()
-            .into_iter()
-            .cloned()
-            .collect()
+        Toolbox::standard().specs().to_vec()
     }
 
     /// A system prompt, a question, the call `call` made (as the model wrote it) and `result`.
