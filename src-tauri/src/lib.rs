@@ -12,7 +12,7 @@
 //! - [`settings`] — what is remembered between runs.
 //! - [`error`] — the one error type the webview receives: `{code, message, details}`.
 //! - `ipc_types` (tests only) — the webview's TypeScript types, generated from these types'
-//!   JSON Schemas and checked against `ui/src/ipc/generated.ts`.
+//!   JSON Schemas and checked against `ui/src/ipc/generated/`.
 
 pub mod command_list;
 pub mod commands;

@@ -3,10 +3,11 @@
 //!
 //! `schemars` derives a JSON Schema for each type (the serialize contract: the shape Rust puts
 //! on the wire, which is also a shape it accepts back); [`typescript`] turns those schemas into
-//! `ui/src/ipc/generated.ts`. The test below fails when the checked-in file is not what the
-//! types give; with `LANTERN_UPDATE_IPC_TYPES` set it writes the file instead. Test-only: the
-//! app itself never needs the TypeScript.
+//! the modules of `ui/src/ipc/generated/` (split by [`modules`]). The test below fails when a
+//! checked-in file is not what the types give; with `LANTERN_UPDATE_IPC_TYPES` set it writes
+//! the files instead. Test-only: the app itself never needs the TypeScript.
 
+mod modules;
 mod typescript;
 mod typescript_tests;
 
@@ -26,9 +27,11 @@ use lantern_core::policy::Grant;
 use lantern_core::tool_result::ToolResult;
 use lantern_core::tools::ToolSpec;
 use lantern_llama::probe::ProbeReport;
+use modules::Module;
 use schemars::generate::{Contract, SchemaGenerator, SchemaSettings};
 use schemars::JsonSchema;
 use serde_json::{Map, Value};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 const UPDATE: &str = "LANTERN_UPDATE_IPC_TYPES";
@@ -36,84 +39,123 @@ const UPDATE_COMMAND: &str =
     "cd src-tauri && LANTERN_UPDATE_IPC_TYPES=1 cargo test -p lantern-app ipc_types";
 
 /// The schemas of the types a command takes or returns, a channel streams, or an error
-/// carries in its details, with every type they contain, by name. A command with a new
-/// argument or result type adds it here.
-fn definitions() -> Map<String, Value> {
+/// carries in its details, with every type they contain, by name; and the modules they are
+/// written to, each with the types it starts from. A command with a new argument or result
+/// type adds it here.
+fn definitions() -> (Map<String, Value>, Vec<Module>) {
     let mut settings = SchemaSettings::draft2020_12();
     settings.contract = Contract::Serialize;
     let mut generator = settings.into_generator();
-    fn add<T: JsonSchema>(generator: &mut SchemaGenerator) {
+    fn add<T: JsonSchema>(generator: &mut SchemaGenerator) -> String {
         // A derived type is always a definition; the reference to it is not needed here.
         let _ = generator.subschema_for::<T>();
+        T::schema_name().into_owned()
     }
-    // Command results.
-    add::<Startup>(&mut generator);
-    add::<WorkspaceInfo>(&mut generator);
-    add::<Tree>(&mut generator);
-    add::<TextFile>(&mut generator);
-    add::<SavedFile>(&mut generator);
-    add::<Event>(&mut generator);
-    add::<ModelList>(&mut generator);
-    add::<ModelInfo>(&mut generator);
-    add::<ProbeReport>(&mut generator);
-    add::<ServerReport>(&mut generator);
-    add::<ToolSpec>(&mut generator);
-    add::<ToolResult>(&mut generator);
-    add::<Grant>(&mut generator);
-    add::<Checkpoint>(&mut generator);
-    add::<UndoOutcome>(&mut generator);
-    add::<ExportedTranscript>(&mut generator);
-    add::<ChatSummary>(&mut generator);
-    add::<ChatOpened>(&mut generator);
-    add::<Settings>(&mut generator);
-    // Command arguments.
-    add::<Answer>(&mut generator);
-    add::<ServerForm>(&mut generator);
-    // Channels.
-    add::<Update>(&mut generator);
-    add::<LoadProgress>(&mut generator);
-    // Every command's error, and the details of a refused undo.
-    add::<AppError>(&mut generator);
-    add::<UndoConflict>(&mut generator);
-    generator.take_definitions(true)
+    let g = &mut generator;
+    // From the lowest up (see `modules`).
+    let modules = vec![
+        Module {
+            file: "tools.ts",
+            about: "Tools, their calls and results, what the user allows, and undo.",
+            roots: vec![
+                add::<ToolSpec>(g),
+                add::<ToolResult>(g),
+                add::<Answer>(g),
+                add::<Grant>(g),
+                add::<Checkpoint>(g),
+                add::<UndoOutcome>(g),
+                add::<UndoConflict>(g),
+            ],
+        },
+        Module {
+            file: "events.ts",
+            about: "What a turn streams: the agent's events, and the channels' updates.",
+            roots: vec![add::<Event>(g), add::<Update>(g), add::<LoadProgress>(g)],
+        },
+        Module {
+            file: "app.ts",
+            about: "The commands' other results and arguments, the settings, and every error.",
+            roots: vec![
+                add::<Startup>(g),
+                add::<WorkspaceInfo>(g),
+                add::<Tree>(g),
+                add::<TextFile>(g),
+                add::<SavedFile>(g),
+                add::<ModelList>(g),
+                add::<ModelInfo>(g),
+                add::<ProbeReport>(g),
+                add::<ServerReport>(g),
+                add::<ExportedTranscript>(g),
+                add::<ChatSummary>(g),
+                add::<ChatOpened>(g),
+                add::<Settings>(g),
+                add::<ServerForm>(g),
+                add::<AppError>(g),
+            ],
+        },
+    ];
+    (generator.take_definitions(true), modules)
 }
 
-/// The text of `generated.ts`.
-fn generate() -> String {
-    let body = typescript::module(&definitions())
-        .unwrap_or_else(|e| panic!("the IPC types cannot be written in TypeScript: {e}"));
-    format!(
+/// Each generated file's name and text.
+fn generate() -> Vec<(&'static str, String)> {
+    let (definitions, modules) = definitions();
+    let header = format!(
         "// Generated from the Rust types' JSON Schemas by src-tauri/src/ipc_types; do not edit.\n\
-         // Regenerate: {UPDATE_COMMAND}\n{body}"
-    )
+         // Regenerate: {UPDATE_COMMAND}\n"
+    );
+    modules::write(&definitions, &modules, &header)
+        .unwrap_or_else(|e| panic!("the IPC types cannot be written in TypeScript: {e}"))
 }
 
-/// Where the generated file is checked in, from the repository root.
-const GENERATED: &str = "ui/src/ipc/generated.ts";
+/// Where the generated files are checked in, from the repository root.
+const GENERATED: &str = "ui/src/ipc/generated";
 
 #[test]
 fn the_generated_typescript_matches_the_rust_types() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("..")
         .join(GENERATED);
     let expected = generate();
+    let on_disk: BTreeSet<String> = std::fs::read_dir(&folder)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    let written: BTreeSet<String> = expected.iter().map(|(f, _)| f.to_string()).collect();
     if std::env::var_os(UPDATE).is_some() {
-        std::fs::write(&path, &expected).expect("generated.ts can be written");
+        std::fs::create_dir_all(&folder).expect("the generated folder can be made");
+        for stale in on_disk.difference(&written) {
+            std::fs::remove_file(folder.join(stale)).expect("a stale file can be removed");
+        }
+        for (file, text) in &expected {
+            std::fs::write(folder.join(file), text).expect("a generated file can be written");
+        }
         return;
     }
-    let current = std::fs::read_to_string(&path).unwrap_or_default();
-    if current != expected {
-        let line = current
-            .lines()
-            .zip(expected.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or_else(|| current.lines().count().min(expected.lines().count()));
-        panic!(
-            "{GENERATED} does not match the Rust types (first difference at line {}: {:?} should \
-             be {:?}). Regenerate it with\n    {UPDATE_COMMAND}",
-            line + 1,
-            current.lines().nth(line).unwrap_or("<end>"),
-            expected.lines().nth(line).unwrap_or("<end>"),
-        );
+    assert_eq!(
+        on_disk, written,
+        "{GENERATED} holds other files than the Rust types give. Regenerate it with\n    \
+         {UPDATE_COMMAND}"
+    );
+    for (file, expected) in &expected {
+        let current = std::fs::read_to_string(folder.join(file)).unwrap_or_default();
+        if current != *expected {
+            let line = current
+                .lines()
+                .zip(expected.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or_else(|| current.lines().count().min(expected.lines().count()));
+            panic!(
+                "{GENERATED}/{file} does not match the Rust types (first difference at line {}: \
+                 {:?} should be {:?}). Regenerate it with\n    {UPDATE_COMMAND}",
+                line + 1,
+                current.lines().nth(line).unwrap_or("<end>"),
+                expected.lines().nth(line).unwrap_or("<end>"),
+            );
+        }
     }
 }

@@ -8,6 +8,7 @@
 //! generation instead of quietly becoming `unknown`.
 
 use serde_json::{Map, Value};
+use std::collections::BTreeSet;
 
 /// Where `schemars` puts the definitions a `$ref` names.
 const DEFINITIONS: &str = "#/$defs/";
@@ -50,16 +51,18 @@ const STRUCTURE: &[&str] = &[
 /// How wide a union or an object may be on one line before it gets a line per member.
 const WIDTH: usize = 100;
 
-/// The TypeScript module for `definitions`: one named export per definition, by name.
-pub fn module(definitions: &Map<String, Value>) -> Result<String, String> {
-    let mut names: Vec<&String> = definitions.keys().collect();
-    names.sort();
+/// The TypeScript for the definitions `names`: one named export each, in the order given. A
+/// `$ref` may name any of `definitions`; importing the ones another module holds is the
+/// caller's part.
+pub fn declarations(definitions: &Map<String, Value>, names: &[String]) -> Result<String, String> {
     let mut out = String::new();
     for name in names {
         if !is_identifier(name) {
             return Err(format!("{name}: not a TypeScript name"));
         }
-        let schema = &definitions[name];
+        let schema = definitions
+            .get(name)
+            .ok_or_else(|| format!("{name}: not defined"))?;
         let context = Context {
             definitions,
             path: name.clone(),
@@ -342,6 +345,29 @@ fn union(members: Vec<(Option<&str>, Ty)>, base: usize) -> Ty {
         Vec::new()
     };
     Ty { text, members }
+}
+
+/// The definitions `schema` names by `$ref`, at any depth.
+pub fn references(schema: &Value) -> BTreeSet<String> {
+    fn walk(value: &Value, into: &mut BTreeSet<String>) {
+        match value {
+            Value::Object(map) => {
+                if let Some(name) = map
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|t| t.strip_prefix(DEFINITIONS))
+                {
+                    into.insert(name.to_string());
+                }
+                map.values().for_each(|v| walk(v, into));
+            }
+            Value::Array(items) => items.iter().for_each(|v| walk(v, into)),
+            _ => {}
+        }
+    }
+    let mut names = BTreeSet::new();
+    walk(schema, &mut names);
+    names
 }
 
 fn reference(target: &Value, context: &Context) -> Result<Ty, String> {

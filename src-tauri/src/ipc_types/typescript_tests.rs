@@ -1,10 +1,14 @@
 //! The converter on small schemas of each kind the IPC types use, and on what it refuses.
 
-use super::typescript::module;
+use super::typescript::declarations;
 use serde_json::{json, Value};
 
+/// Every definition, by name.
 fn convert(definitions: Value) -> Result<String, String> {
-    module(definitions.as_object().expect("definitions are an object"))
+    let definitions = definitions.as_object().expect("definitions are an object");
+    let mut names: Vec<String> = definitions.keys().cloned().collect();
+    names.sort();
+    declarations(definitions, &names)
 }
 
 fn ts(definitions: Value) -> String {

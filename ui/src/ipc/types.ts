@@ -1,11 +1,14 @@
 // The shapes the backend sends and accepts. Every Rust type that crosses IPC is generated into
-// ./generated.ts from its JSON Schema (regenerate with the command in that file's header), so
+// ./generated/ from its JSON Schema (regenerate with the command in those files' header), so
 // a change on the Rust side that the UI does not follow fails the type check. Written here by
 // hand: the names the UI knows some of them by, and what Rust sends as untyped JSON.
 
-import type { Event, Version } from "./generated";
+import type { Event } from "./generated/events";
+import type { Version } from "./generated/tools";
 
-export type * from "./generated";
+export type * from "./generated/tools";
+export type * from "./generated/events";
+export type * from "./generated/app";
 
 /** The agent's events (`Event` in Rust), named apart from the DOM's `Event`. */
 export type AgentEvent = Event;

@@ -1,6 +1,6 @@
 // Numbers and values as people read them.
 
-import type { PreparedOpening } from "../ipc/generated";
+import type { PreparedOpening } from "../ipc/types";
 
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;

@@ -1,0 +1,236 @@
+// Generated from the Rust types' JSON Schemas by src-tauri/src/ipc_types; do not edit.
+// Regenerate: cd src-tauri && LANTERN_UPDATE_IPC_TYPES=1 cargo test -p lantern-app ipc_types
+// What a turn streams: the agent's events, and the channels' updates.
+
+import type { Effect, ErrorType, PreviewKind, Risk, ToolResult } from "./tools";
+
+/** The user's answer to a confirmation, as recorded. */
+export type AnswerKind = "once" | "session" | "always" | "deny";
+
+/** How a backend's model makes its tool calls. */
+export type CallPath =
+  /** It writes them as text, in the `<TOOL_CALL>` protocol the system prompt describes. */
+  | "text"
+  /**
+   * The server returns them as structured tool calls of its API (OpenAI `tool_calls`), from
+   * the tools the request declares; the system prompt then describes no protocol.
+   */
+  | "native";
+
+/** How a call was spelled. */
+export type Dialect =
+  /** `<TOOL_CALL>{"tool": …, "args": …, "reasoning": …}</TOOL_CALL>` */
+  | "native"
+  /** Qwen / Hermes: `<tool_call>{"name": …, "arguments": …}</tool_call>` */
+  | "hermes"
+  /** Mistral: `[TOOL_CALLS]name[ARGS]{…}` or `[TOOL_CALLS][{"name": …, "arguments": …}]` */
+  | "mistral"
+  /** Llama 3: `<function=name>{…}</function>` */
+  | "llama3"
+  /** `<tool>{"name": …, "params": …}</tool>` */
+  | "tool_tag"
+  /** A bare `{"name": …, "arguments": …}` object as the whole reply. */
+  | "bare_json"
+  /** `[name(key="value")]` (Llama 3.2, LFM2) as the whole reply. */
+  | "pythonic"
+  /** Harmony (gpt-oss): `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>` */
+  | "harmony";
+
+/** One step of a turn or a manual call, as the window, the CLI and transcripts see it. */
+export type Event =
+  | { event: "turn_started"; message: string; model: string }
+  | { event: "step_started"; step: number }
+  /** Settled text of the reply outside any call, as it streams. */
+  | { event: "text_delta"; step: number; text: string }
+  /** The model finished a reply (before it is acted on). */
+  | {
+      event: "response_finished";
+      step: number;
+      raw: string;
+      constrained: boolean;
+      call_confidence: number | null;
+      tokens_evaluated: number | null;
+      tokens_generated: number | null;
+      /**
+       * Tokens the model's context holds after this step (prompt and reply), and at most:
+       * what the context meter shows.
+       */
+      context_used: number | null;
+      context_size: number | null;
+      /** The native tool-call pieces the server streamed, raw, when the call came that way. */
+      native_deltas?: unknown[];
+      /** A reasoning model's thinking, shown apart (collapsed) and never read as a reply. */
+      thinking?: string | null;
+    }
+  | {
+      event: "call_parsed";
+      step: number;
+      call_id: string;
+      tool: string;
+      args: unknown;
+      reasoning: string | null;
+      dialect: Dialect;
+      constrained: boolean;
+      call_confidence: number | null;
+      /** The call's exact text and where it sits in `response`. */
+      raw: string;
+      span: Span;
+      response: string;
+      /** Non-fatal problems (a second call, text after the call: both discarded). */
+      problems: Problem[];
+      /** Whether the call came as text or as a structured call of the server's API. */
+      via: CallPath;
+    }
+  | {
+      event: "call_rejected";
+      step: number;
+      error_type: ErrorType;
+      message: string;
+      feedback: string;
+      raw: string | null;
+      response: string;
+    }
+  | {
+      event: "permission_asked";
+      call_id: string;
+      tool: string;
+      args: unknown;
+      reasoning: string | null;
+      rule: string;
+      preview: unknown;
+    }
+  | {
+      event: "permission_answered";
+      call_id: string;
+      /** What the policy, or the user it asked, decided. */
+      decision: Effect;
+      /** How the user answered, when asked; `None` when the policy decided alone. */
+      answer: AnswerKind | null;
+      /** The rule or grant that decided. */
+      rule: string;
+      message?: string | null;
+    }
+  | { event: "tool_started"; call_id: string; tool: string; args: unknown }
+  | {
+      event: "tool_finished";
+      call_id: string;
+      tool: string;
+      success: boolean;
+      error_type: ErrorType;
+      execution_time_ms: number;
+      result: ToolResult;
+    }
+  | {
+      event: "context_trimmed";
+      step: number;
+      messages_dropped: number;
+      /**
+       * Tool results cut (in what the model was shown) because, with nothing older left to
+       * drop, the conversation still did not fit.
+       */
+      results_cut: number;
+    }
+  /**
+   * The last step filled most of the context: the results of earlier turns' calls were
+   * shortened to one line each before this step (the full results stay in the transcript).
+   */
+  | {
+      event: "context_compacted";
+      step: number;
+      results_shortened: number;
+      /** Messages of earlier turns replaced by the summary the model wrote of them. */
+      messages_summarised: number;
+      summary?: string | null;
+    }
+  | {
+      event: "turn_finished";
+      reason: FinishedReason;
+      text: string;
+      steps: number;
+      /** The reason in plain words. */
+      explanation: string;
+    }
+  /**
+   * Written into a transcript, last, when it reached its size limit: what followed was
+   * not recorded.
+   */
+  | { event: "transcript_capped"; limit_bytes: number };
+
+/** Why a turn (the handling of one user message) ended. */
+export type FinishedReason =
+  | "cancelled"
+  /** The model gave its final answer. */
+  | "answer"
+  /** The step limit was reached. */
+  | "max_steps"
+  /** The model made the same call again and again. */
+  | "repetition"
+  /** The model broke the protocol too many times in a row. */
+  | "protocol_errors"
+  /** The model backend failed. */
+  | "error";
+
+/** How a model load is going. */
+export type LoadProgress =
+  /** Reading the weights; `fraction` goes from 0 to 1. */
+  | { stage: "reading"; fraction: number }
+  /** Measuring when this model should call a tool (once per model; saved afterwards). */
+  | { stage: "calibrating" }
+  /** Reaching a model server and asking it which path tool calls take. */
+  | { stage: "connecting" };
+
+/** What the user is asked to approve. */
+export interface PermissionRequest {
+  call_id: string;
+  tool: string;
+  args: unknown;
+  reasoning: string | null;
+  risk: Risk;
+  /** Workspace-relative paths the call touches. */
+  paths: string[];
+  command: string | null;
+  /** Why the policy asks. */
+  rule: string;
+  /** For writes: the diff of old and new content. */
+  preview: unknown;
+  /** What `preview` holds, as the tool declares it: a confirmation shows it by this kind. */
+  preview_kind: PreviewKind;
+}
+
+/** A protocol problem found in a response. Fatal problems mean there is no call to run. */
+export interface Problem {
+  kind: ProblemKind;
+  /** `parse_error` or `validation_failed`. */
+  error_type: ErrorType;
+  /** What is wrong, precisely (JSON error line and column, the missing field, …). */
+  message: string;
+  span: Span | null;
+  /** True when this problem leaves no call to run. */
+  fatal: boolean;
+}
+
+/** Why a problem is a problem. */
+export type ProblemKind =
+  /** An opening tag with no closing tag. */
+  | "missing_closing_tag"
+  /** The text between the tags is not valid JSON. */
+  | "invalid_json"
+  /** Valid JSON, but not an object with a tool name and arguments. */
+  | "bad_call_shape"
+  /** A second call after the first; only the first is taken. */
+  | "extra_call"
+  /** Text after the call; it is discarded. */
+  | "trailing_text";
+
+/** A byte range in the full model response. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+/** What the backend streams to the webview while it works. */
+export type Update =
+  /** A step of the agent loop or of a manual call. */
+  | { type: "agent"; event: Event }
+  /** The user must answer request `id` with `answer_confirmation`. */
+  | { type: "confirm"; id: number; request: PermissionRequest };
