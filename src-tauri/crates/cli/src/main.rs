@@ -197,6 +197,8 @@ enum Lever {
     ProtocolGuard,
     /// Showing the lines of a file that match the question before the whole file.
     FocusedResults,
+    /// Showing under a search's definitions the lines of their bodies about the question.
+    DefinitionBodies,
 }
 
 #[derive(Subcommand)]
@@ -441,6 +443,7 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
                 max_steps,
                 protocol_guard: !off.contains(&Lever::ProtocolGuard),
                 focus_results: !off.contains(&Lever::FocusedResults),
+                definition_bodies: !off.contains(&Lever::DefinitionBodies),
                 project_map: map_budget,
                 ..AgentConfig::default()
             };

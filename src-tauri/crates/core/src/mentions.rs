@@ -115,25 +115,14 @@ pub fn names_a_defined_name(message: &str, known: &KnownPaths, files: &dyn FileT
 mod tests {
     use super::*;
 
-    struct Texts(Vec<(&'static str, &'static str)>);
-
-    impl FileTexts for Texts {
-        fn text_of(&self, rel: &str) -> Option<String> {
-            self.0
-                .iter()
-                .find(|(p, _)| *p == rel)
-                .map(|(_, t)| t.to_string())
-        }
-    }
-
     #[test]
     fn a_message_names_a_defined_name_by_a_word_only_code_uses() {
-        let texts = Texts(vec![
+        let texts = [
             ("README.md", "Click is written in Python for JavaScript fans.\n"),
             ("src/utils.py", "def make_default_short_help(help, max_length=45):\n    pass\nclass UsageError(ClickException):\n"),
             ("src/core.py", "from .utils import make_default_short_help\nHTTP = 1\n"),
-        ]);
-        let known = KnownPaths::from_files(texts.0.iter().map(|(p, _)| p.to_string()).collect());
+        ];
+        let known = KnownPaths::from_files(texts.iter().map(|(p, _)| p.to_string()).collect());
         for yes in [
             "What is the default max_length of make_default_short_help?",
             "Which class does UsageError inherit from?",

@@ -165,6 +165,16 @@ pub trait FileTexts {
     fn text_of(&self, rel: &str) -> Option<String>;
 }
 
+/// Files given as `(path, text)` pairs, for tests.
+#[cfg(test)]
+impl<const N: usize> FileTexts for [(&str, &str); N] {
+    fn text_of(&self, rel: &str) -> Option<String> {
+        self.iter()
+            .find(|(path, _)| *path == rel)
+            .map(|(_, text)| text.to_string())
+    }
+}
+
 /// One generation request.
 pub struct GenerateRequest<'a> {
     pub messages: &'a [Message],

@@ -3,9 +3,12 @@
 //! that define a name the question asks about, shown before all the matches.
 //!
 //! A small model that has read the right file still answers from memory more often than from
-//! the file; shown the few lines that match the question first, it copies from them. The
-//! excerpt is added next to the data, never instead of it, so nothing the tool returned is lost.
+//! the file; shown the few lines that match the question first, it copies from them. A search
+//! shows only the defining line, so the lines of a definition's body that the question asks
+//! about (an exit code, a default) are read from its file and shown under it. The excerpt is
+//! added next to the data, never instead of it, so nothing the tool returned is lost.
 
+use crate::model::FileTexts;
 use crate::tool_result::ToolResult;
 use serde_json::{Map, Value};
 
@@ -42,6 +45,15 @@ pub fn question_words(question: &str) -> Vec<String> {
 /// Up to [`MAX_LINES`] lines of `content` that contain the most of `words`, in file order,
 /// each as `NUMBER: TEXT` (numbered from `first_line`).
 pub fn lines_about(content: &str, words: &[String], first_line: u64) -> Vec<String> {
+    lines_about_at_most(content, words, first_line, MAX_LINES)
+}
+
+fn lines_about_at_most(
+    content: &str,
+    words: &[String],
+    first_line: u64,
+    most: usize,
+) -> Vec<String> {
     if words.is_empty() {
         return Vec::new();
     }
@@ -55,7 +67,7 @@ pub fn lines_about(content: &str, words: &[String], first_line: u64) -> Vec<Stri
         })
         .collect();
     scored.sort_by_key(|(hits, i, _)| (std::cmp::Reverse(*hits), *i));
-    scored.truncate(MAX_LINES);
+    scored.truncate(most);
     scored.sort_by_key(|(_, i, _)| *i);
     scored
         .into_iter()
@@ -92,11 +104,7 @@ pub fn defines(line: &str, names: &[String]) -> bool {
     if line.contains("require(") || trimmed.starts_with("import ") || trimmed.starts_with("from ") {
         return false;
     }
-    let tokens: Vec<String> = line
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|t| !t.is_empty())
-        .map(str::to_lowercase)
-        .collect();
+    let tokens = words_of(line);
     let named = |t: &String| names.contains(t);
     let after_keyword = tokens
         .windows(2)
@@ -111,36 +119,77 @@ pub fn defines(line: &str, names: &[String]) -> bool {
     after_keyword || assigned
 }
 
+/// How many lines after a definition are looked at for what else the question asks of it.
+const BODY_LINES: usize = 15;
+
+/// The most lines of a definition's body shown with it.
+const MAX_BODY_LINES: usize = 2;
+
 /// The matches of a search result that define a name of the question, each as
-/// `PATH:LINE: TEXT`, at most [`MAX_LINES`].
-fn definitions_among(matches: &[Value], question: &str) -> Vec<String> {
+/// `PATH:LINE: TEXT`, at most [`MAX_LINES`]; when `files` can read the file, each is followed
+/// by the lines of its body about the rest of the question (`exit_code = 2` under
+/// `class UsageError`, asked which exit code a `UsageError` uses).
+fn definitions_among(
+    matches: &[Value],
+    question: &str,
+    files: Option<&dyn FileTexts>,
+) -> Vec<String> {
     let names = question_words(question);
-    matches
-        .iter()
-        .filter_map(|m| {
-            let text = m.get("text")?.as_str()?;
-            let path = m.get("path")?.as_str()?;
-            let line = m.get("line")?.as_u64()?;
-            defines(text, &names).then(|| {
-                let text: String = text.trim().chars().take(MAX_LINE_CHARS).collect();
-                format!("{path}:{line}: {text}")
-            })
-        })
-        .take(MAX_LINES)
+    let defining = matches.iter().filter_map(|m| {
+        let text = m.get("text")?.as_str()?;
+        let path = m.get("path")?.as_str()?;
+        let line = m.get("line")?.as_u64()?;
+        defines(text, &names).then_some((path, line, text))
+    });
+    let mut found = Vec::new();
+    for (path, line, text) in defining.take(MAX_LINES) {
+        let shown: String = text.trim().chars().take(MAX_LINE_CHARS).collect();
+        found.push(format!("{path}:{line}: {shown}"));
+        // The rest of the question: its words other than the names this line holds.
+        let defined = words_of(text);
+        let rest: Vec<String> = names
+            .iter()
+            .filter(|w| !defined.contains(w))
+            .cloned()
+            .collect();
+        let content = (!rest.is_empty())
+            .then(|| files.and_then(|f| f.text_of(path)))
+            .flatten();
+        let Some(content) = content else {
+            continue;
+        };
+        let body: String = content
+            .lines()
+            .skip(line as usize)
+            .take(BODY_LINES)
+            .collect::<Vec<_>>()
+            .join("\n");
+        let about = lines_about_at_most(&body, &rest, line + 1, MAX_BODY_LINES);
+        found.extend(about.into_iter().map(|l| format!("{path}:{l}")));
+    }
+    found
+}
+
+/// The lower-case words of a line of code.
+fn words_of(line: &str) -> Vec<String> {
+    line.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|t| !t.is_empty())
+        .map(str::to_lowercase)
         .collect()
 }
 
 /// A result as the model reads it, with what answers `question` put first: the lines of a
 /// file's content about it (`lines_about_the_question`), or the matches of a search that
-/// define a name it asks about (`definitions`). Rendered as it is when it failed or nothing
+/// define a name it asks about (`definitions`), with the lines of their bodies about the rest
+/// of the question when `files` can read them. Rendered as it is when it failed or nothing
 /// stands out.
-pub fn focus_result(result: &ToolResult, question: &str) -> String {
+pub fn focus_result(result: &ToolResult, question: &str, files: Option<&dyn FileTexts>) -> String {
     let data = result.data.as_ref().filter(|_| result.success);
     if let Some(matches) = data
         .and_then(|d| d.get("matches"))
         .and_then(Value::as_array)
     {
-        let found = definitions_among(matches, question);
+        let found = definitions_among(matches, question, files);
         if found.is_empty() {
             return result.render_for_model();
         }
@@ -177,7 +226,7 @@ mod tests {
         let result = read(
             serde_json::json!({"path": "package.json", "content": "{\n  \"name\": \"semver\",\n  \"version\": \"7.6.3\",\n  \"main\": \"index.js\"\n}\n", "total_lines": 5}),
         );
-        let focused = focus_result(&result, "Which version of this package is it?");
+        let focused = focus_result(&result, "Which version of this package is it?", None);
         let value: Value = serde_json::from_str(&focused).unwrap();
         assert_eq!(
             value["lines_about_the_question"],
@@ -195,12 +244,12 @@ mod tests {
     fn a_result_without_matching_lines_or_content_is_left_as_it_was() {
         let listing = read(serde_json::json!({"files": ["a.js"]}));
         assert_eq!(
-            focus_result(&listing, "version?"),
+            focus_result(&listing, "version?", None),
             listing.render_for_model()
         );
         let content = read(serde_json::json!({"content": "x = 1\n"}));
         assert_eq!(
-            focus_result(&content, "Which version?"),
+            focus_result(&content, "Which version?", None),
             content.render_for_model()
         );
         let failed = ToolResult::failure(
@@ -208,7 +257,7 @@ mod tests {
             std::time::Duration::ZERO,
         );
         assert_eq!(
-            focus_result(&failed, "Which version?"),
+            focus_result(&failed, "Which version?", None),
             failed.render_for_model()
         );
     }
@@ -222,7 +271,7 @@ mod tests {
             {"path": "lib/x.py", "line": 2, "column": 1, "text": "class Coerce(Base):"},
             {"path": "lib/y.py", "line": 9, "column": 1, "text": "if coerce == 1:"},
         ], "count": 5}));
-        let focused = focus_result(&search, "Where is the coerce function defined?");
+        let focused = focus_result(&search, "Where is the coerce function defined?", None);
         let value: Value = serde_json::from_str(&focused).unwrap();
         assert_eq!(
             value["definitions"],
@@ -232,8 +281,40 @@ mod tests {
             ])
         );
         assert_eq!(value["data"]["count"], 5, "the matches stay");
-        let unrelated = focus_result(&search, "Where is the satisfies function defined?");
+        let unrelated = focus_result(&search, "Where is the satisfies function defined?", None);
         assert_eq!(unrelated, search.render_for_model());
+    }
+
+    #[test]
+    fn a_definition_comes_with_the_lines_of_its_body_about_the_rest_of_the_question() {
+        let search = read(serde_json::json!({"query": "UsageError", "matches": [
+            {"path": "core.py", "line": 3, "column": 12, "text": "    except UsageError as e:"},
+            {"path": "exceptions.py", "line": 2, "column": 7, "text": "class UsageError(ClickException):"},
+        ], "count": 2}));
+        let files = [(
+            "exceptions.py",
+            "import os\nclass UsageError(ClickException):\n    \"\"\"A usage error.\"\"\"\n\n    exit_code = 2\n",
+        )];
+        let focused = focus_result(
+            &search,
+            "What exit code does a UsageError use?",
+            Some(&files),
+        );
+        let value: Value = serde_json::from_str(&focused).unwrap();
+        assert_eq!(
+            value["definitions"],
+            serde_json::json!([
+                "exceptions.py:2: class UsageError(ClickException):",
+                "exceptions.py:5: exit_code = 2"
+            ])
+        );
+        // Asked only where it is, the definition stands alone.
+        let focused = focus_result(&search, "Where is UsageError defined?", Some(&files));
+        let value: Value = serde_json::from_str(&focused).unwrap();
+        assert_eq!(
+            value["definitions"],
+            serde_json::json!(["exceptions.py:2: class UsageError(ClickException):"])
+        );
     }
 
     #[test]

@@ -152,6 +152,56 @@ fn a_read_then_an_answer() {
     assert!(model.seen[1][0].content.contains("read_file(path: string"));
 }
 
+/// What the model reads after searching for `UsageError`, asked which exit code it uses, with
+/// definition bodies on or off.
+fn search_result_read(definition_bodies: bool) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("errors.py"),
+        "class UsageError(Exception):\n    \"\"\"Bad usage.\"\"\"\n\n    exit_code = 2\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("main.py"), "raise UsageError('no')\n").unwrap();
+    let mut s = Session::new(
+        Workspace::open(dir.path()).unwrap(),
+        SessionOptions {
+            toolbox: Toolbox::standard().into(),
+            policy: None,
+            checkpoints: None,
+            config: lantern_core::agent::AgentConfig {
+                definition_bodies,
+                ..Default::default()
+            },
+        },
+    );
+    let mut model = ScriptedModel::new(vec![
+        call("search_code", r#"{"query": "UsageError"}"#),
+        "It exits with 2.".into(),
+    ]);
+    s.send(
+        "What exit code does a UsageError use?",
+        &mut model,
+        &mut FixedAnswer(Answer::Deny { message: None }),
+        &mut |_| {},
+        &CancelToken::new(),
+    );
+    model.seen[1].last().unwrap().content.clone()
+}
+
+#[test]
+fn a_search_s_definition_comes_with_the_lines_of_its_body_the_question_asks_about() {
+    let read = search_result_read(true);
+    assert!(
+        read.contains(r#""definitions":["errors.py:1: class UsageError(Exception):","errors.py:4: exit_code = 2"]"#),
+        "{read}"
+    );
+    let without = search_result_read(false);
+    assert!(
+        without.contains(r#""definitions":["errors.py:1: class UsageError(Exception):"]"#),
+        "{without}"
+    );
+}
+
 #[test]
 fn the_project_map_follows_the_system_prompt_once_per_conversation() {
     let dir = workspace();

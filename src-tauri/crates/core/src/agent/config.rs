@@ -19,6 +19,10 @@ pub struct AgentConfig {
     /// of a file that share words with the question, the matches of a search that define a
     /// name it asks about (see [`crate::relevance`]). Off only to measure what it is worth.
     pub focus_results: bool,
+    /// With focused results, show under each definition a search found the lines of its body
+    /// about the rest of the question (`exit_code = 2` under `class UsageError`, asked which
+    /// exit code a `UsageError` uses), read from the file. Off only to measure what it is worth.
+    pub definition_bodies: bool,
     /// The characters of the map of the project's files (see [`crate::project_map`]) the
     /// model is shown once per conversation, after the system prompt; 0 (the default) shows
     /// none: with the default model, a map of any size made it call less and answer worse.
@@ -35,6 +39,7 @@ impl Default for AgentConfig {
             max_tokens: 1024,
             protocol_guard: true,
             focus_results: true,
+            definition_bodies: true,
             project_map: 0,
         }
     }

@@ -27,7 +27,7 @@ use crate::checkpoint::CheckpointStore;
 use crate::error::ErrorType;
 use crate::event::{AnswerKind, Event, FinishedReason};
 use crate::model::{
-    CallPath, CancelToken, Flow, GenerateRequest, KnownPaths, Message, Model, Role,
+    CallPath, CancelToken, FileTexts, Flow, GenerateRequest, KnownPaths, Message, Model, Role,
 };
 use crate::policy::{decide, Decision, Effect, Grant, Lifetime, PolicyStore, Subject};
 use crate::project_map::project_map;
@@ -178,17 +178,11 @@ impl Session {
 
             let mut parser = TurnParser::new();
             let mut streamed = String::new();
-            let paths = self
-                .known_paths
-                .get_or_insert_with(|| known_paths(&self.ctx.workspace));
-            let texts = VisibleTexts {
-                workspace: &self.ctx.workspace,
-                known: paths,
-            };
+            let texts = VisibleTexts::of(&self.ctx.workspace, &mut self.known_paths);
             let request = GenerateRequest {
                 messages: &self.history,
                 tools: self.toolbox.specs(),
-                paths: Some(paths),
+                paths: Some(texts.known),
                 files: Some(&texts),
                 stop: STOP_SEQUENCES,
                 tool_choice: self.config.tool_choice,
@@ -345,7 +339,11 @@ impl Session {
                     let outcome = self.execute(&call_id, &tool, args, reasoning, confirmer, emit);
                     let mut reply = match &outcome {
                         CallOutcome::Ran(result) if self.config.focus_results => {
-                            Message::tool_result(&call_id, focus_result(result, message))
+                            let texts =
+                                VisibleTexts::of(&self.ctx.workspace, &mut self.known_paths);
+                            let bodies = self.config.definition_bodies;
+                            let files = bodies.then_some(&texts as &dyn FileTexts);
+                            Message::tool_result(&call_id, focus_result(result, message, files))
                         }
                         _ => outcome.to_message(&call_id),
                     };

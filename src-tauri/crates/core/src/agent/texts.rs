@@ -1,15 +1,24 @@
 //! The text of the files a step's call may name, for a backend that grounds an argument in a
-//! file's content.
+//! file's content, and for the lines of a definition shown with a search's result.
 
 use crate::model::{FileTexts, KnownPaths};
 use crate::sandbox::Workspace;
 use crate::tools::current_content;
+use crate::tools::walk::known_paths;
 
 /// Reads only the files the step offers as paths (visible to the tools: not ignored, hidden or
 /// Lantern's own), through the sandbox, as text.
 pub(super) struct VisibleTexts<'a> {
     pub workspace: &'a Workspace,
     pub known: &'a KnownPaths,
+}
+
+impl<'a> VisibleTexts<'a> {
+    /// The texts of the workspace's visible files, listing them first if `known` is empty.
+    pub fn of(workspace: &'a Workspace, known: &'a mut Option<KnownPaths>) -> Self {
+        let known = known.get_or_insert_with(|| known_paths(workspace));
+        VisibleTexts { workspace, known }
+    }
 }
 
 impl FileTexts for VisibleTexts<'_> {
