@@ -11,6 +11,7 @@
 use crate::model::FileTexts;
 use crate::tool_result::ToolResult;
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 
 /// The most lines an excerpt holds.
 const MAX_LINES: usize = 4;
@@ -32,9 +33,8 @@ const COMMON: &[&str] = &[
 /// The question's words that can pick out a line: lower-case, three characters or more, not
 /// common.
 pub fn question_words(question: &str) -> Vec<String> {
-    let mut words: Vec<String> = question
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .map(str::to_lowercase)
+    let mut words: Vec<String> = words_of(question)
+        .into_iter()
         .filter(|w| w.chars().count() >= 3 && !COMMON.contains(&w.as_str()))
         .collect();
     words.sort();
@@ -142,6 +142,8 @@ fn definitions_among(
         defines(text, &names).then_some((path, line, text))
     });
     let mut found = Vec::new();
+    // Several definitions may stand in one file: each file is read once.
+    let mut contents: HashMap<&str, Option<String>> = HashMap::new();
     for (path, line, text) in defining.take(MAX_LINES) {
         let shown: String = text.trim().chars().take(MAX_LINE_CHARS).collect();
         found.push(format!("{path}:{line}: {shown}"));
@@ -152,10 +154,11 @@ fn definitions_among(
             .filter(|w| !defined.contains(w))
             .cloned()
             .collect();
-        let content = (!rest.is_empty())
-            .then(|| files.and_then(|f| f.text_of(path)))
-            .flatten();
-        let Some(content) = content else {
+        let (Some(files), false) = (files, rest.is_empty()) else {
+            continue;
+        };
+        let content = contents.entry(path).or_insert_with(|| files.text_of(path));
+        let Some(content) = content.as_deref() else {
             continue;
         };
         let body: String = content

@@ -339,10 +339,11 @@ impl Session {
                     let outcome = self.execute(&call_id, &tool, args, reasoning, confirmer, emit);
                     let mut reply = match &outcome {
                         CallOutcome::Ran(result) if self.config.focus_results => {
-                            let texts =
-                                VisibleTexts::of(&self.ctx.workspace, &mut self.known_paths);
-                            let bodies = self.config.definition_bodies;
-                            let files = bodies.then_some(&texts as &dyn FileTexts);
+                            // The files are listed only when a definition's body may be read.
+                            let texts = self.config.definition_bodies.then(|| {
+                                VisibleTexts::of(&self.ctx.workspace, &mut self.known_paths)
+                            });
+                            let files = texts.as_ref().map(|t| t as &dyn FileTexts);
                             Message::tool_result(&call_id, focus_result(result, message, files))
                         }
                         _ => outcome.to_message(&call_id),
