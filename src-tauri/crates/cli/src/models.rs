@@ -120,6 +120,14 @@ pub struct ModelArgs {
     /// defines, by a word only code uses (`make_default_short_help`, `UsageError`).
     #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().named_definitions))]
     pub named_definitions: OnOff,
+    /// Make a first step a call when the message names the project by its manifest's name
+    /// (local models).
+    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().named_project))]
+    pub named_project: OnOff,
+    /// Offer tools that write or run commands only at a large cost when the message asks for
+    /// no change (local models).
+    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().changes_when_asked))]
+    pub changes_when_asked: OnOff,
     /// Make the step after a result that found nothing (a failed call, no matches, no files)
     /// another call (local models).
     #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().call_after_nothing))]
@@ -194,6 +202,8 @@ impl ModelArgs {
                             (self.replace_values, "new text not steered"),
                             (self.named_paths, "named paths not decisive"),
                             (self.named_definitions, "named definitions not decisive"),
+                            (self.named_project, "the project's name not decisive"),
+                            (self.changes_when_asked, "writes offered to questions"),
                             (self.call_after_nothing, "no call after an empty result"),
                         ];
                         levers.extend(
@@ -225,6 +235,8 @@ impl ModelArgs {
             replace_values: self.replace_values == OnOff::On,
             named_paths: self.named_paths == OnOff::On,
             named_definitions: self.named_definitions == OnOff::On,
+            named_project: self.named_project == OnOff::On,
+            changes_when_asked: self.changes_when_asked == OnOff::On,
             call_after_nothing: self.call_after_nothing == OnOff::On,
             thinking_budget: self.thinking_budget,
             temperature: self.temperature,

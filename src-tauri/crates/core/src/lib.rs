@@ -41,6 +41,7 @@ pub mod diagnostics;
 pub mod error;
 pub mod event;
 pub mod exec;
+pub mod intent;
 pub mod mentions;
 pub mod model;
 pub mod paths;

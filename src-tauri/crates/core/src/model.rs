@@ -203,6 +203,13 @@ impl GenerateRequest<'_> {
             _ => false,
         }
     }
+
+    /// Does `message` name the project by its manifest's name (see
+    /// [`crate::intent::names_the_project`])? False when the request cannot read files.
+    pub fn names_the_project(&self, message: &str) -> bool {
+        self.files
+            .is_some_and(|files| crate::intent::names_the_project(message, files))
+    }
 }
 
 /// What the text callback tells the backend.
@@ -333,6 +340,16 @@ pub struct GenerationOptions {
     /// workspace defines, by a word only code uses (`make_default_short_help`, `UsageError`),
     /// when the request can read the files.
     pub named_definitions: bool,
+    /// Make a first step a call when the user's message names the project by the name its
+    /// manifest gives (`click` in "What Python version does click need?"), when the request
+    /// can read the files (local models).
+    #[serde(default = "on_by_default")]
+    pub named_project: bool,
+    /// Offer the tools that write or run commands only at a large cost when the user's message
+    /// asks for no change (see [`crate::intent::asks_for_a_change`]): a question reads (local
+    /// models).
+    #[serde(default = "on_by_default")]
+    pub changes_when_asked: bool,
     /// Decide the step after a result that found nothing (a failed call, a search or listing
     /// with no entries) to be another call, not an answer (local models).
     pub call_after_nothing: bool,
@@ -353,6 +370,10 @@ fn default_thinking_budget() -> u32 {
     DEFAULT_THINKING_BUDGET
 }
 
+fn on_by_default() -> bool {
+    true
+}
+
 impl Default for GenerationOptions {
     fn default() -> Self {
         GenerationOptions {
@@ -367,6 +388,8 @@ impl Default for GenerationOptions {
             replace_values: true,
             named_paths: true,
             named_definitions: true,
+            named_project: true,
+            changes_when_asked: true,
             call_after_nothing: true,
             thinking_budget: DEFAULT_THINKING_BUDGET,
             temperature: 0.0,

@@ -10,7 +10,7 @@ use lantern_core::model::{
 use lantern_core::protocol::{interpret, parse, Outcome, OPEN_TAG, STOP_SEQUENCES};
 use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
-use lantern_core::tools::{ToolRegistry, ToolSpec};
+use lantern_core::tools::{Risk, ToolRegistry, ToolSpec};
 use lantern_llama::{default_model_path, LoadOptions, LocalModel};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
@@ -600,4 +600,88 @@ fn the_context_a_step_reports_is_what_llama_cpp_holds() {
             Some(model.facts().context as usize)
         );
     }
+}
+
+#[test]
+fn a_question_that_asks_for_no_change_is_answered_by_reading() {
+    let dir = tempfile_dir().join("asks");
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/fixtures/semver");
+    copy_tree(&fixture, &dir);
+    let question = "Which script does this package install as its command-line tool?";
+    let mut model = model();
+    let toolbox: std::sync::Arc<Toolbox> = Toolbox::standard().into();
+    let first_tool = |model: &mut LocalModel, changes_when_asked: bool| {
+        model.configure(&lantern_core::model::GenerationOptions {
+            changes_when_asked,
+            ..Default::default()
+        });
+        let events = one_call(&dir, toolbox.clone(), question, model);
+        events
+            .into_iter()
+            .find_map(|e| match e {
+                Event::CallParsed { tool, .. } => Some(tool),
+                _ => None,
+            })
+            .expect("a required step is a call")
+    };
+    let risk = |tool: &str| {
+        toolbox
+            .specs()
+            .iter()
+            .find(|s| s.name == tool)
+            .map(|s| s.risk)
+            .unwrap()
+    };
+    let without = first_tool(&mut model, false);
+    let with = first_tool(&mut model, true);
+    model.configure(&Default::default());
+    std::fs::remove_dir_all(&dir).unwrap();
+    // Left to its own scores, the default model opens a change for this question.
+    assert!(
+        matches!(risk(&without), Risk::Write | Risk::Exec),
+        "{without}"
+    );
+    assert_eq!(risk(&with), Risk::Read, "{with}");
+}
+
+#[test]
+fn a_message_that_names_the_project_makes_the_first_step_a_call() {
+    let dir = tempfile_dir().join("named-project");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("pyproject.toml"),
+        "[project]\nname = \"click\"\nrequires-python = \">=3.7\"\n",
+    )
+    .unwrap();
+    let known = lantern_core::model::KnownPaths::from_files(vec!["pyproject.toml".into()]);
+    let texts = FixtureTexts(dir.clone());
+    let messages = conversation("What is the minimum Python version click needs?");
+    let mut model = model();
+    let decide = |model: &mut LocalModel, named_project: bool| {
+        model.configure(&lantern_core::model::GenerationOptions {
+            named_project,
+            ..Default::default()
+        });
+        let cancel = CancelToken::new();
+        let request = GenerateRequest {
+            messages: &messages,
+            tools: toolbox().specs(),
+            paths: Some(&known),
+            files: Some(&texts),
+            stop: STOP_SEQUENCES,
+            tool_choice: ToolChoice::Auto,
+            max_tokens: 120,
+            cancel: &cancel,
+        };
+        model.generate(&request, &mut |_| Flow::Continue).unwrap();
+        model.last_step().decision.clone()
+    };
+    let without = decide(&mut model, false);
+    let with = decide(&mut model, true);
+    model.configure(&Default::default());
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(with, "call (the message names the project)");
+    // Left to its own scores, the default model answers this one from memory.
+    assert!(without.starts_with("answer"), "{without}");
 }

@@ -47,6 +47,8 @@ impl LocalModel {
                     self.settings.options.named_definitions
                         && request.names_a_defined_name(question)
                 };
+                let names_the_project =
+                    || self.settings.options.named_project && request.names_the_project(question);
                 match (rules, after_result) {
                     (_, false) if names_a_path => (
                         true,
@@ -56,6 +58,9 @@ impl LocalModel {
                         true,
                         "the message names something the workspace defines".to_string(),
                     ),
+                    (_, false) if names_the_project() => {
+                        (true, "the message names the project".to_string())
+                    }
                     (Some(r), false) if r.first_step.trusted => {
                         r.first_step.decide_first_step(confidence, question)
                     }

@@ -18,6 +18,7 @@
 use super::sampling::grammar_allows;
 use super::*;
 use lantern_core::model::KnownPaths;
+use lantern_core::tools::Risk;
 
 /// The most candidates the model scores for one argument.
 const MAX_SCORED: usize = 48;
@@ -74,12 +75,21 @@ const CREATES_BONUS: f64 = 4.0;
 /// the name finds where it is defined, which no listing or file the question names does.
 const FINDS_BONUS: f64 = 4.0;
 
+/// Log-probability (nats) taken from a tool that writes or runs a command when the question asks
+/// for no change: a tiny model opens an edit for "Which script does this package install?".
+const UNASKED_CHANGE_COST: f64 = 8.0;
+
 /// Does this tool search for words of the question: does it declare an `"x-words":
 /// "question"` argument?
 pub(super) fn searches(tool: &ToolSpec) -> bool {
     tool.input_schema["properties"]
         .as_object()
         .is_some_and(|props| props.values().any(|p| p["x-words"] == "question"))
+}
+
+/// Does this tool change the workspace or run a command in it?
+fn changes(tool: &ToolSpec) -> bool {
+    matches!(tool.risk, Risk::Write | Risk::Exec)
 }
 
 /// Can this tool create a file: does it declare a `"new_or_existing_file"` path argument?
@@ -366,6 +376,8 @@ pub(super) struct WantedTools {
     pub(super) creates: bool,
     /// It names something the workspace defines.
     pub(super) finds: bool,
+    /// It asks for no change (see [`lantern_core::intent::asks_for_a_change`]).
+    pub(super) reads_only: bool,
 }
 
 impl LocalModel {
@@ -390,7 +402,13 @@ impl LocalModel {
                         .is_some_and(|known| !new_files_named(question, known).is_empty());
                     let finds = self.settings.options.named_definitions
                         && request.names_a_defined_name(question);
-                    let wanted = WantedTools { creates, finds };
+                    let reads_only = self.settings.options.changes_when_asked
+                        && !lantern_core::intent::asks_for_a_change(question);
+                    let wanted = WantedTools {
+                        creates,
+                        finds,
+                        reads_only,
+                    };
                     self.ground_tool_name(request.tools, question, wanted, logits, grammar, cancel)
                 }
                 false => Ok(None),
@@ -473,7 +491,8 @@ impl LocalModel {
     /// (see [`tool_bonuses`]), and writes it with its closing quote. The tools the question
     /// calls for by what it names get more: those that can write a new file when it names one
     /// ([`CREATES_BONUS`]), those that search when it names something the workspace defines
-    /// ([`FINDS_BONUS`]).
+    /// ([`FINDS_BONUS`]); those that write or run a command get less when it asks for no change
+    /// ([`UNASKED_CHANGE_COST`]).
     pub(super) fn ground_tool_name(
         &mut self,
         tools: &[ToolSpec],
@@ -490,7 +509,8 @@ impl LocalModel {
             .map(|(tool, bonus)| {
                 let bonus = bonus
                     + bonus_if(wanted.creates && can_create(tool), CREATES_BONUS)
-                    + bonus_if(wanted.finds && searches(tool), FINDS_BONUS);
+                    + bonus_if(wanted.finds && searches(tool), FINDS_BONUS)
+                    - bonus_if(wanted.reads_only && changes(tool), UNASKED_CHANGE_COST);
                 (format!("{}\"", tool.name), bonus)
             })
             .collect();

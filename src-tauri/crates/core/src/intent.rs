@@ -1,0 +1,179 @@
+//! What a message asks of the project, read from its words: whether it asks for a change at all
+//! (a question only reads), and whether it names the project itself by the name its manifest
+//! gives (`click`, `semver`), which makes it a question about the project.
+//!
+//! Both are cheap word tests the backends weigh with the model's own scores: a tiny model may
+//! open an edit for "Which script does this package install?", or answer "What Python version
+//! does click need?" from memory, though the project holds the answer.
+
+use crate::mentions::message_words;
+use crate::model::FileTexts;
+
+/// Verbs by which a message asks for a change to the project's files or for something to be run
+/// in it, in their base and third-person forms. Past forms are left out: "Where is it defined,
+/// and when was it added?" asks nothing to be done.
+const CHANGE_VERBS: &[&str] = &[
+    "add", "append", "apply", "build", "bump", "change", "compile", "create", "decrease", "delete",
+    "edit", "execute", "fix", "increase", "insert", "lower", "make", "modify", "move", "put",
+    "raise", "refactor", "remove", "rename", "replace", "reset", "rewrite", "run", "save", "set",
+    "update", "upgrade", "write",
+];
+
+/// Does this message ask for a change to the project or for a command to be run: does it use a
+/// verb of [`CHANGE_VERBS`] ("Bump the version", "Can you fix it?", "Run the tests")? A message
+/// without one (a question, "Tell me the crate version") asks only to be answered.
+pub fn asks_for_a_change(message: &str) -> bool {
+    message_words(message).any(|word| {
+        let word = word.trim_end_matches('.').to_lowercase();
+        CHANGE_VERBS.iter().any(|verb| {
+            word == *verb
+                || word.strip_suffix('s') == Some(verb)
+                || word.strip_suffix("es") == Some(verb)
+        })
+    })
+}
+
+/// The manifests at the workspace's root whose name is the project's, and how to read it.
+const MANIFESTS: &[(&str, Manifest)] = &[
+    ("package.json", Manifest::Json),
+    (
+        "pyproject.toml",
+        Manifest::Table(&["project", "tool.poetry"]),
+    ),
+    ("setup.cfg", Manifest::Table(&["metadata"])),
+    ("Cargo.toml", Manifest::Table(&["package"])),
+];
+
+/// How a manifest holds the project's name.
+enum Manifest {
+    /// A `"name"` member of the top object (`@scope/name` is taken as `name`).
+    Json,
+    /// A `name = "…"` (TOML) or `name = …` (INI) line under one of these tables.
+    Table(&'static [&'static str]),
+}
+
+/// The names the workspace's root manifests give the project, in lower case.
+pub fn project_names(files: &dyn FileTexts) -> Vec<String> {
+    let mut names = Vec::new();
+    for (path, manifest) in MANIFESTS {
+        let Some(text) = files.text_of(path) else {
+            continue;
+        };
+        let name = match manifest {
+            Manifest::Json => serde_json::from_str::<serde_json::Value>(&text)
+                .ok()
+                .and_then(|v| v["name"].as_str().map(str::to_string))
+                .map(|n| n.rsplit('/').next().unwrap_or_default().to_string()),
+            Manifest::Table(tables) => table_name(&text, tables),
+        };
+        if let Some(name) = name.filter(|n| !n.is_empty()) {
+            names.push(name.to_lowercase());
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The value of the first `name = …` line under one of `tables` (`[project]`).
+fn table_name(text: &str, tables: &[&str]) -> Option<String> {
+    let mut in_table = false;
+    for line in text.lines().map(str::trim) {
+        if let Some(header) = line.strip_prefix('[') {
+            let table = header.trim_end_matches(']').trim();
+            in_table = tables.contains(&table);
+            continue;
+        }
+        let Some(value) = line.strip_prefix("name") else {
+            continue;
+        };
+        let Some(value) = value.trim_start().strip_prefix('=') else {
+            continue;
+        };
+        if in_table {
+            return Some(
+                value
+                    .trim()
+                    .trim_matches(|c| c == '"' || c == '\'')
+                    .to_string(),
+            );
+        }
+    }
+    None
+}
+
+/// Does this message name the project by the name its manifest gives (see [`project_names`]),
+/// as a whole word ("Which version of click is this?")? Names shorter than four characters
+/// are too often words of prose to count.
+pub fn names_the_project(message: &str, files: &dyn FileTexts) -> bool {
+    let names = project_names(files);
+    names.iter().any(|name| {
+        name.chars().count() >= 4
+            && message_words(message)
+                .map(|w| w.trim_end_matches('.').to_lowercase())
+                .any(|w| w == *name)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_asks_for_a_change_by_a_verb_of_doing() {
+        for yes in [
+            "Bump the version in package.json to 7.7.0.",
+            "removeItem drops the others. Can you fix it?",
+            "Add a .gitignore that ignores logs.",
+            "Run the tests.",
+            "Lower max_notes in config.toml to 200.",
+        ] {
+            assert!(asks_for_a_change(yes), "{yes}");
+        }
+        for no in [
+            "Which script does this package install as its command-line tool?",
+            "Where is the satisfies function implemented?",
+            "Tell me the crate version declared in Cargo.toml.",
+            "When was the LRU cache added?",
+            "How many JavaScript files are in the classes folder?",
+            "What does the clean function in functions/clean.js do?",
+        ] {
+            assert!(!asks_for_a_change(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn the_project_is_named_by_its_manifest_s_name() {
+        let npm = [(
+            "package.json",
+            r#"{"name": "@npm/semver", "version": "7.6.3"}"#,
+        )];
+        assert_eq!(project_names(&npm), ["semver"]);
+        assert!(names_the_project("Which version of semver is this?", &npm));
+        assert!(!names_the_project(
+            "What does semantic versioning mean?",
+            &npm
+        ));
+
+        let python = [(
+            "pyproject.toml",
+            "[build-system]\nname = \"flit\"\n\n[project]\nname = \"click\"\nversion = \"8.1.7\"\n",
+        )];
+        assert_eq!(project_names(&python), ["click"]);
+        assert!(names_the_project(
+            "What Python version does Click need?",
+            &python
+        ));
+        assert!(!names_the_project("Is clicking faster?", &python));
+
+        let ini = [(
+            "setup.cfg",
+            "[metadata]\nname = click\nversion = attr: click.__version__\n",
+        )];
+        assert_eq!(project_names(&ini), ["click"]);
+
+        let rust = [("Cargo.toml", "[package]\nname = \"app\"\n")];
+        assert_eq!(project_names(&rust), ["app"]);
+        assert!(!names_the_project("What is an app?", &rust), "too short");
+    }
+}
