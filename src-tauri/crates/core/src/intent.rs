@@ -106,13 +106,12 @@ fn table_name(text: &str, tables: &[&str]) -> Option<String> {
 /// as a whole word ("Which version of click is this?")? Names shorter than four characters
 /// are too often words of prose to count.
 pub fn names_the_project(message: &str, files: &dyn FileTexts) -> bool {
-    let names = project_names(files);
-    names.iter().any(|name| {
-        name.chars().count() >= 4
-            && message_words(message)
-                .map(|w| w.trim_end_matches('.').to_lowercase())
-                .any(|w| w == *name)
-    })
+    let mut names = project_names(files);
+    names.retain(|name| name.chars().count() >= 4);
+    !names.is_empty()
+        && message_words(message)
+            .map(|w| w.trim_end_matches('.').to_lowercase())
+            .any(|w| names.contains(&w))
 }
 
 #[cfg(test)]

@@ -343,12 +343,10 @@ pub struct GenerationOptions {
     /// Make a first step a call when the user's message names the project by the name its
     /// manifest gives (`click` in "What Python version does click need?"), when the request
     /// can read the files (local models).
-    #[serde(default = "on_by_default")]
     pub named_project: bool,
     /// Offer the tools that write or run commands only at a large cost when the user's message
     /// asks for no change (see [`crate::intent::asks_for_a_change`]): a question reads (local
     /// models).
-    #[serde(default = "on_by_default")]
     pub changes_when_asked: bool,
     /// Decide the step after a result that found nothing (a failed call, a search or listing
     /// with no entries) to be another call, not an answer (local models).
@@ -368,10 +366,6 @@ pub const DEFAULT_THINKING_BUDGET: u32 = 512;
 
 fn default_thinking_budget() -> u32 {
     DEFAULT_THINKING_BUDGET
-}
-
-fn on_by_default() -> bool {
-    true
 }
 
 impl Default for GenerationOptions {
