@@ -68,6 +68,7 @@ enum Command {
     Tool {
         /// The tool's name, e.g. read_file (see `lantern tools`).
         name: String,
+        /// The project folder; every path the tools take is confined to it.
         #[arg(long)]
         workspace: PathBuf,
         /// The arguments as a JSON object, or `-` to read them from stdin.
@@ -82,6 +83,7 @@ enum Command {
     },
     /// Run the agent on one message.
     Run {
+        /// The project folder; every path the tools take is confined to it.
         #[arg(long)]
         workspace: PathBuf,
         #[command(flatten)]
@@ -108,19 +110,24 @@ enum Command {
     },
     /// Print a saved transcript again.
     Replay {
+        /// The transcript file (JSON lines, as `run --transcript` writes).
         file: PathBuf,
+        /// Print the saved events as JSON lines instead of the rendered conversation.
         #[arg(long)]
         json: bool,
     },
     /// Undo a write (the newest one, or the checkpoint given). Refuses if the file was changed
     /// after that write.
     Undo {
+        /// The project folder whose writes are recorded.
         #[arg(long)]
         workspace: PathBuf,
+        /// The checkpoint's id (as `checkpoints` lists it); the newest write when left out.
         checkpoint: Option<String>,
     },
     /// List the writes recorded for a workspace, oldest first.
     Checkpoints {
+        /// The project folder whose writes are recorded.
         #[arg(long)]
         workspace: PathBuf,
     },
@@ -129,8 +136,6 @@ enum Command {
         #[command(subcommand)]
         action: PolicyAction,
     },
-    /// Measure how well a model uses the tools: run every task of an evaluation set, each on a
-    /// fresh copy of its fixture with every call approved, and print the scores as markdown.
     /// List the GGUF models in Lantern's model folder.
     Models,
     /// Load a local model and report whether it suits Lantern: model facts, prompt size,
@@ -158,6 +163,9 @@ enum Command {
         #[arg(long, default_value_t = 3)]
         repetitions: usize,
     },
+    /// Measure how well a model uses the tools: run every task of an evaluation set, each on a
+    /// fresh copy of its fixture with every call approved, and print the scores per category as
+    /// markdown (or JSON).
     Eval {
         /// The tasks: a JSON array (see tests/eval/tasks.json).
         #[arg(long)]
@@ -205,13 +213,16 @@ enum Lever {
 enum PolicyAction {
     /// Print the saved grants of a workspace as JSON.
     List {
+        /// The project folder the grants were saved for.
         #[arg(long)]
         workspace: PathBuf,
     },
     /// Remove a saved grant by its id (as `list` shows it).
     Revoke {
+        /// The project folder the grant was saved for.
         #[arg(long)]
         workspace: PathBuf,
+        /// The grant's id.
         id: String,
     },
 }
