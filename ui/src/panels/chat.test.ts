@@ -119,6 +119,17 @@ describe("ChatPanel", () => {
     expect(root.querySelectorAll(".call-card").length).toBe(1);
   });
 
+  it("shows an answer that began repeating itself without the repeats, and says it was ended", async () => {
+    const { root, chat } = setup();
+    chat.startTurn("Where is echo defined?");
+    chat.event({ event: "step_started", step: 1 }, null);
+    chat.event({ event: "text_delta", step: 1, text: "It is in utils.py.\n\nIt is in utils.py.\n\nIt is in utils." }, null);
+    chat.event({ event: "answer_cut", step: 1, text: "It is in utils.py." }, null);
+    chat.event({ event: "turn_finished", reason: "answer", text: "It is in utils.py.", steps: 1, explanation: "The assistant answered." }, null);
+    expect([...root.querySelectorAll(".msg-text")].map((e) => e.textContent?.trim())).toEqual(["It is in utils.py."]);
+    expect(root.querySelector(".answer-cut")?.textContent).toContain("repeating itself");
+  });
+
   it("shows a reasoning model's thinking collapsed, before the reply it led to", async () => {
     const { root, chat } = setup();
     chat.startTurn("Hi");

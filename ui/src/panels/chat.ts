@@ -222,6 +222,14 @@ export class ChatPanel {
           this.insertBeforeThinking(h("div", { class: "note muted small", text: `A tool result was too long for the model's context and was cut in what it was shown (${event.results_cut} cut); the transcript keeps it whole.` }));
         }
         break;
+      case "answer_cut":
+        // What streamed holds the repeats; the answer is the text before them.
+        if (this.segment) {
+          this.segment.text = event.text;
+          this.flushText();
+        }
+        this.insertBeforeThinking(h("div", { class: "note muted small answer-cut", text: "The answer began repeating itself and was ended here; the repeats are left out." }));
+        break;
       case "turn_finished":
         this.flushText();
         this.stopThinkingTimer();

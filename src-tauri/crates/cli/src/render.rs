@@ -130,6 +130,12 @@ impl Human {
                     );
                 }
             }
+            Event::AnswerCut { .. } => {
+                self.end_line();
+                eprintln!(
+                    "(The answer began repeating itself and was ended; the repeats are not part of it.)"
+                );
+            }
             Event::TurnFinished {
                 reason,
                 explanation,

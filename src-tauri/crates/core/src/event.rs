@@ -172,6 +172,12 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         summary: Option<String>,
     },
+    /// The answer began repeating itself and was ended: `text` is the answer without the
+    /// repeats (see [`crate::repeats`]), and what the turn finishes with.
+    AnswerCut {
+        step: usize,
+        text: String,
+    },
     TurnFinished {
         reason: FinishedReason,
         text: String,

@@ -50,6 +50,7 @@ pub mod project_map;
 pub mod prompt;
 pub mod protocol;
 pub mod relevance;
+pub mod repeats;
 pub mod sandbox;
 pub mod tool_result;
 pub mod toolbox;

@@ -229,6 +229,8 @@ pub enum FinishReason {
     EndOfText,
     /// `max_tokens` reached.
     Length,
+    /// The reply began repeating itself and the backend ended it (see [`crate::repeats`]).
+    Repeating,
     /// The cancel token was set.
     Cancelled,
 }

@@ -1080,3 +1080,55 @@ fn a_reasoning_models_thinking_is_shown_apart_and_left_out_of_the_history() {
     );
     assert!(!s.history().iter().any(|m| m.content.contains("<think>")));
 }
+
+#[test]
+fn an_answer_ended_for_repeating_itself_is_given_without_the_repeats() {
+    /// A backend whose answer loops until it ends it, as the local engine does.
+    struct Looping(FinishReason);
+    impl Model for Looping {
+        fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+            self
+        }
+        fn name(&self) -> String {
+            "looping".into()
+        }
+        fn generate(
+            &mut self,
+            _: &GenerateRequest<'_>,
+            on_text: &mut dyn FnMut(&str) -> Flow,
+        ) -> Result<Generation, ModelError> {
+            let text = "It is in utils.py.\n\nIt is in utils.py.\n\nIt is in utils.";
+            on_text(text);
+            Ok(Generation::text(text, self.0))
+        }
+    }
+    let dir = workspace();
+    let mut events = Vec::new();
+    session(dir.path()).send(
+        "Where is echo defined?",
+        &mut Looping(FinishReason::Repeating),
+        &mut FixedAnswer(Answer::Deny { message: None }),
+        &mut |e| events.push(e.clone()),
+        &CancelToken::new(),
+    );
+    assert_eq!(
+        finished(&events),
+        (FinishedReason::Answer, "It is in utils.py.".to_string())
+    );
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::AnswerCut { text, .. } if text == "It is in utils.py."
+    )));
+
+    // An answer the backend ended for another reason is the model's text as it stands.
+    let mut events = Vec::new();
+    session(dir.path()).send(
+        "Where is echo defined?",
+        &mut Looping(FinishReason::Length),
+        &mut FixedAnswer(Answer::Deny { message: None }),
+        &mut |e| events.push(e.clone()),
+        &CancelToken::new(),
+    );
+    assert!(finished(&events).1.ends_with("It is in utils."));
+    assert!(!events.iter().any(|e| matches!(e, Event::AnswerCut { .. })));
+}

@@ -142,6 +142,11 @@ export type Event =
       messages_summarised: number;
       summary?: string | null;
     }
+  /**
+   * The answer began repeating itself and was ended: `text` is the answer without the
+   * repeats (see [`crate::repeats`]), and what the turn finishes with.
+   */
+  | { event: "answer_cut"; step: number; text: string }
   | {
       event: "turn_finished";
       reason: FinishedReason;

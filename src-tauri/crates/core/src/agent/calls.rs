@@ -1,9 +1,11 @@
 //! What the user is asked about a call and answers, and how a call ends: the agent's side of a
 //! confirmation and of a call's outcome.
 
+use super::texts::VisibleTexts;
 use crate::error::{ErrorType, ToolError};
-use crate::model::Message;
+use crate::model::{FileTexts, Message};
 use crate::policy::Scope;
+use crate::relevance::focus_result;
 use crate::tool_result::ToolResult;
 use crate::tools::{PreviewKind, Risk};
 use schemars::JsonSchema;
@@ -111,5 +113,30 @@ pub(super) fn with_note(content: &str, note: &str) -> String {
             serde_json::Value::Object(object).to_string()
         }
         _ => format!("{content}\n{note}"),
+    }
+}
+
+impl super::Session {
+    /// What the model reads after a call: its result, with what answers `question` first when
+    /// results are focused (see [`crate::relevance`]), or why the call was not run.
+    pub(super) fn reply_to(
+        &mut self,
+        call_id: &str,
+        outcome: &CallOutcome,
+        question: &str,
+    ) -> Message {
+        let CallOutcome::Ran(result) = outcome else {
+            return outcome.to_message(call_id);
+        };
+        if !self.config.focus_results {
+            return outcome.to_message(call_id);
+        }
+        // The files are listed only when a definition's body may be read.
+        let texts = self
+            .config
+            .definition_bodies
+            .then(|| VisibleTexts::of(&self.ctx.workspace, &mut self.known_paths));
+        let files = texts.as_ref().map(|t| t as &dyn FileTexts);
+        Message::tool_result(call_id, focus_result(result, question, files))
     }
 }

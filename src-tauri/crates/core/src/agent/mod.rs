@@ -27,13 +27,13 @@ use crate::checkpoint::CheckpointStore;
 use crate::error::ErrorType;
 use crate::event::{AnswerKind, Event, FinishedReason};
 use crate::model::{
-    CallPath, CancelToken, FileTexts, Flow, GenerateRequest, KnownPaths, Message, Model, Role,
+    CallPath, CancelToken, FinishReason, Flow, GenerateRequest, KnownPaths, Message, Model, Role,
 };
 use crate::policy::{decide, Decision, Effect, Grant, Lifetime, PolicyStore, Subject};
 use crate::project_map::project_map;
 use crate::protocol::markers::is_protocol_shaped_text;
 use crate::protocol::{interpret, Outcome, ProblemKind, TurnParser, STOP_SEQUENCES};
-use crate::relevance::focus_result;
+use crate::repeats::before_repeats;
 use crate::sandbox::Workspace;
 use crate::tool_result::ToolResult;
 use crate::toolbox::Toolbox;
@@ -257,6 +257,17 @@ impl Session {
                         Role::Assistant,
                         turn.reply_until(turn.raw.len()),
                     ));
+                    let cut = (generation.finish == FinishReason::Repeating)
+                        .then(|| before_repeats(&text))
+                        .flatten();
+                    let Some(cut) = cut else {
+                        break (FinishedReason::Answer, text);
+                    };
+                    let text = cut.to_string();
+                    emit(&Event::AnswerCut {
+                        step: steps,
+                        text: text.clone(),
+                    });
                     break (FinishedReason::Answer, text);
                 }
                 Outcome::Invalid {
@@ -337,17 +348,7 @@ impl Session {
                         break (FinishedReason::Repetition, String::new());
                     }
                     let outcome = self.execute(&call_id, &tool, args, reasoning, confirmer, emit);
-                    let mut reply = match &outcome {
-                        CallOutcome::Ran(result) if self.config.focus_results => {
-                            // The files are listed only when a definition's body may be read.
-                            let texts = self.config.definition_bodies.then(|| {
-                                VisibleTexts::of(&self.ctx.workspace, &mut self.known_paths)
-                            });
-                            let files = texts.as_ref().map(|t| t as &dyn FileTexts);
-                            Message::tool_result(&call_id, focus_result(result, message, files))
-                        }
-                        _ => outcome.to_message(&call_id),
-                    };
+                    let mut reply = self.reply_to(&call_id, &outcome, message);
                     if let Some(note) = not_run {
                         reply.content = calls::with_note(&reply.content, &note);
                     }

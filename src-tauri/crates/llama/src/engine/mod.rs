@@ -441,7 +441,7 @@ impl Model for LocalModel {
             let looping = !closing && is_looping(&reply_tokens);
             if grammar.is_none() && (looping || (!call && repeats_itself(&reply_tokens))) {
                 stats.stopped_looping = true;
-                break FinishReason::Length;
+                break FinishReason::Repeating;
             }
             if grammar.is_some() && !closing && (looping || generated >= closing_from) {
                 closing = true;
