@@ -685,3 +685,57 @@ fn a_message_that_names_the_project_makes_the_first_step_a_call() {
     // Left to its own scores, the default model answers this one from memory.
     assert!(without.starts_with("answer"), "{without}");
 }
+
+#[test]
+fn an_answer_that_loops_is_given_once_and_said_to_be_cut() {
+    let dir = tempfile_dir().join("loops");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut model = model();
+    let mut session = Session::new(
+        Workspace::open(&dir).unwrap(),
+        SessionOptions {
+            toolbox: Toolbox::standard().into(),
+            policy: None,
+            checkpoints: None,
+            config: Default::default(),
+        },
+    );
+    session.config.tool_choice = ToolChoice::None;
+    let mut events = Vec::new();
+    session.send(
+        "What does a caret range like ^1.2.3 allow in npm?",
+        &mut *model,
+        &mut FixedAnswer(Answer::Deny { message: None }),
+        &mut |e| events.push(e.clone()),
+        &CancelToken::new(),
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    let streamed: String = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::TextDelta { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    // Greedy, the default model answers this general question in a loop (`vendor.vendor.…`).
+    let cut = events
+        .iter()
+        .find_map(|e| match e {
+            Event::AnswerCut { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no answer_cut for: {streamed}"));
+    match events.last() {
+        Some(Event::TurnFinished { reason, text, .. }) => {
+            assert_eq!(*reason, FinishedReason::Answer);
+            assert_eq!(*text, cut);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        streamed.trim_start().starts_with(&cut),
+        "{cut:?} | {streamed:?}"
+    );
+    assert!(cut.len() < streamed.trim().len(), "{cut:?}");
+    assert_eq!(lantern_core::repeats::before_repeats(&cut), None, "{cut:?}");
+}
