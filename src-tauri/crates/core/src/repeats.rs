@@ -41,13 +41,12 @@ pub fn before_repeats(text: &str) -> Option<&str> {
     // Cut inside a sentence (the copies differ early in it: "Node.js 11. Node.js 10. Node.js
     // 10."), the sentence is finished from the first copy.
     let mid_sentence = start > 0 && !chars[start - 1].1.is_whitespace();
-    let mut end = start;
-    if mid_sentence {
-        let window = start..(start + period).min(n);
-        if let Some(i) = window.clone().find(|&i| ends_sentence(&chars, i)) {
-            end = i + 1;
-        }
-    }
+    let end = match mid_sentence {
+        true => (start..(start + period).min(n))
+            .find(|&i| ends_sentence(&chars, i))
+            .map_or(start, |i| i + 1),
+        false => start,
+    };
     let kept = text[..byte_at(end)].trim_end();
     (!kept.is_empty()).then_some(kept)
 }

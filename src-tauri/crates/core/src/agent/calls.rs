@@ -125,12 +125,9 @@ impl super::Session {
         outcome: &CallOutcome,
         question: &str,
     ) -> Message {
-        let CallOutcome::Ran(result) = outcome else {
+        let (CallOutcome::Ran(result), true) = (outcome, self.config.focus_results) else {
             return outcome.to_message(call_id);
         };
-        if !self.config.focus_results {
-            return outcome.to_message(call_id);
-        }
         // The files are listed only when a definition's body may be read.
         let texts = self
             .config
