@@ -6,6 +6,7 @@
 
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 fn home_override() -> Option<PathBuf> {
     std::env::var_os("LANTERN_HOME")
@@ -86,10 +87,15 @@ pub fn workspace_key(root: &Path) -> String {
     format!("{name}-{hash}")
 }
 
-/// A fresh transcript file for a run in the workspace at `root`.
+/// A fresh transcript file for a run in the workspace at `root`. The time names it for people;
+/// the process id and a count within the process keep two made in the same millisecond (a
+/// conversation continued right after one was started) from being the same file.
 pub fn new_transcript_path(root: &Path) -> PathBuf {
+    static MADE: AtomicU64 = AtomicU64::new(0);
     let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S%.3f");
-    crate::chats::transcripts_dir(root).join(format!("{stamp}-{}.jsonl", std::process::id()))
+    let count = MADE.fetch_add(1, Ordering::Relaxed);
+    crate::chats::transcripts_dir(root)
+        .join(format!("{stamp}-{}-{count}.jsonl", std::process::id()))
 }
 
 /// Hex sha256 of some bytes.
@@ -162,4 +168,17 @@ pub fn read_state_file(path: &Path) -> std::io::Result<Vec<u8>> {
         .take(MAX_STATE_FILE_BYTES)
         .read_to_end(&mut bytes)?;
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transcripts_made_back_to_back_are_different_files() {
+        let root = Path::new("/project");
+        let made: std::collections::HashSet<PathBuf> =
+            (0..100).map(|_| new_transcript_path(root)).collect();
+        assert_eq!(made.len(), 100);
+    }
 }
