@@ -130,6 +130,18 @@ describe("ChatPanel", () => {
     expect(root.querySelector(".answer-cut")?.textContent).toContain("repeating itself");
   });
 
+  it("gives a file the answer named by its name alone by its path, and says so", async () => {
+    const { root, chat } = setup();
+    chat.startTurn("In which file is the Comparator class defined?");
+    chat.event({ event: "step_started", step: 2 }, null);
+    chat.event({ event: "text_delta", step: 2, text: "It is defined in Comparator.js." }, null);
+    const given = "It is defined in classes/comparator.js.";
+    chat.event({ event: "answer_paths_given", step: 2, text: given, paths: [{ name: "Comparator.js", path: "classes/comparator.js" }] }, null);
+    chat.event({ event: "turn_finished", reason: "answer", text: given, steps: 2, explanation: "The assistant answered." }, null);
+    expect([...root.querySelectorAll(".msg-text")].map((e) => e.textContent?.trim())).toEqual([given]);
+    expect(root.querySelector(".answer-paths")?.textContent).toContain("Comparator.js is classes/comparator.js");
+  });
+
   it("shows a reasoning model's thinking collapsed, before the reply it led to", async () => {
     const { root, chat } = setup();
     chat.startTurn("Hi");

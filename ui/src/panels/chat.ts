@@ -230,6 +230,16 @@ export class ChatPanel {
         }
         this.insertBeforeThinking(h("div", { class: "note muted small answer-cut", text: "The answer began repeating itself and was ended here; the repeats are left out." }));
         break;
+      case "answer_paths_given": {
+        // What streamed names the files by their names alone; the answer gives their paths.
+        if (this.segment) {
+          this.segment.text = event.text;
+          this.flushText();
+        }
+        const given = event.paths.map((p) => `${p.name} is ${p.path}`).join(", ");
+        this.insertBeforeThinking(h("div", { class: "note muted small answer-paths", text: `Files the answer named by their names alone are given by the paths the tool results showed: ${given}.` }));
+        break;
+      }
       case "turn_finished":
         this.flushText();
         this.stopThinkingTimer();

@@ -207,6 +207,8 @@ enum Lever {
     FocusedResults,
     /// Showing under a search's definitions the lines of their bodies about the question.
     DefinitionBodies,
+    /// Giving a file the answer names by its name alone by the path the results showed.
+    AnswerPaths,
 }
 
 #[derive(Subcommand)]
@@ -455,6 +457,7 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
                 protocol_guard: !off.contains(&Lever::ProtocolGuard),
                 focus_results: !off.contains(&Lever::FocusedResults),
                 definition_bodies: !off.contains(&Lever::DefinitionBodies),
+                answer_paths: !off.contains(&Lever::AnswerPaths),
                 project_map: map_budget,
                 ..AgentConfig::default()
             };

@@ -136,6 +136,17 @@ impl Human {
                     "(The answer began repeating itself and was ended; the repeats are not part of it.)"
                 );
             }
+            Event::AnswerPathsGiven { paths, .. } => {
+                self.end_line();
+                let named: Vec<String> = paths
+                    .iter()
+                    .map(|p| format!("{} is {}", p.name, p.path))
+                    .collect();
+                eprintln!(
+                    "(The answer named files by their names alone: {}.)",
+                    visible(&named.join(", "), false)
+                );
+            }
             Event::TurnFinished {
                 reason,
                 explanation,

@@ -178,6 +178,14 @@ pub enum Event {
         step: usize,
         text: String,
     },
+    /// The answer named files by their names alone that the turn's results showed by their
+    /// paths: `text` is the answer with those paths (see [`crate::answer_paths`]), and what the
+    /// turn finishes with.
+    AnswerPathsGiven {
+        step: usize,
+        text: String,
+        paths: Vec<crate::answer_paths::PathGiven>,
+    },
     TurnFinished {
         reason: FinishedReason,
         text: String,

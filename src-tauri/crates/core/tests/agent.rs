@@ -1132,3 +1132,55 @@ fn an_answer_ended_for_repeating_itself_is_given_without_the_repeats() {
     assert!(finished(&events).1.ends_with("It is in utils."));
     assert!(!events.iter().any(|e| matches!(e, Event::AnswerCut { .. })));
 }
+
+#[test]
+fn a_file_the_answer_names_by_its_name_alone_is_given_by_the_path_the_result_showed() {
+    let dir = workspace();
+    std::fs::create_dir_all(dir.path().join("lib/classes")).unwrap();
+    std::fs::write(
+        dir.path().join("lib/classes/comparator.js"),
+        "class Comparator {}\nmodule.exports = Comparator\n",
+    )
+    .unwrap();
+    let search = call("search_code", r#"{"query": "Comparator"}"#);
+    let answer = "The Comparator class is defined in Comparator.js.";
+    let mut s = session(dir.path());
+    let (events, model) = run(
+        &mut s,
+        vec![search.clone(), answer.into()],
+        &mut FixedAnswer(Answer::Deny { message: None }),
+    );
+    let given = "The Comparator class is defined in lib/classes/comparator.js.";
+    assert_eq!(
+        finished(&events),
+        (FinishedReason::Answer, given.to_string())
+    );
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::AnswerPathsGiven { text, paths, .. }
+            if text == given && paths[0].name == "Comparator.js"
+                && paths[0].path == "lib/classes/comparator.js"
+    )));
+    // The model reads its reply back as it wrote it.
+    assert_eq!(s.history().last().unwrap().content, answer);
+    assert_eq!(model.seen.len(), 2);
+
+    // Named before any result showed the file, or with the lever off, the name stays.
+    let (events, _) = run(
+        &mut session(dir.path()),
+        vec![answer.into()],
+        &mut FixedAnswer(Answer::Deny { message: None }),
+    );
+    assert_eq!(finished(&events).1, answer);
+    let mut off = session(dir.path());
+    off.config.answer_paths = false;
+    let (events, _) = run(
+        &mut off,
+        vec![search, answer.into()],
+        &mut FixedAnswer(Answer::Deny { message: None }),
+    );
+    assert_eq!(finished(&events).1, answer);
+    assert!(!events
+        .iter()
+        .any(|e| matches!(e, Event::AnswerPathsGiven { .. })));
+}

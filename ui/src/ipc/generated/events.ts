@@ -147,6 +147,12 @@ export type Event =
    * repeats (see [`crate::repeats`]), and what the turn finishes with.
    */
   | { event: "answer_cut"; step: number; text: string }
+  /**
+   * The answer named files by their names alone that the turn's results showed by their
+   * paths: `text` is the answer with those paths (see [`crate::answer_paths`]), and what the
+   * turn finishes with.
+   */
+  | { event: "answer_paths_given"; step: number; text: string; paths: PathGiven[] }
   | {
       event: "turn_finished";
       reason: FinishedReason;
@@ -183,6 +189,14 @@ export type LoadProgress =
   | { stage: "calibrating" }
   /** Reaching a model server and asking it which path tool calls take. */
   | { stage: "connecting" };
+
+/** A file name of the answer and the path it was given as. */
+export interface PathGiven {
+  /** As the model wrote it (`Comparator.js`). */
+  name: string;
+  /** The file of the workspace it names (`classes/comparator.js`). */
+  path: string;
+}
 
 /** What the user is asked to approve. */
 export interface PermissionRequest {

@@ -10,6 +10,7 @@
 //! a row, `max_protocol_errors` invalid calls in a row, and the cancel token. Every step is an
 //! [`Event`]; the caller renders them (UI, CLI) and may save them as a transcript.
 
+mod answer;
 mod calls;
 mod compaction;
 mod config;
@@ -27,13 +28,12 @@ use crate::checkpoint::CheckpointStore;
 use crate::error::ErrorType;
 use crate::event::{AnswerKind, Event, FinishedReason};
 use crate::model::{
-    CallPath, CancelToken, FinishReason, Flow, GenerateRequest, KnownPaths, Message, Model, Role,
+    CallPath, CancelToken, Flow, GenerateRequest, KnownPaths, Message, Model, Role,
 };
 use crate::policy::{decide, Decision, Effect, Grant, Lifetime, PolicyStore, Subject};
 use crate::project_map::project_map;
 use crate::protocol::markers::is_protocol_shaped_text;
 use crate::protocol::{interpret, Outcome, ProblemKind, TurnParser, STOP_SEQUENCES};
-use crate::repeats::before_repeats;
 use crate::sandbox::Workspace;
 use crate::tool_result::ToolResult;
 use crate::toolbox::Toolbox;
@@ -257,18 +257,8 @@ impl Session {
                         Role::Assistant,
                         turn.reply_until(turn.raw.len()),
                     ));
-                    let cut = (generation.finish == FinishReason::Repeating)
-                        .then(|| before_repeats(&text))
-                        .flatten();
-                    let Some(cut) = cut else {
-                        break (FinishedReason::Answer, text);
-                    };
-                    let text = cut.to_string();
-                    emit(&Event::AnswerCut {
-                        step: steps,
-                        text: text.clone(),
-                    });
-                    break (FinishedReason::Answer, text);
+                    let answer = self.answer_from(text, generation.finish, steps, turn_start, emit);
+                    break (FinishedReason::Answer, answer);
                 }
                 Outcome::Invalid {
                     error_type,
