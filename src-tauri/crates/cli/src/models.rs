@@ -100,6 +100,10 @@ pub struct ModelArgs {
     /// Choose a search's query among the words of the question (local models).
     #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().question_words))]
     pub question_words: OnOff,
+    /// Offer a listing the glob the question names (`test_*.py`) as its pattern (local
+    /// models).
+    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().question_globs))]
+    pub question_globs: OnOff,
     /// In an answer after a tool result, favour copying the result's paths, numbers and names
     /// exactly (local models).
     #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().copy_spans))]
@@ -197,6 +201,7 @@ impl ModelArgs {
                             (self.lean_calls, "all optional arguments offered"),
                             (self.ranked_tools, "tools not ranked"),
                             (self.question_words, "queries not from the question"),
+                            (self.question_globs, "no patterns from the question"),
                             (self.copy_spans, "no copying from results"),
                             (self.file_spans, "old text not constrained"),
                             (self.replace_values, "new text not steered"),
@@ -230,6 +235,7 @@ impl ModelArgs {
             lean_calls: self.lean_calls == OnOff::On,
             ranked_tools: self.ranked_tools == OnOff::On,
             question_words: self.question_words == OnOff::On,
+            question_globs: self.question_globs == OnOff::On,
             copy_spans: self.copy_spans == OnOff::On,
             file_spans: self.file_spans == OnOff::On,
             replace_values: self.replace_values == OnOff::On,

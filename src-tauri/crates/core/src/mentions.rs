@@ -80,6 +80,25 @@ pub fn is_code_name(word: &str) -> bool {
     underscore || lower_camel || upper_camel
 }
 
+/// The glob patterns a message names (`test_*.py`, `src/**/*.ts`): its words with a `*` and a
+/// name's characters around it, in order and without repeats. "How many test_*.py files are
+/// in tests?" asks about those files only.
+pub fn globs_named(message: &str) -> Vec<String> {
+    let mut globs: Vec<String> = Vec::new();
+    for word in message_words(message) {
+        let word = word.trim_end_matches('.');
+        let glob = word.contains('*')
+            && word.chars().any(|c| c.is_alphanumeric())
+            && word
+                .chars()
+                .all(|c| c.is_alphanumeric() || "_-./*".contains(c));
+        if glob && !globs.iter().any(|g| g == word) {
+            globs.push(word.to_string());
+        }
+    }
+    globs
+}
+
 /// Does this message name something a file of the workspace defines (`class UsageError`,
 /// `def make_default_short_help(`, `MAX_LENGTH = 256`), by a word that can only be a name in
 /// code (see [`is_code_name`])? The files are read in order, at most [`MAX_SCANNED_BYTES`].
@@ -168,6 +187,16 @@ mod tests {
             read <= 17,
             "{read} files of 1.5 MiB read for a 16 MiB budget"
         );
+    }
+
+    #[test]
+    fn a_message_names_globs_by_words_with_a_star() {
+        assert_eq!(
+            globs_named("How many test_*.py files are in tests? And `src/**/*.ts`, test_*.py."),
+            ["test_*.py", "src/**/*.ts"]
+        );
+        // A lone star is arithmetic or emphasis, not a pattern.
+        assert!(globs_named("What is 2 * 3? ** and *, or (*)").is_empty());
     }
 
     #[test]

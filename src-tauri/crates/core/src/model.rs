@@ -324,6 +324,11 @@ pub struct GenerationOptions {
     /// Choose an argument declared `"x-words": "question"` (a search's query) among the words
     /// of the user's question (local models with the grammar).
     pub question_words: bool,
+    /// Offer a constrained call an optional argument declared `"x-glob": "question"` (a
+    /// listing's pattern) when the user's message names a glob (`test_*.py`), and choose it
+    /// among those globs (local models with the grammar).
+    #[serde(default = "on")]
+    pub question_globs: bool,
     /// In an answer after a tool result, favour tokens that copy a span of the result (a path,
     /// a number, an identifier) exactly, once the answer has begun one (local models).
     pub copy_spans: bool,
@@ -366,6 +371,10 @@ pub struct GenerationOptions {
 /// context to the conversation.
 pub const DEFAULT_THINKING_BUDGET: u32 = 512;
 
+fn on() -> bool {
+    true
+}
+
 fn default_thinking_budget() -> u32 {
     DEFAULT_THINKING_BUDGET
 }
@@ -379,6 +388,7 @@ impl Default for GenerationOptions {
             lean_calls: true,
             ranked_tools: true,
             question_words: true,
+            question_globs: true,
             copy_spans: true,
             file_spans: true,
             replace_values: true,

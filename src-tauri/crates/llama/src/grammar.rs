@@ -46,10 +46,14 @@ pub struct CallShape {
     /// patterns copied from anywhere (`"start_line": 12`, `"pattern": "file.txt"`), and each
     /// one narrows the result to nothing; path arguments stay, since they are grounded.
     pub lean: bool,
+    /// With `lean`, still offer the optional arguments declared `"x-glob": "question"` (a
+    /// listing's pattern): the user's message names a glob, so the call can narrow to it.
+    pub globs: bool,
 }
 
-/// Removes the optional arguments that are not paths from an argument schema.
-fn keep_required_and_paths(args: &mut Value) {
+/// Removes the optional arguments that are not paths (nor, with `globs`, globs of the
+/// question) from an argument schema.
+fn keep_required_and_paths(args: &mut Value, globs: bool) {
     let required: Vec<String> = args["required"]
         .as_array()
         .map(|r| {
@@ -59,7 +63,11 @@ fn keep_required_and_paths(args: &mut Value) {
         })
         .unwrap_or_default();
     if let Some(Value::Object(props)) = args.get_mut("properties") {
-        props.retain(|name, prop| required.contains(name) || prop.get("x-path").is_some());
+        props.retain(|name, prop| {
+            required.contains(name)
+                || prop.get("x-path").is_some()
+                || (globs && prop["x-glob"] == "question")
+        });
     }
 }
 
@@ -73,7 +81,7 @@ pub fn call_schema(specs: &[&ToolSpec], shape: CallShape, syntax: &CallSyntax) -
             let mut args = spec.input_schema.clone();
             bound_strings(&mut args, None);
             if shape.lean {
-                keep_required_and_paths(&mut args);
+                keep_required_and_paths(&mut args, shape.globs);
             }
             let mut call = json!({
                 "type": "object",
@@ -151,6 +159,7 @@ mod tests {
         let full = CallShape {
             reasoning: true,
             lean: false,
+            globs: false,
         };
         let schema = call_schema(&registry.specs(), full, &TEXT_PROTOCOL);
         let write = alternative(&schema, "write_file");
@@ -176,6 +185,7 @@ mod tests {
         let lean = CallShape {
             reasoning: false,
             lean: true,
+            globs: false,
         };
         let schema = call_schema(&registry.specs(), lean, &TEXT_PROTOCOL);
         let args = |tool: &str| {
@@ -188,6 +198,17 @@ mod tests {
         assert_eq!(args("list_files"), ["directory"]);
         assert_eq!(args("search_code"), ["query"]);
         assert_eq!(args("write_file"), ["path", "content"]);
+        // A message that names a glob is offered a listing's pattern, and nothing more.
+        let globs = CallShape {
+            globs: true,
+            ..lean
+        };
+        let schema = call_schema(&registry.specs(), globs, &TEXT_PROTOCOL);
+        let props = &alternative(&schema, "list_files")["properties"]["args"]["properties"];
+        assert_eq!(props.as_object().unwrap().len(), 2);
+        assert_eq!(props["pattern"]["x-glob"], "question");
+        let search = &alternative(&schema, "search_code")["properties"]["args"]["properties"];
+        assert_eq!(search.as_object().unwrap().len(), 1);
     }
 
     #[test]
@@ -196,6 +217,7 @@ mod tests {
         let shape = CallShape {
             reasoning: false,
             lean: true,
+            globs: false,
         };
         let schema = call_schema(&registry.specs(), shape, &HERMES);
         let first = &schema["oneOf"][0];

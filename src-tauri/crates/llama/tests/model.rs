@@ -739,3 +739,39 @@ fn an_answer_that_loops_is_given_once_and_said_to_be_cut() {
     assert!(cut.len() < streamed.trim().len(), "{cut:?}");
     assert_eq!(lantern_core::repeats::before_repeats(&cut), None, "{cut:?}");
 }
+
+#[test]
+fn a_listing_asked_about_a_glob_is_narrowed_to_it() {
+    let dir = tempfile_dir();
+    for file in [
+        "tests/test_parse.py",
+        "tests/test_render.py",
+        "tests/conftest.py",
+        "tests/data/sample.txt",
+        "src/app.py",
+    ] {
+        std::fs::create_dir_all(dir.join(file).parent().unwrap()).unwrap();
+        std::fs::write(dir.join(file), "x = 1\n").unwrap();
+    }
+    let mut model = model();
+    let toolbox: std::sync::Arc<Toolbox> = Toolbox::standard().into();
+    let question = "How many test_*.py files are in the tests folder?";
+    let listed = |events: Vec<Event>| {
+        events.into_iter().find_map(|e| match e {
+            Event::ToolFinished { tool, result, .. } if tool == "list_files" => result.data,
+            _ => None,
+        })
+    };
+    let result = listed(one_call(&dir, toolbox.clone(), question, &mut model))
+        .expect("the question is answered by a listing");
+    assert_eq!(result["count"], 2, "{result}");
+
+    // Without the lever, the lean call has no pattern to give, and lists the whole folder.
+    let saved = model.settings.options;
+    model.settings.options.question_globs = false;
+    let result = listed(one_call(&dir, toolbox, question, &mut model));
+    model.settings.options = saved;
+    std::fs::remove_dir_all(&dir).unwrap();
+    let result = result.expect("the question is answered by a listing");
+    assert!(result["count"].as_u64() > Some(2), "{result}");
+}

@@ -21,7 +21,7 @@ pub struct Input {
     /// Glob the file path (relative to `directory`) must match, e.g. "*.rs" or "src/**/*.ts".
     /// `*` also matches inside subfolders; a pattern without "/" matches file names in any
     /// folder, e.g. "Cargo.toml".
-    #[schemars(length(max = 1024))]
+    #[schemars(length(max = 1024), extend("x-glob" = "question"))]
     pub pattern: Option<String>,
     /// At most this many paths are returned (default 200, at most 2000).
     #[schemars(range(min = 1))]

@@ -42,6 +42,9 @@ pub(super) enum Grounding {
     /// The words of the user's question (`"x-words": "question"`): a search for what the
     /// question names, not for a file name or a phrase the model makes up.
     QuestionWord,
+    /// A glob the user's message names (`"x-glob": "question"`): a listing narrowed to the
+    /// files the question asks about (`test_*.py`).
+    QuestionGlob,
     /// A piece of the text of the file another argument (named here) of the call names
     /// (`"x-span-of": KEY`): see `spans`.
     SpanOf(String),
@@ -151,6 +154,9 @@ pub(super) fn open_grounded_argument(
     let field = &spec.input_schema["properties"][key];
     if field["x-words"] == "question" {
         return Some(Grounding::QuestionWord);
+    }
+    if field["x-glob"] == "question" {
+        return Some(Grounding::QuestionGlob);
     }
     if let Some(key) = field["x-span-of"].as_str() {
         return Some(Grounding::SpanOf(key.to_string()));
@@ -422,6 +428,13 @@ impl LocalModel {
             }
             (Some(Grounding::QuestionWord), _) if self.settings.options.question_words => {
                 self.ground_question_word(question, logits, grammar, cancel)
+            }
+            (Some(Grounding::QuestionGlob), _) if self.settings.options.question_globs => {
+                let candidates: Vec<(String, f64)> = globs_named(question)
+                    .into_iter()
+                    .map(|glob| (format!("{glob}\""), 0.0))
+                    .collect();
+                self.write_best(&candidates, logits, grammar, cancel)
             }
             _ => Ok(None),
         }

@@ -14,8 +14,8 @@ mod tests;
 mod thinking;
 
 use crate::decide::{
-    lexical_prior, log_add, names_a_workspace_path, probe_set_fingerprint, Calibration,
-    DecisionRules, ANSWER_PROBES, FOLLOW_UP_PROBES, TOOL_PROBES,
+    globs_named, lexical_prior, log_add, names_a_workspace_path, probe_set_fingerprint,
+    Calibration, DecisionRules, ANSWER_PROBES, FOLLOW_UP_PROBES, TOOL_PROBES,
 };
 use crate::grammar::{call_grammar, CallShape};
 use crate::template::{CallSyntax, NativeTemplate, TEXT_PROTOCOL};
@@ -360,7 +360,8 @@ impl Model for LocalModel {
                 return Ok(self.finish(text, FinishReason::Stop, stats, started));
             }
             if self.settings.options.grammar {
-                let mut g = self.new_grammar(request.tools)?;
+                let question = decision::user_question(request.messages);
+                let mut g = self.new_grammar(request.tools, question)?;
                 // An opener that begins the object is the grammar's text too.
                 if self.syntax.open_in_json {
                     for token in &tag {

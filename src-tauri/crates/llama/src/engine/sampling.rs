@@ -251,15 +251,23 @@ pub(super) fn log_softmax_at(logits: &[f32], token: LlamaToken) -> f64 {
 }
 
 impl LocalModel {
-    /// The call grammar for `tools`, built once per set of tools.
-    pub(super) fn new_grammar(&mut self, tools: &[ToolSpec]) -> Result<LlamaSampler, ModelError> {
+    /// The call grammar for `tools` and a message that names globs or not, built once for
+    /// each.
+    pub(super) fn new_grammar(
+        &mut self,
+        tools: &[ToolSpec],
+        question: &str,
+    ) -> Result<LlamaSampler, ModelError> {
         let shape = CallShape {
             // A native call has the form the model was trained on, which holds no reasoning.
             reasoning: self.settings.options.call_reasoning && self.native.is_none(),
             lean: self.settings.options.lean_calls,
+            globs: self.settings.options.question_globs && !globs_named(question).is_empty(),
         };
-        let key =
-            tools_fingerprint(tools) ^ u64::from(shape.reasoning) ^ (u64::from(shape.lean) << 1);
+        let key = tools_fingerprint(tools)
+            ^ u64::from(shape.reasoning)
+            ^ (u64::from(shape.lean) << 1)
+            ^ (u64::from(shape.globs) << 2);
         if self.grammar.as_ref().is_none_or(|(k, _)| *k != key) {
             let specs: Vec<&ToolSpec> = tools.iter().collect();
             let gbnf = call_grammar(&specs, shape, &self.syntax).map_err(ModelError)?;

@@ -143,6 +143,11 @@ fn a_grounded_argument_is_recognised_when_its_string_opens() {
         open_grounded_argument(search, "tool", tools),
         Some(Grounding::QuestionWord)
     );
+    let pattern = "{\"tool\": \"list_files\", \"args\": {\"directory\": \"tests\", \"pattern\": \"";
+    assert_eq!(
+        open_grounded_argument(pattern, "tool", tools),
+        Some(Grounding::QuestionGlob)
+    );
     // Not at the opening quote any more.
     assert_eq!(
         open_grounded_argument(&format!("{read}pack"), "tool", tools),
