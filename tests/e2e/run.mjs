@@ -290,7 +290,7 @@ const tests = [
     },
   ],
   [
-    "on a real package, \"Which version of semver is this package?\" gets the right answer from the default model",
+    "on a real package, \"Which version of semver is this package?\" and where the Comparator class is defined get the right answers from the default model",
     async () => {
       // npm's semver 7.6.3, as published: a project nobody here wrote.
       const session = await launch(freshWorkspace("semver"));
@@ -302,6 +302,16 @@ const tests = [
       const tool = await session.text(".inspector-detail .detail-tool");
       assert(tool === "read_file", `the call is read_file: ${tool}`);
       await shot(session, "10-right-answer");
+      // Asked where a class is defined, the model names the file it found by its name alone
+      // ("Comparator.js"); the answer gives the path the search showed, and says so.
+      await session.click(".new-chat");
+      await session.waitFor("an empty chat", async () => (await session.findAll(".msg.user")).length === 0);
+      await askAndWaitForACall(session, "In which file is the Comparator class defined?");
+      const where = (await session.execute("return [...document.querySelectorAll('.msg.assistant .msg-text')].map(e => e.textContent);")).join(" ");
+      assert(where.includes("classes/comparator.js"), `the answer names the file by its path: ${where}`);
+      const note = await session.text(".answer-paths");
+      assert(note?.includes("is classes/comparator.js"), `the chat says which name was given its path: ${note}`);
+      await shot(session, "10-right-answer-path");
     },
   ],
   [
