@@ -45,19 +45,12 @@ pub fn files_shown<'a>(
     let mut shown: Vec<String> = results
         .into_iter()
         .flat_map(|result| result.split(|c: char| !in_path(c)))
-        .filter(|word| is_file(word, known))
+        .filter(|word| known.has_file(word))
         .map(str::to_string)
         .collect();
     shown.sort();
     shown.dedup();
     shown
-}
-
-fn is_file(path: &str, known: &KnownPaths) -> bool {
-    known
-        .files
-        .binary_search_by(|file| file.as_str().cmp(path))
-        .is_ok()
 }
 
 /// The one file in `shown` that `name` names, by its name alone or the end of its path, case
@@ -94,7 +87,7 @@ pub fn with_paths(
         let path = (names_a_path(name)
             && !name.starts_with('/')
             && !name.contains("..")
-            && !is_file(name, known))
+            && !known.has_file(name))
         .then(|| the_file_named(name, shown))
         .flatten();
         match path {

@@ -155,6 +155,14 @@ impl KnownPaths {
             folders: std::iter::once(".".to_string()).chain(folders).collect(),
         }
     }
+
+    /// Is `rel` one of the files, by its path? (A lookup in the sorted list, so a large
+    /// project's files are cheap to ask about.)
+    pub fn has_file(&self, rel: &str) -> bool {
+        self.files
+            .binary_search_by(|file| file.as_str().cmp(rel))
+            .is_ok()
+    }
 }
 
 /// The text of the files a call may name, for a backend that grounds an argument in a file's
@@ -327,7 +335,6 @@ pub struct GenerationOptions {
     /// Offer a constrained call an optional argument declared `"x-glob": "question"` (a
     /// listing's pattern) when the user's message names a glob (`test_*.py`), and choose it
     /// among those globs (local models with the grammar).
-    #[serde(default = "on")]
     pub question_globs: bool,
     /// In an answer after a tool result, favour tokens that copy a span of the result (a path,
     /// a number, an identifier) exactly, once the answer has begun one (local models).
@@ -370,10 +377,6 @@ pub struct GenerationOptions {
 /// Thinking of 512 tokens takes a few seconds on a small model and leaves most of a small
 /// context to the conversation.
 pub const DEFAULT_THINKING_BUDGET: u32 = 512;
-
-fn on() -> bool {
-    true
-}
 
 fn default_thinking_budget() -> u32 {
     DEFAULT_THINKING_BUDGET

@@ -53,7 +53,7 @@ pub struct CallShape {
 
 /// Removes the optional arguments that are not paths (nor, with `globs`, globs of the
 /// question) from an argument schema.
-fn keep_required_and_paths(args: &mut Value, globs: bool) {
+fn keep_lean_arguments(args: &mut Value, globs: bool) {
     let required: Vec<String> = args["required"]
         .as_array()
         .map(|r| {
@@ -81,7 +81,7 @@ pub fn call_schema(specs: &[&ToolSpec], shape: CallShape, syntax: &CallSyntax) -
             let mut args = spec.input_schema.clone();
             bound_strings(&mut args, None);
             if shape.lean {
-                keep_required_and_paths(&mut args, shape.globs);
+                keep_lean_arguments(&mut args, shape.globs);
             }
             let mut call = json!({
                 "type": "object",

@@ -402,14 +402,9 @@ fn the_agent_reads_a_file_through_a_valid_call() {
     ));
 }
 
-/// One step of a fresh session on `dir` that must be a call, approved; its events.
-fn one_call(
-    dir: &std::path::Path,
-    toolbox: std::sync::Arc<Toolbox>,
-    question: &str,
-    model: &mut LocalModel,
-) -> Vec<Event> {
-    let mut session = Session::new(
+/// A session on `dir` that keeps no grants, checkpoints or transcript.
+fn fresh_session(dir: &std::path::Path, toolbox: std::sync::Arc<Toolbox>) -> Session {
+    Session::new(
         Workspace::open(dir).unwrap(),
         SessionOptions {
             toolbox,
@@ -417,7 +412,17 @@ fn one_call(
             checkpoints: None,
             config: Default::default(),
         },
-    );
+    )
+}
+
+/// One step of a fresh session on `dir` that must be a call, approved; its events.
+fn one_call(
+    dir: &std::path::Path,
+    toolbox: std::sync::Arc<Toolbox>,
+    question: &str,
+    model: &mut LocalModel,
+) -> Vec<Event> {
+    let mut session = fresh_session(dir, toolbox);
     session.config.tool_choice = ToolChoice::Required;
     session.config.max_steps = 1;
     let mut events = Vec::new();
@@ -691,15 +696,7 @@ fn an_answer_that_loops_is_given_once_and_said_to_be_cut() {
     let dir = tempfile_dir().join("loops");
     std::fs::create_dir_all(&dir).unwrap();
     let mut model = model();
-    let mut session = Session::new(
-        Workspace::open(&dir).unwrap(),
-        SessionOptions {
-            toolbox: Toolbox::standard().into(),
-            policy: None,
-            checkpoints: None,
-            config: Default::default(),
-        },
-    );
+    let mut session = fresh_session(&dir, Toolbox::standard().into());
     session.config.tool_choice = ToolChoice::None;
     let mut events = Vec::new();
     session.send(

@@ -15,13 +15,12 @@ impl Session {
     /// each change is reported as an event. `turn_start` is where the turn's messages begin.
     pub(super) fn answer_from(
         &mut self,
-        text: String,
+        mut text: String,
         finish: FinishReason,
         step: usize,
         turn_start: usize,
         emit: &mut dyn FnMut(&Event),
     ) -> String {
-        let mut text = text;
         if let Some(cut) = (finish == FinishReason::Repeating)
             .then(|| before_repeats(&text))
             .flatten()

@@ -23,13 +23,7 @@ impl<'a> VisibleTexts<'a> {
 
 impl FileTexts for VisibleTexts<'_> {
     fn text_of(&self, rel: &str) -> Option<String> {
-        // Sorted, so a lookup stays cheap when a step reads many files of a large project.
-        if self
-            .known
-            .files
-            .binary_search_by(|file| file.as_str().cmp(rel))
-            .is_err()
-        {
+        if !self.known.has_file(rel) {
             return None;
         }
         let path = self.workspace.resolve(rel).ok()?;
