@@ -387,7 +387,7 @@ pub fn lexical_prior(message: &str) -> bool {
 }
 
 pub use lantern_core::mentions::names_a_workspace_path;
-pub(crate) use lantern_core::mentions::{globs_named, is_known_file, message_words, names_a_path};
+pub(crate) use lantern_core::mentions::{is_known_file, message_words, names_a_path};
 
 /// log(e^a + e^b), for adding the probabilities of two ways a reply can start.
 pub fn log_add(a: f64, b: f64) -> f64 {

@@ -14,13 +14,14 @@ mod tests;
 mod thinking;
 
 use crate::decide::{
-    globs_named, lexical_prior, log_add, names_a_workspace_path, probe_set_fingerprint,
-    Calibration, DecisionRules, ANSWER_PROBES, FOLLOW_UP_PROBES, TOOL_PROBES,
+    lexical_prior, log_add, names_a_workspace_path, probe_set_fingerprint, Calibration,
+    DecisionRules, ANSWER_PROBES, FOLLOW_UP_PROBES, TOOL_PROBES,
 };
 use crate::grammar::{call_grammar, CallShape};
 use crate::template::{CallSyntax, NativeTemplate, TEXT_PROTOCOL};
 use crate::utf8::Utf8Stream;
 use lantern_core::agent::cut_to_fit;
+use lantern_core::mentions::globs_named;
 use lantern_core::model::{
     CallPath, CancelToken, FinishReason, Flow, GenerateRequest, Generation, GenerationOptions,
     Message, Model, ModelError, Role, ToolChoice,
