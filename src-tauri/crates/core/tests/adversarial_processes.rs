@@ -2,13 +2,13 @@
 //! build script, can reach. Run as root here, like Lantern on this machine, so every
 //! guarantee is checked where it is hardest to keep.
 
-use lantern_core::agent::{Answer, FixedAnswer, Session, SessionOptions};
+use lantern_core::agent::{Answer, FixedAnswer, Session};
 use lantern_core::exec::{self, Limits, Spec};
-use lantern_core::sandbox::Workspace;
-use lantern_core::toolbox::Toolbox;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+mod common;
 
 /// Lantern's state for this test binary: in a folder of its own, which the last test opens as
 /// a workspace.
@@ -25,15 +25,7 @@ fn init() {
 
 fn session(dir: &Path) -> Session {
     init();
-    Session::new(
-        Workspace::open(dir).unwrap(),
-        SessionOptions {
-            toolbox: Toolbox::standard().into(),
-            policy: None,
-            checkpoints: None,
-            config: Default::default(),
-        },
-    )
+    common::session(dir)
 }
 
 /// Runs one call, allowing it if asked; the result's data (panics on a tool error).

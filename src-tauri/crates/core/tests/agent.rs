@@ -14,65 +14,13 @@ use lantern_core::protocol::markers::text_protocol_messages;
 use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
 use lantern_core::ErrorType;
-use std::path::Path;
-
-fn workspace() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("package.json"),
-        "{\"name\": \"shop\", \"version\": \"2.4.1\"}\n",
-    )
-    .unwrap();
-    std::fs::create_dir(dir.path().join("src")).unwrap();
-    std::fs::write(dir.path().join("src/lib.rs"), "pub fn parse_config() {}\n").unwrap();
-    dir
-}
-
-fn session(dir: &Path) -> Session {
-    Session::new(
-        Workspace::open(dir).unwrap(),
-        SessionOptions {
-            toolbox: Toolbox::standard().into(),
-            policy: None,
-            checkpoints: None,
-            config: Default::default(),
-        },
-    )
-}
+mod common;
+use common::{call, finished, run, session, workspace};
 
 /// The last message of request `step` as a model that speaks the text protocol reads it.
 fn last_read(model: &ScriptedModel, step: usize) -> String {
     let read = text_protocol_messages(&model.seen[step]);
     read.last().unwrap().content.clone()
-}
-
-fn call(tool: &str, args: &str) -> String {
-    format!("<TOOL_CALL>\n{{\"tool\": \"{tool}\", \"args\": {args}, \"reasoning\": \"test\"}}\n</TOOL_CALL>")
-}
-
-/// Runs one message; returns the events and the model (to inspect what it was sent).
-fn run(
-    session: &mut Session,
-    replies: Vec<String>,
-    confirmer: &mut dyn Confirmer,
-) -> (Vec<Event>, ScriptedModel) {
-    let mut model = ScriptedModel::new(replies);
-    let mut events = Vec::new();
-    session.send(
-        "question",
-        &mut model,
-        confirmer,
-        &mut |e| events.push(e.clone()),
-        &CancelToken::new(),
-    );
-    (events, model)
-}
-
-fn finished(events: &[Event]) -> (FinishedReason, String) {
-    match events.last() {
-        Some(Event::TurnFinished { reason, text, .. }) => (*reason, text.clone()),
-        other => panic!("last event is not turn_finished: {other:?}"),
-    }
 }
 
 /// Event names, with runs of `text_delta` (one per streamed piece) folded into one.
@@ -1079,108 +1027,4 @@ fn a_reasoning_models_thinking_is_shown_apart_and_left_out_of_the_history() {
         call_message.content
     );
     assert!(!s.history().iter().any(|m| m.content.contains("<think>")));
-}
-
-#[test]
-fn an_answer_ended_for_repeating_itself_is_given_without_the_repeats() {
-    /// A backend whose answer loops until it ends it, as the local engine does.
-    struct Looping(FinishReason);
-    impl Model for Looping {
-        fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-            self
-        }
-        fn name(&self) -> String {
-            "looping".into()
-        }
-        fn generate(
-            &mut self,
-            _: &GenerateRequest<'_>,
-            on_text: &mut dyn FnMut(&str) -> Flow,
-        ) -> Result<Generation, ModelError> {
-            let text = "It is in utils.py.\n\nIt is in utils.py.\n\nIt is in utils.";
-            on_text(text);
-            Ok(Generation::text(text, self.0))
-        }
-    }
-    let dir = workspace();
-    let mut events = Vec::new();
-    session(dir.path()).send(
-        "Where is echo defined?",
-        &mut Looping(FinishReason::Repeating),
-        &mut FixedAnswer(Answer::Deny { message: None }),
-        &mut |e| events.push(e.clone()),
-        &CancelToken::new(),
-    );
-    assert_eq!(
-        finished(&events),
-        (FinishedReason::Answer, "It is in utils.py.".to_string())
-    );
-    assert!(events.iter().any(|e| matches!(
-        e,
-        Event::AnswerCut { text, .. } if text == "It is in utils.py."
-    )));
-
-    // An answer the backend ended for another reason is the model's text as it stands.
-    let mut events = Vec::new();
-    session(dir.path()).send(
-        "Where is echo defined?",
-        &mut Looping(FinishReason::Length),
-        &mut FixedAnswer(Answer::Deny { message: None }),
-        &mut |e| events.push(e.clone()),
-        &CancelToken::new(),
-    );
-    assert!(finished(&events).1.ends_with("It is in utils."));
-    assert!(!events.iter().any(|e| matches!(e, Event::AnswerCut { .. })));
-}
-
-#[test]
-fn a_file_the_answer_names_by_its_name_alone_is_given_by_the_path_the_result_showed() {
-    let dir = workspace();
-    std::fs::create_dir_all(dir.path().join("lib/classes")).unwrap();
-    std::fs::write(
-        dir.path().join("lib/classes/comparator.js"),
-        "class Comparator {}\nmodule.exports = Comparator\n",
-    )
-    .unwrap();
-    let search = call("search_code", r#"{"query": "Comparator"}"#);
-    let answer = "The Comparator class is defined in Comparator.js.";
-    let mut s = session(dir.path());
-    let (events, model) = run(
-        &mut s,
-        vec![search.clone(), answer.into()],
-        &mut FixedAnswer(Answer::Deny { message: None }),
-    );
-    let given = "The Comparator class is defined in lib/classes/comparator.js.";
-    assert_eq!(
-        finished(&events),
-        (FinishedReason::Answer, given.to_string())
-    );
-    assert!(events.iter().any(|e| matches!(
-        e,
-        Event::AnswerPathsGiven { text, paths, .. }
-            if text == given && paths[0].name == "Comparator.js"
-                && paths[0].path == "lib/classes/comparator.js"
-    )));
-    // The model reads its reply back as it wrote it.
-    assert_eq!(s.history().last().unwrap().content, answer);
-    assert_eq!(model.seen.len(), 2);
-
-    // Named before any result showed the file, or with the lever off, the name stays.
-    let (events, _) = run(
-        &mut session(dir.path()),
-        vec![answer.into()],
-        &mut FixedAnswer(Answer::Deny { message: None }),
-    );
-    assert_eq!(finished(&events).1, answer);
-    let mut off = session(dir.path());
-    off.config.answer_paths = false;
-    let (events, _) = run(
-        &mut off,
-        vec![search, answer.into()],
-        &mut FixedAnswer(Answer::Deny { message: None }),
-    );
-    assert_eq!(finished(&events).1, answer);
-    assert!(!events
-        .iter()
-        .any(|e| matches!(e, Event::AnswerPathsGiven { .. })));
 }

@@ -3,16 +3,17 @@
 //! exit codes, time limits, output bounds, grants and the sandbox.
 
 use lantern_core::agent::{
-    Answer, CallOutcome, Confirmer, FixedAnswer, PermissionRequest, Session, SessionOptions,
+    Answer, CallOutcome, Confirmer, FixedAnswer, PermissionRequest, Session,
 };
 use lantern_core::event::{Event, FinishedReason};
 use lantern_core::model::{CancelToken, ScriptedModel};
 use lantern_core::policy::Scope;
-use lantern_core::sandbox::Workspace;
-use lantern_core::toolbox::Toolbox;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+mod common;
+use common::session;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../..")
@@ -38,18 +39,6 @@ fn fixture(name: &str) -> tempfile::TempDir {
         dir.path(),
     );
     dir
-}
-
-fn session(dir: &Path) -> Session {
-    Session::new(
-        Workspace::open(dir).unwrap(),
-        SessionOptions {
-            toolbox: Toolbox::standard().into(),
-            policy: None,
-            checkpoints: None,
-            config: Default::default(),
-        },
-    )
 }
 
 fn need(program: &str, install: &str) {

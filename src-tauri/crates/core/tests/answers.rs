@@ -1,0 +1,115 @@
+//! The answer the user is given for the reply that ends a turn: without the repeats it ended
+//! on, and with files named by their paths. A scripted model against real temp workspaces.
+
+use lantern_core::agent::{Answer, FixedAnswer};
+use lantern_core::event::{Event, FinishedReason};
+use lantern_core::model::{
+    CancelToken, FinishReason, Flow, GenerateRequest, Generation, Model, ModelError,
+};
+
+mod common;
+use common::{call, finished, run, session, workspace};
+
+#[test]
+fn an_answer_ended_for_repeating_itself_is_given_without_the_repeats() {
+    /// A backend whose answer loops until it ends it, as the local engine does.
+    struct Looping(FinishReason);
+    impl Model for Looping {
+        fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+            self
+        }
+        fn name(&self) -> String {
+            "looping".into()
+        }
+        fn generate(
+            &mut self,
+            _: &GenerateRequest<'_>,
+            on_text: &mut dyn FnMut(&str) -> Flow,
+        ) -> Result<Generation, ModelError> {
+            let text = "It is in utils.py.\n\nIt is in utils.py.\n\nIt is in utils.";
+            on_text(text);
+            Ok(Generation::text(text, self.0))
+        }
+    }
+    let dir = workspace();
+    let mut events = Vec::new();
+    session(dir.path()).send(
+        "Where is echo defined?",
+        &mut Looping(FinishReason::Repeating),
+        &mut FixedAnswer(Answer::Deny { message: None }),
+        &mut |e| events.push(e.clone()),
+        &CancelToken::new(),
+    );
+    assert_eq!(
+        finished(&events),
+        (FinishedReason::Answer, "It is in utils.py.".to_string())
+    );
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::AnswerCut { text, .. } if text == "It is in utils.py."
+    )));
+
+    // An answer the backend ended for another reason is the model's text as it stands.
+    let mut events = Vec::new();
+    session(dir.path()).send(
+        "Where is echo defined?",
+        &mut Looping(FinishReason::Length),
+        &mut FixedAnswer(Answer::Deny { message: None }),
+        &mut |e| events.push(e.clone()),
+        &CancelToken::new(),
+    );
+    assert!(finished(&events).1.ends_with("It is in utils."));
+    assert!(!events.iter().any(|e| matches!(e, Event::AnswerCut { .. })));
+}
+
+#[test]
+fn a_file_the_answer_names_by_its_name_alone_is_given_by_the_path_the_result_showed() {
+    let dir = workspace();
+    std::fs::create_dir_all(dir.path().join("lib/classes")).unwrap();
+    std::fs::write(
+        dir.path().join("lib/classes/comparator.js"),
+        "class Comparator {}\nmodule.exports = Comparator\n",
+    )
+    .unwrap();
+    let search = call("search_code", r#"{"query": "Comparator"}"#);
+    let answer = "The Comparator class is defined in Comparator.js.";
+    let mut s = session(dir.path());
+    let (events, model) = run(
+        &mut s,
+        vec![search.clone(), answer.into()],
+        &mut FixedAnswer(Answer::Deny { message: None }),
+    );
+    let given = "The Comparator class is defined in lib/classes/comparator.js.";
+    assert_eq!(
+        finished(&events),
+        (FinishedReason::Answer, given.to_string())
+    );
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::AnswerPathsGiven { text, paths, .. }
+            if text == given && paths[0].name == "Comparator.js"
+                && paths[0].path == "lib/classes/comparator.js"
+    )));
+    // The model reads its reply back as it wrote it.
+    assert_eq!(s.history().last().unwrap().content, answer);
+    assert_eq!(model.seen.len(), 2);
+
+    // Named before any result showed the file, or with the lever off, the name stays.
+    let (events, _) = run(
+        &mut session(dir.path()),
+        vec![answer.into()],
+        &mut FixedAnswer(Answer::Deny { message: None }),
+    );
+    assert_eq!(finished(&events).1, answer);
+    let mut off = session(dir.path());
+    off.config.answer_paths = false;
+    let (events, _) = run(
+        &mut off,
+        vec![search, answer.into()],
+        &mut FixedAnswer(Answer::Deny { message: None }),
+    );
+    assert_eq!(finished(&events).1, answer);
+    assert!(!events
+        .iter()
+        .any(|e| matches!(e, Event::AnswerPathsGiven { .. })));
+}
