@@ -3,6 +3,25 @@
 
 use super::*;
 
+/// About how long one prompt batch should take: cancellation is checked between batches.
+const CHUNK_MS: f64 = 80.0;
+
+/// Prompt tokens a billion parameters' model evaluates per millisecond and thread: the default
+/// model (135 M parameters) evaluates about 138 tokens a second at one thread. A model's rate
+/// goes about inversely with its size and with the threads it has.
+const PROMPT_RATE_PER_THREAD: f64 = 0.0186;
+
+/// How many prompt tokens one batch holds for a model of `parameters` at `threads`: about
+/// [`CHUNK_MS`]' worth by that estimate, at least 8, at most `max_batch`. It is fixed for a
+/// model and its threads, never timed, so a prompt is cut the same way on a busy machine as on
+/// an idle one: llama.cpp's logits can differ slightly with how a prompt is cut into batches,
+/// and a greedy answer with them.
+pub(super) fn prompt_chunk(parameters: u64, threads: i32, max_batch: usize) -> usize {
+    let billions = (parameters as f64 / 1e9).max(1e-3);
+    let rate = PROMPT_RATE_PER_THREAD * f64::from(threads.max(1)) / billions;
+    ((rate * CHUNK_MS) as usize).max(8).min(max_batch)
+}
+
 impl LocalModel {
     /// Renders messages with the model's chat template, ready for the assistant's reply.
     /// A model prompted natively gets its own template with the tools.
@@ -131,12 +150,11 @@ impl LocalModel {
             if cancel.is_cancelled() {
                 return Err(ModelError("cancelled".into()));
             }
-            // Chunks sized to about CHUNK_MS each, so cancel is honoured that fast on any
-            // machine, while fast machines still decode in large batches.
-            let size = match (fixed_batch, self.prompt_tokens_per_ms) {
-                (Some(_), _) => max_batch,
-                (None, Some(rate)) => ((rate * CHUNK_MS) as usize).clamp(8, max_batch),
-                (None, None) => 16.min(max_batch),
+            // Chunks of about CHUNK_MS each, so cancel is honoured about that fast, while
+            // smaller models and more threads decode in larger batches.
+            let size = match fixed_batch {
+                Some(_) => max_batch,
+                None => prompt_chunk(self.facts.parameters, self.facts.threads, max_batch),
             };
             let chunk = &tokens[pos..(pos + size).min(tokens.len())];
             batch.clear();
@@ -149,15 +167,9 @@ impl LocalModel {
                     last_index = i as i32;
                 }
             }
-            let started = Instant::now();
             self.ctx
                 .decode(&mut batch)
                 .map_err(|e| ModelError(format!("llama.cpp could not evaluate the prompt: {e}")))?;
-            let rate = chunk.len() as f64 / (started.elapsed().as_secs_f64() * 1000.0).max(0.01);
-            self.prompt_tokens_per_ms = Some(match self.prompt_tokens_per_ms {
-                Some(old) => 0.7 * old + 0.3 * rate,
-                None => rate,
-            });
             self.cached.extend_from_slice(chunk);
             pos += chunk.len();
         }

@@ -236,7 +236,6 @@ impl LocalModel {
             calibrations: HashMap::new(),
             calibration_file: None,
             last: StepStats::default(),
-            prompt_tokens_per_ms: None,
             closers: None,
             prompt_cache: None,
             prepared: None,

@@ -62,9 +62,6 @@ use std::time::Instant;
 /// where at 4,096 it did not.
 pub const DEFAULT_CONTEXT: u32 = 8192;
 
-/// How long one prompt batch should take: cancellation is checked between batches.
-const CHUNK_MS: f64 = 80.0;
-
 /// How to load a model.
 #[derive(Debug, Clone)]
 pub struct LoadOptions {
@@ -125,8 +122,8 @@ pub struct Settings {
     /// Nucleus and minimum-probability cut-offs when sampling (temperature above 0).
     pub top_p: f32,
     pub min_p: f32,
-    /// The most prompt tokens decoded in one batch. Batches are sized to take about 80 ms each
-    /// (cancellation is checked between them), up to this many.
+    /// The most prompt tokens decoded in one batch. Batches are sized by the model's size and
+    /// threads to take about 80 ms each (cancellation is checked between them), up to this many.
     pub prompt_batch: usize,
 }
 
@@ -208,8 +205,6 @@ pub struct LocalModel {
     calibrations: HashMap<String, DecisionRules>,
     calibration_file: Option<PathBuf>,
     last: StepStats,
-    /// Measured prompt-processing speed, for sizing prompt batches.
-    prompt_tokens_per_ms: Option<f64>,
     /// Which tokens can close something in a call, found on first need.
     closers: Option<Closers>,
     /// Where the opening of conversations is kept between processes.

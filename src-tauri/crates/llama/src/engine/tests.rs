@@ -4,6 +4,23 @@ use super::sampling::{
 };
 use super::*;
 
+#[test]
+fn a_prompt_batch_is_sized_by_the_model_and_its_threads_never_by_the_clock() {
+    use super::kv::prompt_chunk;
+    // The default model at one thread: about 80 ms of prompt, as measured on it.
+    assert_eq!(prompt_chunk(134_515_008, 1, 512), 11);
+    // The same model and threads give the same batches on any machine, busy or not.
+    assert_eq!(
+        prompt_chunk(134_515_008, 1, 512),
+        prompt_chunk(134_515_008, 1, 512)
+    );
+    // More threads, larger batches; a large model, the least; never above the settings' most.
+    assert_eq!(prompt_chunk(134_515_008, 4, 512), 44);
+    assert_eq!(prompt_chunk(7_000_000_000, 1, 512), 8);
+    assert_eq!(prompt_chunk(1_000_000, 16, 512), 512);
+    assert_eq!(prompt_chunk(134_515_008, 1, 4), 4);
+}
+
 fn tokens(ids: &[i32]) -> Vec<LlamaToken> {
     ids.iter().map(|i| LlamaToken(*i)).collect()
 }
