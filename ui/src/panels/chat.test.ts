@@ -142,6 +142,19 @@ describe("ChatPanel", () => {
     expect(root.querySelector(".answer-paths")?.textContent).toContain("Comparator.js is classes/comparator.js");
   });
 
+  it("follows an answer that left out what the results say with notes set apart from the model's words", async () => {
+    const { root, chat } = setup();
+    chat.startTurn("How many JavaScript files are in classes?");
+    chat.event({ event: "step_started", step: 2 }, null);
+    chat.event({ event: "text_delta", step: 2, text: "The files are classes/a.js and classes/b.js." }, null);
+    const note = "The listing of `classes` found 2 files.";
+    const noted = `The files are classes/a.js and classes/b.js.\n\n${note}`;
+    chat.event({ event: "answer_noted", step: 2, text: noted, notes: [{ kind: "count", text: note }] }, null);
+    chat.event({ event: "turn_finished", reason: "answer", text: noted, steps: 2, explanation: "The assistant answered." }, null);
+    expect([...root.querySelectorAll(".msg-text")].map((e) => e.textContent?.trim())).toEqual(["The files are classes/a.js and classes/b.js."]);
+    expect(root.querySelector(".answer-note-count")?.textContent).toBe(`From the tool results: ${note}`);
+  });
+
   it("shows a reasoning model's thinking collapsed, before the reply it led to", async () => {
     const { root, chat } = setup();
     chat.startTurn("Hi");

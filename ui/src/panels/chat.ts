@@ -240,6 +240,14 @@ export class ChatPanel {
         this.insertBeforeThinking(h("div", { class: "note muted small answer-paths", text: `Files the answer named by their names alone are given by the paths the tool results showed: ${given}.` }));
         break;
       }
+      case "answer_noted":
+        // The model's words stay as they streamed; what the results say follows them, marked
+        // as read from the results rather than written by the model.
+        this.flushText();
+        for (const note of event.notes) {
+          this.insertBeforeThinking(h("div", { class: `answer-note answer-note-${note.kind}`, text: `From the tool results: ${note.text}` }));
+        }
+        break;
       case "turn_finished":
         this.flushText();
         this.stopThinkingTimer();

@@ -209,6 +209,10 @@ enum Lever {
     DefinitionBodies,
     /// Giving a file the answer names by its name alone by the path the results showed.
     AnswerPaths,
+    /// Following an answer to "how many files" with the count of the turn's last listing.
+    CountNotes,
+    /// Following an answer to "where is" with the places the turn's searches show defined.
+    DefinitionNotes,
 }
 
 #[derive(Subcommand)]
@@ -458,6 +462,8 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
                 focus_results: !off.contains(&Lever::FocusedResults),
                 definition_bodies: !off.contains(&Lever::DefinitionBodies),
                 answer_paths: !off.contains(&Lever::AnswerPaths),
+                count_notes: !off.contains(&Lever::CountNotes),
+                definition_notes: !off.contains(&Lever::DefinitionNotes),
                 project_map: map_budget,
                 ..AgentConfig::default()
             };

@@ -147,6 +147,12 @@ impl Human {
                     visible(&named.join(", "), false)
                 );
             }
+            Event::AnswerNoted { notes, .. } => {
+                self.end_line();
+                for note in notes {
+                    eprintln!("(From the tool results: {})", visible(&note.text, false));
+                }
+            }
             Event::TurnFinished {
                 reason,
                 explanation,

@@ -186,6 +186,14 @@ pub enum Event {
         text: String,
         paths: Vec<crate::answer_paths::PathGiven>,
     },
+    /// The answer leaves out what the turn's results say in answer to the question's form (a
+    /// listing's count, where a name is defined): `text` is the answer followed by `notes`,
+    /// in Lantern's words (see [`crate::answer_notes`]).
+    AnswerNoted {
+        step: usize,
+        text: String,
+        notes: Vec<crate::answer_notes::AnswerNote>,
+    },
     TurnFinished {
         reason: FinishedReason,
         text: String,

@@ -35,6 +35,7 @@
 //! ```
 
 pub mod agent;
+pub mod answer_notes;
 pub mod answer_paths;
 pub mod chats;
 pub mod checkpoint;

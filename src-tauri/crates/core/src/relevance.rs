@@ -79,7 +79,7 @@ fn lines_about_at_most(
 }
 
 /// Words that, followed by a name, define it in the common languages.
-const DEFINING_WORDS: &[&str] = &[
+pub(crate) const DEFINING_WORDS: &[&str] = &[
     "function",
     "class",
     "def",

@@ -1,5 +1,6 @@
 //! The answer the user is given for the reply that ends a turn: without the repeats it ended
-//! on, and with files named by their paths. A scripted model against real temp workspaces.
+//! on, with files named by their paths, and followed by what the results say in answer to the
+//! question's form. A scripted model against real temp workspaces.
 
 use lantern_core::agent::{Answer, FixedAnswer};
 use lantern_core::event::{Event, FinishedReason};
@@ -8,7 +9,7 @@ use lantern_core::model::{
 };
 
 mod common;
-use common::{call, finished, run, session, workspace};
+use common::{asking, call, finished, run, session, workspace};
 
 #[test]
 fn an_answer_ended_for_repeating_itself_is_given_without_the_repeats() {
@@ -112,4 +113,92 @@ fn a_file_the_answer_names_by_its_name_alone_is_given_by_the_path_the_result_sho
     assert!(!events
         .iter()
         .any(|e| matches!(e, Event::AnswerPathsGiven { .. })));
+}
+
+#[test]
+fn an_answer_to_how_many_files_that_leaves_the_count_out_is_followed_by_the_listing_s_count() {
+    let dir = workspace();
+    for name in ["a.rs", "b.rs", "c.txt"] {
+        std::fs::write(dir.path().join("src").join(name), "\n").unwrap();
+    }
+    let listing = call("list_files", r#"{"directory": "src", "pattern": "*.rs"}"#);
+    let answer = "The files are src/a.rs, src/b.rs and src/lib.rs.";
+    let question = "How many Rust files are in src?";
+    let mut s = session(dir.path());
+    let (events, _) = asking(
+        &mut s,
+        question,
+        vec![listing.clone(), answer.into()],
+        &mut FixedAnswer(Answer::Deny { message: None }),
+    );
+    let noted = format!("{answer}\n\nThe listing of `src` matching `*.rs` found 3 files.");
+    assert_eq!(finished(&events), (FinishedReason::Answer, noted.clone()));
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::AnswerNoted { text, notes, .. } if *text == noted && notes.len() == 1
+    )));
+    // The model reads its reply back as it wrote it.
+    assert_eq!(s.history().last().unwrap().content, answer);
+
+    // An answer that gives the count, or the lever off, is left as the model wrote it.
+    let (events, _) = asking(
+        &mut session(dir.path()),
+        question,
+        vec![listing.clone(), "There are 3.".into()],
+        &mut FixedAnswer(Answer::Deny { message: None }),
+    );
+    assert_eq!(finished(&events).1, "There are 3.");
+    let mut off = session(dir.path());
+    off.config.count_notes = false;
+    let (events, _) = asking(
+        &mut off,
+        question,
+        vec![listing, answer.into()],
+        &mut FixedAnswer(Answer::Deny { message: None }),
+    );
+    assert_eq!(finished(&events).1, answer);
+    assert!(!events
+        .iter()
+        .any(|e| matches!(e, Event::AnswerNoted { .. })));
+}
+
+#[test]
+fn an_answer_to_where_that_names_another_place_is_followed_by_where_the_search_found_it_defined() {
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join("src/config.rs"),
+        "use crate::parse_config;\n\npub fn load() {\n    parse_config();\n}\n",
+    )
+    .unwrap();
+    let search = call("search_code", r#"{"query": "parse_config"}"#);
+    let question = "Where is parse_config defined?";
+    let answer = "It is defined in src/config.rs.";
+    let (events, _) = asking(
+        &mut session(dir.path()),
+        question,
+        vec![search.clone(), answer.into()],
+        &mut FixedAnswer(Answer::Deny { message: None }),
+    );
+    assert_eq!(
+        finished(&events).1,
+        format!("{answer}\n\nThe search shows `parse_config` defined in src/lib.rs (line 1).")
+    );
+
+    // Not for a question of another form, nor with the lever off.
+    let (events, _) = asking(
+        &mut session(dir.path()),
+        "What does parse_config do?",
+        vec![search.clone(), answer.into()],
+        &mut FixedAnswer(Answer::Deny { message: None }),
+    );
+    assert_eq!(finished(&events).1, answer);
+    let mut off = session(dir.path());
+    off.config.definition_notes = false;
+    let (events, _) = asking(
+        &mut off,
+        question,
+        vec![search, answer.into()],
+        &mut FixedAnswer(Answer::Deny { message: None }),
+    );
+    assert_eq!(finished(&events).1, answer);
 }

@@ -7,6 +7,13 @@ import type { Effect, ErrorType, PreviewKind, Risk, ToolResult } from "./tools";
 /** The user's answer to a confirmation, as recorded. */
 export type AnswerKind = "once" | "session" | "always" | "deny";
 
+/** A fact of the turn's results given beneath the answer. */
+export interface AnswerNote {
+  kind: NoteKind;
+  /** The note as the user reads it. */
+  text: string;
+}
+
 /** How a backend's model makes its tool calls. */
 export type CallPath =
   /** It writes them as text, in the `<TOOL_CALL>` protocol the system prompt describes. */
@@ -153,6 +160,12 @@ export type Event =
    * turn finishes with.
    */
   | { event: "answer_paths_given"; step: number; text: string; paths: PathGiven[] }
+  /**
+   * The answer leaves out what the turn's results say in answer to the question's form (a
+   * listing's count, where a name is defined): `text` is the answer followed by `notes`,
+   * in Lantern's words (see [`crate::answer_notes`]).
+   */
+  | { event: "answer_noted"; step: number; text: string; notes: AnswerNote[] }
   | {
       event: "turn_finished";
       reason: FinishedReason;
@@ -189,6 +202,13 @@ export type LoadProgress =
   | { stage: "calibrating" }
   /** Reaching a model server and asking it which path tool calls take. */
   | { stage: "connecting" };
+
+/** What a note gives. */
+export type NoteKind =
+  /** How many files the turn's last listing found. */
+  | "count"
+  /** Where the turn's searches show a name of the question defined. */
+  | "definition";
 
 /** A file name of the answer and the path it was given as. */
 export interface PathGiven {

@@ -1,9 +1,12 @@
 //! The answer the user is given for a reply that ends the turn: the model's text, without the
-//! repeats it ended on and with the files it named by their names alone given by their paths.
+//! repeats it ended on, with the files it named by their names alone given by their paths, and
+//! followed by what the turn's results say in answer to the question's form when it leaves
+//! that out.
 //! The history keeps the reply as the model wrote it, so the next message reuses the tokens
 //! the model already holds for it.
 
 use super::Session;
+use crate::answer_notes::{notes_for, NoteKind};
 use crate::answer_paths::{files_shown, with_paths};
 use crate::event::Event;
 use crate::model::{FinishReason, Role};
@@ -11,14 +14,16 @@ use crate::repeats::before_repeats;
 use crate::tools::walk::known_paths;
 
 impl Session {
-    /// The answer to give for the reply `text` of step `step`, which ended for `finish`;
-    /// each change is reported as an event. `turn_start` is where the turn's messages begin.
+    /// The answer to give for the reply `text` of step `step`, which ended for `finish`, to
+    /// the user's `question`; each change is reported as an event. `turn_start` is where the
+    /// turn's messages begin.
     pub(super) fn answer_from(
         &mut self,
         mut text: String,
         finish: FinishReason,
         step: usize,
         turn_start: usize,
+        question: &str,
         emit: &mut dyn FnMut(&Event),
     ) -> String {
         if let Some(cut) = (finish == FinishReason::Repeating)
@@ -36,19 +41,44 @@ impl Session {
             .filter(|m| m.role == Role::Tool && !m.rejected)
             .map(|m| m.content.as_str())
             .collect();
-        if !self.config.answer_paths || results.is_empty() {
+        if results.is_empty() {
             return text;
         }
-        let known = self
-            .known_paths
-            .get_or_insert_with(|| known_paths(&self.ctx.workspace));
-        let shown = files_shown(results, known);
-        if let Some((given_text, paths)) = with_paths(&text, &shown, known) {
-            text = given_text;
-            emit(&Event::AnswerPathsGiven {
+        if self.config.answer_paths {
+            let known = self
+                .known_paths
+                .get_or_insert_with(|| known_paths(&self.ctx.workspace));
+            let shown = files_shown(results.iter().copied(), known);
+            if let Some((given_text, paths)) = with_paths(&text, &shown, known) {
+                text = given_text;
+                emit(&Event::AnswerPathsGiven {
+                    step,
+                    text: text.clone(),
+                    paths,
+                });
+            }
+        }
+        let kinds: Vec<NoteKind> = [
+            (self.config.count_notes, NoteKind::Count),
+            (self.config.definition_notes, NoteKind::Definition),
+        ]
+        .into_iter()
+        .filter_map(|(on, kind)| on.then_some(kind))
+        .collect();
+        // A result shortened to a line of text by compaction is no JSON, and gives no note.
+        let parsed: Vec<serde_json::Value> = results
+            .iter()
+            .filter_map(|r| serde_json::from_str(r).ok())
+            .collect();
+        let notes = notes_for(question, &parsed, &text, &kinds);
+        if !notes.is_empty() {
+            for note in &notes {
+                text = format!("{}\n\n{}", text.trim_end(), note.text);
+            }
+            emit(&Event::AnswerNoted {
                 step,
                 text: text.clone(),
-                paths,
+                notes,
             });
         }
         text

@@ -31,6 +31,14 @@ pub struct AgentConfig {
     /// (`classes/comparator.js`) when the turn's results showed exactly one file of that name
     /// (see [`crate::answer_paths`]). Off only to measure what it is worth.
     pub answer_paths: bool,
+    /// Follow the answer to a question that asks how many files there are with the count of
+    /// the turn's last listing, when the answer does not give it (see
+    /// [`crate::answer_notes`]). Off only to measure what it is worth.
+    pub count_notes: bool,
+    /// Follow the answer to a question that asks where something is with the places the
+    /// turn's searches show it defined, when the answer does not name them (see
+    /// [`crate::answer_notes`]). Off only to measure what it is worth.
+    pub definition_notes: bool,
 }
 
 impl Default for AgentConfig {
@@ -46,6 +54,8 @@ impl Default for AgentConfig {
             definition_bodies: true,
             project_map: 0,
             answer_paths: true,
+            count_notes: true,
+            definition_notes: true,
         }
     }
 }

@@ -257,7 +257,8 @@ impl Session {
                         Role::Assistant,
                         turn.reply_until(turn.raw.len()),
                     ));
-                    let answer = self.answer_from(text, generation.finish, steps, turn_start, emit);
+                    let answer =
+                        self.answer_from(text, generation.finish, steps, turn_start, message, emit);
                     break (FinishedReason::Answer, answer);
                 }
                 Outcome::Invalid {
