@@ -152,7 +152,8 @@ describe("ChatPanel", () => {
     chat.event({ event: "answer_noted", step: 2, text: noted, notes: [{ kind: "count", text: note }] }, null);
     chat.event({ event: "turn_finished", reason: "answer", text: noted, steps: 2, explanation: "The assistant answered." }, null);
     expect([...root.querySelectorAll(".msg-text")].map((e) => e.textContent?.trim())).toEqual(["The files are classes/a.js and classes/b.js."]);
-    expect(root.querySelector(".answer-note-count")?.textContent).toBe(`From the tool results: ${note}`);
+    expect(root.querySelector(".answer-note-count")?.textContent?.trim()).toBe("From the tool results: The listing of classes found 2 files.");
+    expect(root.querySelector(".answer-note-count code")?.textContent).toBe("classes");
   });
 
   it("shows a reasoning model's thinking collapsed, before the reply it led to", async () => {

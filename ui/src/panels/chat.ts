@@ -245,7 +245,10 @@ export class ChatPanel {
         // as read from the results rather than written by the model.
         this.flushText();
         for (const note of event.notes) {
-          this.insertBeforeThinking(h("div", { class: `answer-note answer-note-${note.kind}`, text: `From the tool results: ${note.text}` }));
+          const element = h("div", { class: `answer-note markdown answer-note-${note.kind}` });
+          // Written like the answer, with names in backticks, and shown the same way.
+          element.innerHTML = renderMarkdown(`From the tool results: ${note.text}`);
+          this.insertBeforeThinking(element);
         }
         break;
       case "turn_finished":

@@ -6,13 +6,14 @@
 //! "Where is coerce defined?", it names the call it made while the search shows
 //! `functions/coerce.js:5: const coerce = …`. The result already holds what was asked, so the
 //! user is given it beside the model's words, marked as read from the results:
-//! - a question that asks how many files is given the count of the turn's last listing;
-//! - a question that asks where something is, or in which file, is given the surest of the
-//!   places where the turn's searches show a name of the question defined (see
-//!   [`crate::relevance::defines`] and [`sureness`]).
+//! - a question that asks how many files there are (not how many do something) is given the
+//!   count of the turn's last listing;
+//! - a question that asks where something is, or in which file (not where it is used), is
+//!   given the surest of the places where the turn's searches show a name of the question
+//!   defined (see [`crate::relevance::defines`] and [`sureness`]).
 //!
 //! A note is left out when the answer already says it: the count as a number, or every place's
-//! path. The model's words are never changed, only followed.
+//! path, whole. The model's words are never changed, only followed.
 //!
 //! ```
 //! use lantern_core::answer_notes::{count_note, definition_note};
@@ -29,7 +30,7 @@
 //! assert_eq!(note.text, "The search shows `coerce` defined in functions/coerce.js (line 5).");
 //! ```
 
-use crate::relevance::{defines, question_words, DEFINING_WORDS};
+use crate::relevance::{defines, question_words, words_of, DEFINING_WORDS};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -55,30 +56,79 @@ pub struct AnswerNote {
 /// The most places a definition note names.
 const MAX_PLACES: usize = 3;
 
-/// The lower-case words of a text, split at anything but letters, digits and `_`.
-fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
-}
+/// Words that may follow "how many … files" when the question asks how many there are ("How
+/// many Python files are in src?"), and not how many do something ("How many files import
+/// lodash?", "How many files did you change?").
+const AFTER_FILES: &[&str] = &[
+    "are", "is", "exist", "does", "do", "in", "under", "inside", "there", "of", "at", "here",
+];
 
-/// Does the question ask how many files there are: "how many" followed, later, by "file(s)"?
+/// Does the question ask how many files there are: "how many", a few words ending in
+/// "file(s)", then the question's end or a word of [`AFTER_FILES`]?
 fn asks_how_many_files(question: &str) -> bool {
-    let words = words(question);
+    let words = words_of(question);
     let Some(at) = words.windows(2).position(|w| w == ["how", "many"]) else {
         return false;
     };
-    words[at + 2..].iter().any(|w| w == "file" || w == "files")
+    let rest = &words[at + 2..];
+    let Some(noun) = rest
+        .iter()
+        .take(4)
+        .position(|w| w == "file" || w == "files")
+    else {
+        return false;
+    };
+    if words
+        .iter()
+        .any(|w| w == "did" || w == "changed" || w == "edited")
+    {
+        return false;
+    }
+    rest.get(noun + 1)
+        .is_none_or(|next| AFTER_FILES.contains(&next.as_str()))
 }
 
-/// Does the question ask where something is ("Where is…", "In which file…", "What file…")?
+/// Words by which a "where" question asks where a name is used rather than defined.
+const USE_WORDS: &[&str] = &[
+    "used",
+    "use",
+    "uses",
+    "called",
+    "call",
+    "calls",
+    "imported",
+    "import",
+    "imports",
+    "referenced",
+    "mentioned",
+    "mention",
+    "mentions",
+];
+
+/// Does the question ask where something is ("Where is…", "In which file…", "What file…"),
+/// and not where it is used ("Where is echo called?")?
 fn asks_where(question: &str) -> bool {
-    let words = words(question);
-    words.iter().any(|w| w == "where")
+    let words = words_of(question);
+    let asks = words.iter().any(|w| w == "where")
         || words
             .windows(2)
-            .any(|w| (w[0] == "which" || w[0] == "what") && (w[1] == "file" || w[1] == "files"))
+            .any(|w| (w[0] == "which" || w[0] == "what") && (w[1] == "file" || w[1] == "files"));
+    asks && !words.iter().any(|w| USE_WORDS.contains(&w.as_str()))
+}
+
+/// Does `text` name `path` whole: not as the end of a longer path (`lib/index.js` does not name
+/// `index.js`) nor as part of a longer name?
+fn names_whole(text: &str, path: &str) -> bool {
+    let in_path = |c: char| c.is_alphanumeric() || "_./-".contains(c);
+    text.match_indices(path).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + path.len()..].chars().next();
+        // A sentence's full stop may end the path.
+        let ends = |c: Option<char>| c.is_none_or(|c| !in_path(c));
+        let after_ok =
+            ends(after) || (after == Some('.') && ends(text[at + path.len() + 1..].chars().next()));
+        ends(before) && after_ok
+    })
 }
 
 /// The data of each result that succeeded.
@@ -99,7 +149,7 @@ pub fn count_note(question: &str, results: &[Value], answer: &str) -> Option<Ans
         .rev()
         .find(|d| d.get("files").is_some_and(Value::is_array))?;
     let count = listing.get("count")?.as_u64()?;
-    if words(answer).contains(&count.to_string()) {
+    if words_of(answer).contains(&count.to_string()) {
         return None;
     }
     let folder = match listing.get("directory").and_then(Value::as_str) {
@@ -131,12 +181,13 @@ pub fn definition_note(question: &str, results: &[Value], answer: &str) -> Optio
         return None;
     }
     let names = question_words(question);
-    let mut name = None;
-    let mut places: Vec<(u8, String, u64, &str)> = Vec::new();
-    let matches = data_of(results)
+    let searches: Vec<&Vec<Value>> = data_of(results)
         .filter_map(|d| d.get("matches").and_then(Value::as_array))
-        .flatten();
-    for m in matches {
+        .collect();
+    // Each place a name of the question is defined, with how surely: (rank, name, path, line,
+    // text), in the results' order.
+    let mut places: Vec<(u8, &String, &str, u64, &str)> = Vec::new();
+    for m in searches.iter().copied().flatten() {
         let (Some(path), Some(line), Some(text)) = (
             m.get("path").and_then(Value::as_str),
             m.get("line").and_then(Value::as_u64),
@@ -144,47 +195,59 @@ pub fn definition_note(question: &str, results: &[Value], answer: &str) -> Optio
         ) else {
             continue;
         };
-        // The note is about one name: the first one found defined.
-        let defined = names.iter().find(|n| {
-            name.is_none_or(|first| first == *n) && defines(text, std::slice::from_ref(n))
-        });
-        let Some(defined) = defined else {
-            continue;
-        };
-        name = Some(defined);
-        if !places.iter().any(|(_, p, l, _)| p == path && *l == line) {
-            let rank = sureness(path, text, defined, question);
-            places.push((rank, path.to_string(), line, text));
+        for name in names
+            .iter()
+            .filter(|n| defines(text, std::slice::from_ref(n)))
+        {
+            if !places
+                .iter()
+                .any(|p| p.1 == name && p.2 == path && p.3 == line)
+            {
+                places.push((sureness(path, text, name, question), name, path, line, text));
+            }
         }
     }
-    let name = name?;
-    let surest = places.iter().map(|(rank, ..)| *rank).min()?;
-    places.retain(|(rank, ..)| *rank == surest);
+    // The note is about one name: the one defined most surely, the first found on a tie.
+    let &(surest, name, ..) = places.iter().min_by_key(|p| p.0)?;
+    places.retain(|p| p.0 == surest && p.1 == name);
     places.truncate(MAX_PLACES);
-    if places
-        .iter()
-        .all(|(_, path, ..)| answer.contains(path.as_str()))
-    {
+    if places.iter().all(|p| names_whole(answer, p.2)) {
         return None;
     }
     // The name as the surest line writes it, not lower-cased.
     let written = places[0]
-        .3
+        .4
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .find(|word| word.to_lowercase() == *name)
         .unwrap_or(name);
     let listed: Vec<String> = places
         .iter()
-        .map(|(_, path, line, _)| format!("{path} (line {line})"))
+        .map(|p| format!("{} (line {})", p.2, p.3))
         .collect();
+    let listed = match listed.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => return None,
+    };
+    let shows = if searches.len() > 1 {
+        "The searches show"
+    } else {
+        "The search shows"
+    };
+    // An assignment may only set a variable: it is not called a definition.
+    let how = if surest == ASSIGNED {
+        "assigned"
+    } else {
+        "defined"
+    };
     Some(AnswerNote {
         kind: NoteKind::Definition,
-        text: format!(
-            "The search shows `{written}` defined in {}.",
-            listed.join(" and ")
-        ),
+        text: format!("{shows} `{written}` {how} in {listed}."),
     })
 }
+
+/// The least sure rank: a name assigned at the start of a line, without a defining word.
+const ASSIGNED: u8 = 3;
 
 /// How surely the line `text` of `path`, which defines `name` (lower-case), is the definition
 /// `question` asks for; lower is surer. A file named after the name (`functions/coerce.js` for
@@ -208,7 +271,7 @@ fn sureness(path: &str, text: &str, name: &str, question: &str) -> u8 {
         (DEFINING_WORDS.contains(&w[0].to_lowercase().as_str()) && w[1].to_lowercase() == name)
             .then_some(w[1])
     });
-    let mut rank = 3;
+    let mut rank = ASSIGNED;
     for written in after_defining_word {
         rank = rank.min(if asked.contains(&written) { 1 } else { 2 });
     }
@@ -332,6 +395,66 @@ mod tests {
                 "In src/click/utils.py."
             ),
             None
+        );
+    }
+
+    #[test]
+    fn questions_of_other_forms_get_no_note() {
+        let listing = ok(json!({"directory": ".", "files": ["a.js"], "count": 1}));
+        for asked in [
+            "How many lines are in the file main.rs?",
+            "How many files did you change?",
+            "How many files import lodash?",
+        ] {
+            assert_eq!(
+                count_note(asked, std::slice::from_ref(&listing), ""),
+                None,
+                "{asked}"
+            );
+        }
+        for asked in [
+            "How many files are there?",
+            "How many Python files are in src?",
+            "How many test_*.py files?",
+        ] {
+            assert!(
+                count_note(asked, std::slice::from_ref(&listing), "").is_some(),
+                "{asked}"
+            );
+        }
+        let search =
+            ok(json!({"matches": [{"path": "src/u.py", "line": 3, "text": "def echo(message):"}]}));
+        for asked in ["Where is echo called?", "Which files import echo?"] {
+            assert_eq!(
+                definition_note(asked, std::slice::from_ref(&search), ""),
+                None,
+                "{asked}"
+            );
+        }
+        // A longer path that ends in the place's path does not name it.
+        assert!(definition_note(
+            "Where is echo defined?",
+            std::slice::from_ref(&search),
+            "In lib/src/u.py."
+        )
+        .is_some());
+        assert_eq!(
+            definition_note("Where is echo defined?", &[search], "In src/u.py."),
+            None
+        );
+    }
+
+    #[test]
+    fn the_note_is_about_the_name_defined_most_surely() {
+        let search = ok(json!({"matches": [
+            {"path": "app.js", "line": 1, "text": "const config = load()"},
+            {"path": "timeout.js", "line": 4, "text": "const timeout = 30"},
+        ]}));
+        let note =
+            definition_note("Where is the timeout set in the config?", &[search], "").unwrap();
+        assert_eq!(
+            note.text,
+            "The search shows `timeout` defined in timeout.js (line 4)."
         );
     }
 

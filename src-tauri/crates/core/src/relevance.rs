@@ -174,7 +174,7 @@ fn definitions_among(
 }
 
 /// The lower-case words of a line of code.
-fn words_of(line: &str) -> Vec<String> {
+pub(crate) fn words_of(line: &str) -> Vec<String> {
     line.split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|t| !t.is_empty())
         .map(str::to_lowercase)

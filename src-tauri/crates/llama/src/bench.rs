@@ -147,9 +147,6 @@ pub fn follow_up(model: &mut LocalModel, toolbox: &Toolbox) -> FollowUp {
     }
 }
 
-/// The batch the app's timed prompt chunks settle on (about 80 ms of work each).
-const APP_CHUNK_BATCH: usize = 16;
-
 /// Call questions for [`grammar_speed`] in a whole run.
 const GRAMMAR_QUESTIONS: [&str; 4] = [
     "What version is in package.json?",
@@ -197,8 +194,10 @@ pub fn bench_model(
     let pp_runs: Vec<f64> = (0..reps)
         .map(|_| prompt_speed(model, prompt_tokens, 512))
         .collect();
+    // The batch the app cuts this model's prompts into (about 80 ms of work each).
+    let app_batch = model.prompt_batch();
     let pp_small: Vec<f64> = (0..reps)
-        .map(|_| prompt_speed(model, prompt_tokens, APP_CHUNK_BATCH))
+        .map(|_| prompt_speed(model, prompt_tokens, app_batch))
         .collect();
     let tg_runs: Vec<f64> = (0..reps)
         .map(|_| generation_speed(model, gen_tokens))
@@ -214,7 +213,7 @@ pub fn bench_model(
         gen_tokens,
         pp_tok_s: median(&pp_runs),
         pp_runs,
-        pp_default_batch: APP_CHUNK_BATCH,
+        pp_default_batch: app_batch,
         pp_default_batch_tok_s: median(&pp_small),
         tg_tok_s: median(&tg_runs),
         tg_runs,

@@ -65,7 +65,7 @@ impl Session {
         .into_iter()
         .filter_map(|(on, kind)| on.then_some(kind))
         .collect();
-        // A result shortened to a line of text by compaction is no JSON, and gives no note.
+        // What is not a JSON result (a refusal's text) gives no note.
         let parsed: Vec<serde_json::Value> = results
             .iter()
             .filter_map(|r| serde_json::from_str(r).ok())
@@ -73,7 +73,10 @@ impl Session {
         let notes = notes_for(question, &parsed, &text, &kinds);
         if !notes.is_empty() {
             for note in &notes {
-                text = format!("{}\n\n{}", text.trim_end(), note.text);
+                text = match text.trim_end() {
+                    "" => note.text.clone(),
+                    said => format!("{said}\n\n{}", note.text),
+                };
             }
             emit(&Event::AnswerNoted {
                 step,

@@ -8,7 +8,7 @@ const CHUNK_MS: f64 = 80.0;
 
 /// Prompt tokens a billion parameters' model evaluates per millisecond and thread: the default
 /// model (135 M parameters) evaluates about 138 tokens a second at one thread. A model's rate
-/// goes about inversely with its size and with the threads it has.
+/// goes about inversely with its size, and in proportion to its threads.
 const PROMPT_RATE_PER_THREAD: f64 = 0.0186;
 
 /// How many prompt tokens one batch holds for a model of `parameters` at `threads`: about
@@ -23,6 +23,15 @@ pub(super) fn prompt_chunk(parameters: u64, threads: i32, max_batch: usize) -> u
 }
 
 impl LocalModel {
+    /// How many prompt tokens one batch of this model's prompts holds (see [`prompt_chunk`]).
+    pub fn prompt_batch(&self) -> usize {
+        prompt_chunk(
+            self.facts.parameters,
+            self.facts.threads,
+            self.settings.prompt_batch.clamp(1, 512),
+        )
+    }
+
     /// Renders messages with the model's chat template, ready for the assistant's reply.
     /// A model prompted natively gets its own template with the tools.
     pub fn render(&self, messages: &[Message]) -> Result<String, ModelError> {
@@ -114,8 +123,8 @@ impl LocalModel {
         self.evaluate_batched(tokens, cancel, None)
     }
 
-    /// [`evaluate`](Self::evaluate) with batches of a fixed size instead of timed ones (for
-    /// measurements comparable with llama-bench).
+    /// [`evaluate`](Self::evaluate) with batches of a given size instead of the model's own
+    /// (for measurements comparable with llama-bench).
     fn evaluate_batched(
         &mut self,
         tokens: &[LlamaToken],
