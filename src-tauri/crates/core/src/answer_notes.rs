@@ -30,7 +30,8 @@
 //! assert_eq!(note.text, "The search shows `coerce` defined in functions/coerce.js (line 5).");
 //! ```
 
-use crate::relevance::{defines, question_words, words_of, DEFINING_WORDS};
+use crate::answer_paths::in_path;
+use crate::relevance::{code_words, defines, question_words, words_of, DEFINING_WORDS};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -117,18 +118,11 @@ fn asks_where(question: &str) -> bool {
 }
 
 /// Does `text` name `path` whole: not as the end of a longer path (`lib/index.js` does not name
-/// `index.js`) nor as part of a longer name?
+/// `index.js`) nor as part of a longer name? Paths are read as [`crate::answer_paths`] reads
+/// them, a sentence's full stop not part of one.
 fn names_whole(text: &str, path: &str) -> bool {
-    let in_path = |c: char| c.is_alphanumeric() || "_./-".contains(c);
-    text.match_indices(path).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + path.len()..].chars().next();
-        // A sentence's full stop may end the path.
-        let ends = |c: Option<char>| c.is_none_or(|c| !in_path(c));
-        let after_ok =
-            ends(after) || (after == Some('.') && ends(text[at + path.len() + 1..].chars().next()));
-        ends(before) && after_ok
-    })
+    text.split(|c: char| !in_path(c))
+        .any(|word| word.trim_end_matches('.') == path)
 }
 
 /// The data of each result that succeeded.
@@ -215,9 +209,7 @@ pub fn definition_note(question: &str, results: &[Value], answer: &str) -> Optio
         return None;
     }
     // The name as the surest line writes it, not lower-cased.
-    let written = places[0]
-        .4
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+    let written = code_words(places[0].4)
         .find(|word| word.to_lowercase() == *name)
         .unwrap_or(name);
     let listed: Vec<String> = places
@@ -260,13 +252,8 @@ fn sureness(path: &str, text: &str, name: &str, question: &str) -> u8 {
     if stem.eq_ignore_ascii_case(name) {
         return 0;
     }
-    let tokens: Vec<&str> = text
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|t| !t.is_empty())
-        .collect();
-    let asked: Vec<&str> = question
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .collect();
+    let tokens: Vec<&str> = code_words(text).collect();
+    let asked: Vec<&str> = code_words(question).collect();
     let after_defining_word = tokens.windows(2).filter_map(|w| {
         (DEFINING_WORDS.contains(&w[0].to_lowercase().as_str()) && w[1].to_lowercase() == name)
             .then_some(w[1])
@@ -276,24 +263,6 @@ fn sureness(path: &str, text: &str, name: &str, question: &str) -> u8 {
         rank = rank.min(if asked.contains(&written) { 1 } else { 2 });
     }
     rank
-}
-
-/// The notes `answer` is given for `question` from the turn's `results` (each a tool
-/// message's JSON), of the kinds `kinds` allows.
-pub fn notes_for(
-    question: &str,
-    results: &[Value],
-    answer: &str,
-    kinds: &[NoteKind],
-) -> Vec<AnswerNote> {
-    let mut notes = Vec::new();
-    if kinds.contains(&NoteKind::Count) {
-        notes.extend(count_note(question, results, answer));
-    }
-    if kinds.contains(&NoteKind::Definition) {
-        notes.extend(definition_note(question, results, answer));
-    }
-    notes
 }
 
 #[cfg(test)]

@@ -32,7 +32,7 @@ pub struct PathGiven {
 }
 
 /// Can this character be part of a path as an answer writes one?
-fn in_path(c: char) -> bool {
+pub(crate) fn in_path(c: char) -> bool {
     c.is_ascii_alphanumeric() || "_./-".contains(c)
 }
 

@@ -173,12 +173,15 @@ fn definitions_among(
     found
 }
 
-/// The lower-case words of a line of code.
-pub(crate) fn words_of(line: &str) -> Vec<String> {
+/// The words of a line of code as it writes them: runs of letters, digits and `_`.
+pub(crate) fn code_words(line: &str) -> impl Iterator<Item = &str> {
     line.split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|t| !t.is_empty())
-        .map(str::to_lowercase)
-        .collect()
+}
+
+/// The lower-case words of a line of code.
+pub(crate) fn words_of(line: &str) -> Vec<String> {
+    code_words(line).map(str::to_lowercase).collect()
 }
 
 /// A result as the model reads it, with what answers `question` put first: the lines of a

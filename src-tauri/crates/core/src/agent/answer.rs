@@ -6,7 +6,7 @@
 //! the model already holds for it.
 
 use super::Session;
-use crate::answer_notes::{notes_for, NoteKind};
+use crate::answer_notes::{count_note, definition_note, AnswerNote};
 use crate::answer_paths::{files_shown, with_paths};
 use crate::event::Event;
 use crate::model::{FinishReason, Role};
@@ -58,19 +58,23 @@ impl Session {
                 });
             }
         }
-        let kinds: Vec<NoteKind> = [
-            (self.config.count_notes, NoteKind::Count),
-            (self.config.definition_notes, NoteKind::Definition),
-        ]
-        .into_iter()
-        .filter_map(|(on, kind)| on.then_some(kind))
-        .collect();
         // What is not a JSON result (a refusal's text) gives no note.
         let parsed: Vec<serde_json::Value> = results
             .iter()
             .filter_map(|r| serde_json::from_str(r).ok())
             .collect();
-        let notes = notes_for(question, &parsed, &text, &kinds);
+        let notes: Vec<AnswerNote> = [
+            self.config
+                .count_notes
+                .then(|| count_note(question, &parsed, &text)),
+            self.config
+                .definition_notes
+                .then(|| definition_note(question, &parsed, &text)),
+        ]
+        .into_iter()
+        .flatten()
+        .flatten()
+        .collect();
         if !notes.is_empty() {
             for note in &notes {
                 text = match text.trim_end() {

@@ -163,7 +163,7 @@ impl LocalModel {
             // smaller models and more threads decode in larger batches.
             let size = match fixed_batch {
                 Some(_) => max_batch,
-                None => prompt_chunk(self.facts.parameters, self.facts.threads, max_batch),
+                None => self.prompt_batch(),
             };
             let chunk = &tokens[pos..(pos + size).min(tokens.len())];
             batch.clear();
