@@ -148,7 +148,7 @@ elif $skip_long; then
 fi
 if [ -z "$long_why" ]; then
   say "step 4: a 60-step session at a 2,048-token context (about 15 minutes)"
-  if (cd src-tauri && cargo test --release --locked -p lantern-llama --test long_session -- --nocapture) > "$raw/long.out" 2>&1; then
+  if (cd src-tauri && cargo test --release --locked -p lantern-llama --test long_session -- --ignored --nocapture) > "$raw/long.out" 2>&1; then
     summary=$(grep -E '^[0-9]+ steps in ' "$raw/long.out" | tail -1)
     {
       echo "| what | measured | target |"

@@ -14,6 +14,8 @@ use lantern_core::tools::{Risk, ToolRegistry, ToolSpec};
 use lantern_llama::{default_model_path, LoadOptions, LocalModel};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
+mod support;
+
 fn model() -> MutexGuard<'static, LocalModel> {
     static MODEL: OnceLock<Mutex<LocalModel>> = OnceLock::new();
     MODEL
@@ -24,14 +26,10 @@ fn model() -> MutexGuard<'static, LocalModel> {
                 "the default model is missing at {}: run scripts/fetch-model.sh (npm test does)",
                 path.display()
             );
-            let calibrations = std::env::temp_dir().join(format!(
-                "lantern-test-calibration-{}.json",
-                std::process::id()
-            ));
             Mutex::new(
                 LocalModel::load(&LoadOptions::new(path), |_| {})
                     .unwrap()
-                    .with_calibration_file(calibrations),
+                    .with_calibration_file(support::calibration_file("model")),
             )
         })
         .lock()
@@ -213,7 +211,7 @@ fn a_call_closes_even_when_the_model_loops_or_its_budget_runs_out() {
     // This question makes the model loop inside a string argument; with 60 tokens the budget
     // also runs low before any call of this model would end on its own.
     for (question, budget) in [
-        ("Explain what a Rust trait is in one sentence.", 400),
+        ("In one sentence, what is a trait in Rust?", 400),
         ("Write a long poem about the sea into poem.txt.", 60),
         // Writes the closing tag inside the content, then loops on `<`.
         (
@@ -457,11 +455,8 @@ fn an_edit_s_old_text_is_always_found_once_in_the_file_it_names() {
     let mut model = model();
     let mut seen = Vec::new();
     for (fixture, question) in [
-        (
-            "semver",
-            "Raise MAX_LENGTH in internal/constants.js to 512.",
-        ),
-        ("semver", "Bump the version in package.json to 7.7.0."),
+        ("semver", "Set MAX_LENGTH to 512 in internal/constants.js."),
+        ("semver", "Make the version in package.json 7.7.0."),
         (
             "rust-calc",
             "add(2, 3) returns -1 instead of 5. Fix the bug in src/lib.rs.",
@@ -530,10 +525,10 @@ fn grounded_calls_name_paths_that_exist_with_only_lean_arguments() {
     let toolbox: std::sync::Arc<Toolbox> = Toolbox::standard().into();
     let mut calls = Vec::new();
     for question in [
-        "Which version of semver is this package?",
-        "Where is the coerce function defined?",
-        "List the files in the internal folder.",
-        "What does the clean function in functions/clean.js do?",
+        "What is this package's version number?",
+        "Show me where coerce is implemented.",
+        "What is inside internal/?",
+        "Explain functions/clean.js to me.",
     ] {
         let events = one_call(&dir, toolbox.clone(), question, &mut model);
         calls.extend(events.into_iter().filter_map(|e| match e {
@@ -613,41 +608,36 @@ fn a_question_that_asks_for_no_change_is_answered_by_reading() {
     let fixture =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/fixtures/semver");
     copy_tree(&fixture, &dir);
-    let question = "Which script does this package install as its command-line tool?";
     let mut model = model();
     let toolbox: std::sync::Arc<Toolbox> = Toolbox::standard().into();
-    let first_tool = |model: &mut LocalModel, changes_when_asked: bool| {
-        model.configure(&lantern_core::model::GenerationOptions {
-            changes_when_asked,
-            ..Default::default()
-        });
-        let events = one_call(&dir, toolbox.clone(), question, model);
-        events
-            .into_iter()
-            .find_map(|e| match e {
-                Event::CallParsed { tool, .. } => Some(tool),
-                _ => None,
-            })
-            .expect("a required step is a call")
-    };
-    let risk = |tool: &str| {
-        toolbox
-            .specs()
-            .iter()
-            .find(|s| s.name == tool)
-            .map(|s| s.risk)
-            .unwrap()
-    };
-    let without = first_tool(&mut model, false);
-    let with = first_tool(&mut model, true);
+    model.configure(&lantern_core::model::GenerationOptions {
+        changes_when_asked: true,
+        ..Default::default()
+    });
+    let events = one_call(
+        &dir,
+        toolbox.clone(),
+        "Tell me which command this package puts on the PATH when installed.",
+        &mut model,
+    );
     model.configure(&Default::default());
     std::fs::remove_dir_all(&dir).unwrap();
-    // Left to its own scores, the default model opens a change for this question.
-    assert!(
-        matches!(risk(&without), Risk::Write | Risk::Exec),
-        "{without}"
-    );
-    assert_eq!(risk(&with), Risk::Read, "{with}");
+    let tool = events
+        .into_iter()
+        .find_map(|e| match e {
+            Event::CallParsed { tool, .. } => Some(tool),
+            _ => None,
+        })
+        .expect("a required step is a call");
+    let risk = toolbox
+        .specs()
+        .iter()
+        .find(|s| s.name == tool)
+        .map(|s| s.risk)
+        .unwrap();
+    // The lever's effect on the first tool; what the model does without it is the eval's
+    // (`--off changes-when-asked`).
+    assert_eq!(risk, Risk::Read, "{tool}");
 }
 
 #[test]
@@ -656,39 +646,35 @@ fn a_message_that_names_the_project_makes_the_first_step_a_call() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("pyproject.toml"),
-        "[project]\nname = \"click\"\nrequires-python = \">=3.7\"\n",
+        "[project]\nname = \"quillpad\"\nrequires-python = \">=3.9\"\n",
     )
     .unwrap();
     let known = lantern_core::model::KnownPaths::from_files(vec!["pyproject.toml".into()]);
     let texts = FixtureTexts(dir.clone());
-    let messages = conversation("What is the minimum Python version click needs?");
+    let messages = conversation("Does quillpad still run on Python 3.8?");
     let mut model = model();
-    let decide = |model: &mut LocalModel, named_project: bool| {
-        model.configure(&lantern_core::model::GenerationOptions {
-            named_project,
-            ..Default::default()
-        });
-        let cancel = CancelToken::new();
-        let request = GenerateRequest {
-            messages: &messages,
-            tools: toolbox().specs(),
-            paths: Some(&known),
-            files: Some(&texts),
-            stop: STOP_SEQUENCES,
-            tool_choice: ToolChoice::Auto,
-            max_tokens: 120,
-            cancel: &cancel,
-        };
-        model.generate(&request, &mut |_| Flow::Continue).unwrap();
-        model.last_step().decision.clone()
+    model.configure(&lantern_core::model::GenerationOptions {
+        named_project: true,
+        ..Default::default()
+    });
+    let cancel = CancelToken::new();
+    let request = GenerateRequest {
+        messages: &messages,
+        tools: toolbox().specs(),
+        paths: Some(&known),
+        files: Some(&texts),
+        stop: STOP_SEQUENCES,
+        tool_choice: ToolChoice::Auto,
+        max_tokens: 120,
+        cancel: &cancel,
     };
-    let without = decide(&mut model, false);
-    let with = decide(&mut model, true);
+    model.generate(&request, &mut |_| Flow::Continue).unwrap();
+    let decision = model.last_step().decision.clone();
     model.configure(&Default::default());
     std::fs::remove_dir_all(&dir).unwrap();
-    assert_eq!(with, "call (the message names the project)");
-    // Left to its own scores, the default model answers this one from memory.
-    assert!(without.starts_with("answer"), "{without}");
+    // The rule decides, whatever the model's own score; what the model does without it is the
+    // eval's (`--off named-project`).
+    assert_eq!(decision, "call (the message names the project)");
 }
 
 #[test]
@@ -699,13 +685,16 @@ fn an_answer_that_loops_is_given_once_and_said_to_be_cut() {
     let mut session = fresh_session(&dir, Toolbox::standard().into());
     session.config.tool_choice = ToolChoice::None;
     let mut events = Vec::new();
+    // Greedy, a tiny model tends to answer a general question in a loop (`vendor.vendor.…`);
+    // whether it loops is the model's business, what the user is given is asserted.
     session.send(
-        "What does a caret range like ^1.2.3 allow in npm?",
+        "In npm, which versions does a tilde range such as ~2.4.1 accept?",
         &mut *model,
         &mut FixedAnswer(Answer::Deny { message: None }),
         &mut |e| events.push(e.clone()),
         &CancelToken::new(),
     );
+    let looped = model.last_step().stopped_looping;
     std::fs::remove_dir_all(&dir).unwrap();
     let streamed: String = events
         .iter()
@@ -714,32 +703,37 @@ fn an_answer_that_loops_is_given_once_and_said_to_be_cut() {
             _ => None,
         })
         .collect();
-    // Greedy, the default model answers this general question in a loop (`vendor.vendor.…`).
-    let cut = events
-        .iter()
-        .find_map(|e| match e {
-            Event::AnswerCut { text, .. } => Some(text.clone()),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("no answer_cut for: {streamed}"));
-    match events.last() {
-        Some(Event::TurnFinished { reason, text, .. }) => {
-            assert_eq!(*reason, FinishedReason::Answer);
+    let cut = events.iter().find_map(|e| match e {
+        Event::AnswerCut { text, .. } => Some(text.clone()),
+        _ => None,
+    });
+    let Some(Event::TurnFinished { reason, text, .. }) = events.last() else {
+        panic!("the turn did not finish: {events:?}");
+    };
+    assert_eq!(*reason, FinishedReason::Answer);
+    match cut {
+        // A reply the engine ended for looping is given once, said to be cut, and nothing in
+        // it repeats.
+        Some(cut) => {
+            assert!(looped, "cut though the engine saw no loop: {streamed:?}");
             assert_eq!(*text, cut);
+            assert!(
+                streamed.trim_start().starts_with(&cut),
+                "{cut:?} | {streamed:?}"
+            );
+            assert!(cut.len() < streamed.trim().len(), "{cut:?}");
+            assert_eq!(lantern_core::repeats::before_repeats(&cut), None, "{cut:?}");
         }
-        other => panic!("{other:?}"),
+        // Any other reply is given as it was streamed: one that never looped, and one ended for
+        // repeating a phrase here and there rather than its whole tail, which has no single
+        // point to cut at.
+        None => assert_eq!(text.trim(), streamed.trim()),
     }
-    assert!(
-        streamed.trim_start().starts_with(&cut),
-        "{cut:?} | {streamed:?}"
-    );
-    assert!(cut.len() < streamed.trim().len(), "{cut:?}");
-    assert_eq!(lantern_core::repeats::before_repeats(&cut), None, "{cut:?}");
 }
 
 #[test]
 fn a_listing_asked_about_a_glob_is_narrowed_to_it() {
-    let dir = tempfile_dir();
+    let dir = tempfile_dir().join("globs");
     for file in [
         "tests/test_parse.py",
         "tests/test_render.py",
@@ -750,25 +744,36 @@ fn a_listing_asked_about_a_glob_is_narrowed_to_it() {
         std::fs::create_dir_all(dir.join(file).parent().unwrap()).unwrap();
         std::fs::write(dir.join(file), "x = 1\n").unwrap();
     }
-    let mut model = model();
-    let toolbox: std::sync::Arc<Toolbox> = Toolbox::standard().into();
-    let question = "How many test_*.py files are in the tests folder?";
-    let listed = |events: Vec<Event>| {
-        events.into_iter().find_map(|e| match e {
-            Event::ToolFinished { tool, result, .. } if tool == "list_files" => result.data,
-            _ => None,
-        })
+    let known = lantern_core::tools::walk::known_paths(&Workspace::open(&dir).unwrap());
+    let texts = FixtureTexts(dir.clone());
+    // Only the listing is offered: which tool the model picks is the eval's to measure; the
+    // pattern a listing is given is the lever's.
+    let list = toolbox()
+        .specs()
+        .iter()
+        .find(|s| s.name == "list_files")
+        .unwrap()
+        .clone();
+    let messages = conversation("How many test_*.py files does the tests folder hold?");
+    let cancel = CancelToken::new();
+    let request = GenerateRequest {
+        messages: &messages,
+        tools: std::slice::from_ref(&list),
+        paths: Some(&known),
+        files: Some(&texts),
+        stop: STOP_SEQUENCES,
+        tool_choice: ToolChoice::Required,
+        max_tokens: 120,
+        cancel: &cancel,
     };
-    let result = listed(one_call(&dir, toolbox.clone(), question, &mut model))
-        .expect("the question is answered by a listing");
-    assert_eq!(result["count"], 2, "{result}");
-
-    // Without the lever, the lean call has no pattern to give, and lists the whole folder.
-    let saved = model.settings.options;
-    model.settings.options.question_globs = false;
-    let result = listed(one_call(&dir, toolbox, question, &mut model));
-    model.settings.options = saved;
+    let generation = model().generate(&request, &mut |_| Flow::Continue).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
-    let result = result.expect("the question is answered by a listing");
-    assert!(result["count"].as_u64() > Some(2), "{result}");
+    let turn = parse(&generation.text);
+    let call = turn
+        .call
+        .as_ref()
+        .unwrap_or_else(|| panic!("no call: {}", generation.text));
+    // The glob of the message is the listing's pattern; without the lever the model lists the
+    // whole folder, which the eval measures (`--off question-globs`).
+    assert_eq!(call.args["pattern"], "test_*.py", "{}", generation.text);
 }

@@ -13,10 +13,12 @@ use lantern_core::model::{
 use lantern_core::protocol::{interpret, parse, Dialect, Outcome, STOP_SEQUENCES};
 use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
-use lantern_core::tools::ToolRegistry;
+use lantern_core::tools::{ToolRegistry, ToolSpec};
 use lantern_llama::{default_model_path, LoadOptions, LocalModel};
 use std::path::PathBuf;
 use std::sync::Arc;
+
+mod support;
 
 /// A copy of the default model with a tool-aware template, made by
 /// `scripts/tool-template-model.sh VARIANT`.
@@ -41,13 +43,9 @@ fn load_variant(variant: &str, native_template: bool) -> LocalModel {
         native_template,
         ..LoadOptions::new(test_model(variant))
     };
-    let calibrations = std::env::temp_dir().join(format!(
-        "lantern-test-native-calibration-{}.json",
-        std::process::id()
-    ));
     LocalModel::load(&options, |_| {})
         .unwrap()
-        .with_calibration_file(calibrations)
+        .with_calibration_file(support::calibration_file("native-template"))
 }
 
 #[test]
@@ -178,18 +176,37 @@ fn native_model(variant: &str, why: &str) -> LocalModel {
     model
 }
 
-/// One step of `model` on a question about the manifest, which must be a call; what was
-/// streamed, and the generation.
-fn required_call(model: &mut LocalModel) -> (String, Generation) {
-    let toolbox = Toolbox::standard();
-    let messages = [
-        Message::new(Role::System, toolbox.system_prompt_for(CallPath::Native)),
+/// The reading tools: enough for a call's form, and a prompt a third the size of all tools'.
+fn reading_tools() -> Vec<ToolSpec> {
+    Toolbox::standard()
+        .specs()
+        .iter()
+        .filter(|s| ["read_file", "list_files", "search_code"].contains(&s.name.as_str()))
+        .cloned()
+        .collect()
+}
+
+/// The conversation of [`required_call`]: the native system prompt and a question about the
+/// manifest.
+fn manifest_question() -> [Message; 2] {
+    [
+        Message::new(
+            Role::System,
+            Toolbox::standard().system_prompt_for(CallPath::Native),
+        ),
         Message::new(Role::User, "What version is declared in package.json?"),
-    ];
+    ]
+}
+
+/// One step of `model` on a question about the manifest, with the reading tools, which must be
+/// a call; what was streamed, and the generation.
+fn required_call(model: &mut LocalModel) -> (String, Generation) {
+    let messages = manifest_question();
+    let tools = reading_tools();
     let cancel = CancelToken::new();
     let request = GenerateRequest {
         messages: &messages,
-        tools: toolbox.specs(),
+        tools: &tools,
         paths: None,
         files: None,
         stop: STOP_SEQUENCES,
@@ -257,11 +274,19 @@ fn a_thinking_model_thinks_within_its_budget_and_then_calls_under_the_grammar() 
 
 #[test]
 fn thinking_never_takes_the_room_the_reply_needs() {
-    // A context that holds the prompt (about 2,800 tokens with the tools) and the reply, with
-    // less room to think than the budget asks.
+    // A context that holds the prompt and the reply, with less room to think than the budget
+    // asks: the prompt's size is measured first.
+    let prompt = {
+        let mut model = native_model("thinking-tools", "thinks");
+        model.offer_tools(&reading_tools());
+        model
+            .tokenize(&model.render(&manifest_question()).unwrap())
+            .len()
+    };
+    let context = (prompt + 192) as u32;
     let options = LoadOptions {
         threads: Some(1),
-        context: Some(3072),
+        context: Some(context),
         ..LoadOptions::new(test_model("thinking-tools"))
     };
     let mut model = LocalModel::load(&options, |_| {}).unwrap();
@@ -273,7 +298,7 @@ fn thinking_never_takes_the_room_the_reply_needs() {
     let step = model.last_step();
     assert!(step.thinking_tokens > 0, "it had room to think");
     assert!(
-        step.prompt_tokens + step.tokens_generated <= 3072,
+        step.prompt_tokens + step.tokens_generated <= context as usize,
         "{} prompt tokens, {} generated",
         step.prompt_tokens,
         step.tokens_generated

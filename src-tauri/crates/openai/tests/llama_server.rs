@@ -1,13 +1,15 @@
-//! The backend against a real llama-server (llama.cpp's own OpenAI-compatible server) running the
-//! default model: the server built by scripts/build-llama-tools.sh (part of the test set-up),
-//! the model fetched by scripts/fetch-model.sh. Without either the tests fail and say why: a
-//! test of a server that is not there proves nothing.
+//! The backend against a real llama-server (llama.cpp's own OpenAI-compatible server): the
+//! server built by scripts/build-llama-tools.sh (part of the test set-up), Gemma 3 270M fetched
+//! by scripts/fetch-model.sh. Without either the tests fail and say why: a test of a server that
+//! is not there proves nothing.
 //!
-//! Two paths: Lantern's text protocol against the model's own template, and native tool calls
-//! with `--jinja` and a tool-aware ChatML template (`tests/templates/chatml-tools.jinja`; the
-//! default model's own template knows no tools, so the server would never return a call).
-//! Only the structure is asserted (text streams in, a call arrives natively, the turn ends with
-//! a reason): a 135M model's wording is not something to test.
+//! One server serves every test of this file (started by the first, stopped when the test
+//! process ends), with `--jinja` and a tool-aware ChatML template
+//! (`tests/templates/chatml-tools.jinja`), so that it can return native tool calls. Two paths
+//! through it: Lantern's text protocol, and native tool calls. Only the structure is asserted
+//! (text streams in, a call arrives natively, the turn ends with a reason): a tiny model's
+//! wording is not something to test. That a server whose template knows no tools is taken for
+//! the text path is proved against the scripted server (`native_calls.rs`).
 
 use lantern_core::agent::{AgentConfig, Answer, FixedAnswer, Session, SessionOptions};
 use lantern_core::event::{Event, FinishedReason};
@@ -21,7 +23,8 @@ use lantern_core::toolbox::Toolbox;
 use lantern_openai::{CallMode, OpenAiModel, OpenAiOptions};
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -48,22 +51,34 @@ fn model_file(name: &str) -> Option<PathBuf> {
     Some(dir.join(name))
 }
 
-/// The default model, SmolLM2-135M-Instruct.
-const SMOLLM2: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
-/// Gemma 3 270M (`scripts/fetch-model.sh gemma3`).
+/// Gemma 3 270M (`scripts/fetch-model.sh gemma3`): unlike the default model, it makes a native
+/// call when the server's grammar asks for one (the default model answers in prose first).
 const GEMMA3: &str = "gemma-3-270m-q4_k_m.gguf";
 
-/// A llama-server child process, killed when dropped (also when a test fails).
+/// The one llama-server of this test process. A shell stands between: it starts the server and
+/// kills it when its standard input closes, which happens when the test process ends however
+/// it ends (a static is never dropped).
 struct LlamaServer {
     child: Child,
+    _lifeline: ChildStdin,
     base_url: String,
     log: PathBuf,
     _log_dir: tempfile::TempDir,
 }
 
+/// The server every test of this file talks to, one test at a time (one slot, two cores).
+fn server() -> MutexGuard<'static, LlamaServer> {
+    static SERVER: OnceLock<Mutex<LlamaServer>> = OnceLock::new();
+    SERVER
+        .get_or_init(|| Mutex::new(LlamaServer::start_with(GEMMA3, &tool_template())))
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 impl LlamaServer {
-    /// The server with one of the fetched models, or a failure that says what is missing.
-    fn start_with(model: &str, extra: &[&str]) -> LlamaServer {
+    /// The server with one of the fetched models and the tool-aware template, or a failure
+    /// that says what is missing.
+    fn start_with(model: &str, template: &Path) -> LlamaServer {
         let binary = server_binary().expect("HOME or XDG_CACHE_HOME is set");
         let model = model_file(model).expect("HOME or XDG_CACHE_HOME is set");
         assert!(
@@ -76,10 +91,10 @@ impl LlamaServer {
             "no model at {} (scripts/fetch-model.sh fetches it; npm test runs it)",
             model.display()
         );
-        LlamaServer::start(&binary, &model, extra)
+        LlamaServer::start(&binary, &model, template)
     }
 
-    fn start(binary: &Path, model: &Path, extra: &[&str]) -> LlamaServer {
+    fn start(binary: &Path, model: &Path, template: &Path) -> LlamaServer {
         // A port that was free a moment ago.
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
@@ -90,7 +105,13 @@ impl LlamaServer {
         let log_dir = tempfile::tempdir().unwrap();
         let log = log_dir.path().join("llama-server.log");
         let log_file = File::create(&log).unwrap();
-        let child = Command::new(binary)
+        // The shell keeps the pipe on fd 3 and gives the server none of it; a reader in the
+        // background kills the server at the pipe's end; the shell ends with the server.
+        let script =
+            r#"exec 3<&0 </dev/null; "$0" "$@" & pid=$!; (read _ <&3; kill $pid) & wait $pid"#;
+        let mut child = Command::new("sh")
+            .args(["-c", script])
+            .arg(binary)
             .arg("-m")
             .arg(model)
             .args(["--host", "127.0.0.1", "--port", &port.to_string()])
@@ -98,14 +119,18 @@ impl LlamaServer {
             .args(["-c", "8192", "-t", "2"])
             // One slot, so the whole context serves the one conversation.
             .args(["-np", "1"])
-            .args(extra)
-            .stdin(Stdio::null())
+            .arg("--jinja")
+            .arg("--chat-template-file")
+            .arg(template)
+            .stdin(Stdio::piped())
             .stdout(log_file.try_clone().unwrap())
             .stderr(log_file)
             .spawn()
             .unwrap();
+        let lifeline = child.stdin.take().unwrap();
         let mut server = LlamaServer {
             child,
+            _lifeline: lifeline,
             base_url: format!("http://127.0.0.1:{port}/v1"),
             log,
             _log_dir: log_dir,
@@ -148,17 +173,10 @@ impl LlamaServer {
     }
 }
 
-impl Drop for LlamaServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn streams_and_runs_a_turn_against_a_real_llama_server() {
-    let server = LlamaServer::start_with(SMOLLM2, &[]);
-    let mut options = OpenAiOptions::new(&server.base_url, "SmolLM2-135M-Instruct");
+    let server = server();
+    let mut options = OpenAiOptions::new(&server.base_url, "gemma-3-270m");
     options.calls = CallMode::Text;
     let mut model = OpenAiModel::new(options).unwrap();
 
@@ -266,21 +284,10 @@ fn tool_template() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/templates/chatml-tools.jinja")
 }
 
-/// The server's arguments for native tool calls through the tool-aware template.
-fn with_tool_template(template: &Path) -> [&str; 3] {
-    [
-        "--jinja",
-        "--chat-template-file",
-        template.to_str().unwrap(),
-    ]
-}
-
 #[test]
-fn a_real_llama_server_is_asked_which_path_calls_take() {
-    let template = tool_template();
-    // With the tool-aware template the server returns native calls...
-    let server = LlamaServer::start_with(SMOLLM2, &with_tool_template(&template));
-    let options = OpenAiOptions::new(&server.base_url, "SmolLM2-135M-Instruct");
+fn a_real_llama_server_with_a_tool_aware_template_is_found_to_return_native_calls() {
+    let server = server();
+    let options = OpenAiOptions::new(&server.base_url, "gemma-3-270m");
     let mut model = OpenAiModel::new(options).unwrap();
     let detection = model.detect_call_path().unwrap();
     assert_eq!(
@@ -290,14 +297,7 @@ fn a_real_llama_server_is_asked_which_path_calls_take() {
         detection.why,
         server.log_tail()
     );
-    drop(server);
-    // ...and with the model's own template, which knows no tools, it does not.
-    let server = LlamaServer::start_with(SMOLLM2, &["--jinja"]);
-    let options = OpenAiOptions::new(&server.base_url, "SmolLM2-135M-Instruct");
-    let mut model = OpenAiModel::new(options).unwrap();
-    let detection = model.detect_call_path().unwrap();
-    assert_eq!(detection.path, CallPath::Text, "{}", detection.why);
-    assert_eq!(model.call_path(), CallPath::Text);
+    assert_eq!(model.call_path(), CallPath::Native);
 }
 
 /// A whole turn of native calls: the call streamed as `tool_calls` pieces, run, and its result
@@ -306,8 +306,7 @@ fn a_real_llama_server_is_asked_which_path_calls_take() {
 /// (the grammar lets text come first), and never reaches the call within the reply's budget.
 #[test]
 fn native_tool_calls_through_a_real_llama_server_read_a_file_and_answer() {
-    let template = tool_template();
-    let server = LlamaServer::start_with(GEMMA3, &with_tool_template(&template));
+    let server = server();
     let mut options = OpenAiOptions::new(&server.base_url, "gemma-3-270m");
     options.calls = CallMode::Native;
     options.temperature = 0.0;

@@ -290,22 +290,46 @@ fn generated_responses_agree() {
     }
 }
 
-#[test]
-fn a_megabyte_char_by_char_is_linear() {
+/// Feeds `text` to the streaming parser one character at a time; returns how long it took and
+/// checks that the stream and the whole text read the same.
+fn char_by_char(text: &str) -> std::time::Duration {
+    let started = Instant::now();
+    let mut parser = TurnParser::new();
+    let mut shown = String::new();
+    for (i, c) in text.char_indices() {
+        shown += &parser.push(&text[i..i + c.len_utf8()]);
+    }
+    let streamed = parser.finish();
+    let took = started.elapsed();
+    assert_eq!(streamed, parse(text));
+    assert_eq!(shown.trim(), streamed.text);
+    took
+}
+
+/// Prose and a call of `size` bytes or so, the call's content full of escapes and false ends.
+fn noisy_texts(size: usize) -> [String; 2] {
     let line = "Some text with < and [ and ` and \"quotes\" — ünïcödé 日本 🎉 <TOOL_ and [TOOL_C\n";
-    let text = line.repeat(1_000_000 / line.len() + 1);
-    let content = "x\\\"</TOOL_CALL>".repeat(70_000);
+    let text = line.repeat(size / line.len() + 1);
+    let content = "x\\\"</TOOL_CALL>".repeat(size * 7 / 100);
     let call_text = format!("{text}<TOOL_CALL>{{\"tool\": \"write_file\", \"args\": {{\"path\": \"a\", \"content\": \"{content}\"}}}}</TOOL_CALL>");
-    for text in [&text, &call_text] {
-        let started = Instant::now();
-        let mut parser = TurnParser::new();
-        let mut shown = String::new();
-        for (i, c) in text.char_indices() {
-            shown += &parser.push(&text[i..i + c.len_utf8()]);
-        }
-        let streamed = parser.finish();
-        eprintln!("{} bytes char by char: {:?}", text.len(), started.elapsed());
-        assert_eq!(streamed, parse(text));
-        assert_eq!(shown.trim(), streamed.text);
+    [text, call_text]
+}
+
+#[test]
+fn parsing_char_by_char_takes_time_linear_in_the_text() {
+    // Four times the text may take about four times as long, never sixteen (quadratic). Both
+    // sizes are timed in the same run, the best of three each, so a busy machine slows both.
+    let best = |size: usize, which: usize| {
+        (0..3)
+            .map(|_| char_by_char(&noisy_texts(size)[which]))
+            .min()
+            .unwrap()
+    };
+    for which in 0..2 {
+        let small = best(128_000, which);
+        let large = best(512_000, which);
+        let ratio = large.as_secs_f64() / small.as_secs_f64().max(1e-6);
+        eprintln!("char by char: 128 kB {small:?}, 512 kB {large:?}, ratio {ratio:.1}");
+        assert!(ratio < 9.0, "4x the text took {ratio:.1}x as long");
     }
 }
