@@ -6,16 +6,58 @@ use crate::{print_json, usage, Failure};
 use lantern_core::agent::AgentConfig;
 use lantern_core::event::FinishedReason;
 use lantern_eval as eval;
+use lantern_eval::EvalTask;
 use serde_json::json;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// `lantern eval`: every task in order, a progress line per task on stderr, then the report.
-/// Exits 0 once every task has run, whatever the scores; bad input is a usage error found
-/// before the model is loaded.
+/// The tasks to run: where they and their fixtures are, and which of them.
+pub(super) struct TaskSet {
+    pub tasks: PathBuf,
+    pub fixtures: PathBuf,
+    /// Only this set; both when `None`.
+    pub split: Option<eval::Split>,
+    /// Only tasks of these categories or fixtures; all when empty.
+    pub only: Vec<String>,
+}
+
+impl TaskSet {
+    /// The tasks chosen, checked, with their fixtures there.
+    fn load(&self, registry: &lantern_core::tools::ToolRegistry) -> Result<Vec<EvalTask>, Failure> {
+        let mut tasks = eval::load_tasks(&self.tasks, registry).map_err(usage)?;
+        tasks.retain(|t| self.split.is_none_or(|split| t.split == split));
+        if !self.only.is_empty() {
+            tasks.retain(|t| {
+                self.only
+                    .iter()
+                    .any(|name| t.fixture == *name || t.category.as_deref() == Some(name.as_str()))
+            });
+        }
+        if tasks.is_empty() {
+            return Err(usage(format!(
+                "{} holds no tasks of the set and categories asked for",
+                self.tasks.display()
+            )));
+        }
+        let missing = tasks
+            .iter()
+            .map(|t| t.fixture.as_str())
+            .find(|name| !self.fixtures.join(name).is_dir());
+        if let Some(name) = missing {
+            return Err(usage(format!(
+                "fixture {name:?} is not a folder in {}",
+                self.fixtures.display()
+            )));
+        }
+        Ok(tasks)
+    }
+}
+
+/// `lantern eval`: every phrasing of every task in order, a progress line per run on stderr,
+/// then the report. Exits 0 once every task has run, whatever the scores; bad input is a usage
+/// error found before the model is loaded.
 pub(super) fn evaluate(
-    tasks_file: &Path,
-    fixtures: &Path,
+    set: &TaskSet,
     model: &ModelArgs,
     config: &AgentConfig,
     label: &str,
@@ -26,34 +68,36 @@ pub(super) fn evaluate(
         return Err(usage("--max-steps must be at least 1"));
     }
     let toolbox = crate::toolbox();
-    let tasks = eval::load_tasks(tasks_file, toolbox.registry()).map_err(usage)?;
-    if tasks.is_empty() {
-        return Err(usage(format!("{} holds no tasks", tasks_file.display())));
-    }
-    let missing: Vec<&str> = tasks
+    let tasks = set.load(toolbox.registry())?;
+    let runs: Vec<(&EvalTask, usize)> = tasks
         .iter()
-        .map(|t| t.fixture.as_str())
-        .filter(|name| !fixtures.join(name).is_dir())
+        .flat_map(|t| (0..t.phrasings().count()).map(move |p| (t, p)))
         .collect();
-    if let Some(name) = missing.first() {
-        return Err(usage(format!(
-            "fixture {name:?} is not a folder in {}",
-            fixtures.display()
-        )));
-    }
     let mut model = model.load()?;
-    let mut outcomes = Vec::with_capacity(tasks.len());
-    for (i, task) in tasks.iter().enumerate() {
-        eprint!("[{}/{}] {} … ", i + 1, tasks.len(), task.id);
-        let _ = std::io::stderr().flush();
-        let outcome = eval::run_task(task, fixtures, &toolbox, model.as_mut(), config);
-        eprintln!("{} {:.1} s", progress_verdict(&outcome), outcome.seconds);
+    let mut outcomes = Vec::with_capacity(runs.len());
+    for (i, (task, phrasing)) in runs.iter().enumerate() {
+        let outcome = eval::run_task(
+            task,
+            *phrasing,
+            &set.fixtures,
+            &toolbox,
+            model.as_mut(),
+            config,
+        );
+        eprintln!(
+            "[{}/{}] {} {} {:.1} s",
+            i + 1,
+            runs.len(),
+            outcome.id,
+            progress_verdict(&outcome),
+            outcome.seconds
+        );
         outcomes.push(outcome);
     }
-    let summary = eval::summarize(&outcomes);
-    let markdown = eval::markdown_table(label, &summary, &outcomes);
+    let splits = eval::summarize_splits(&outcomes);
+    let markdown = eval::markdown_table(label, &splits, &outcomes);
     if json {
-        print_json(&json!({"label": label, "summary": summary, "outcomes": outcomes}));
+        print_json(&json!({"label": label, "splits": splits, "outcomes": outcomes}));
     } else {
         out!("{markdown}");
     }
@@ -73,6 +117,12 @@ pub(super) fn progress_verdict(outcome: &eval::TaskOutcome) -> String {
     }
     let why = if let Some(error) = &outcome.error {
         error.clone()
+    } else if !outcome.stray_edits.is_empty() {
+        format!("changed {}", outcome.stray_edits.join(", "))
+    } else if outcome.contradicts_note {
+        "the answer contradicts a note".to_string()
+    } else if outcome.shown_success {
+        "right only with Lantern's notes".to_string()
     } else if !outcome.decision_correct() {
         if outcome.needs_tool {
             "answered without a tool".to_string()

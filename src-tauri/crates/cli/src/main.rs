@@ -167,12 +167,19 @@ enum Command {
     /// fresh copy of its fixture with every call approved, and print the scores per category as
     /// markdown (or JSON).
     Eval {
-        /// The tasks: a JSON array (see tests/eval/tasks.json).
+        /// The tasks: a JSON array of tasks, or a folder of such files (see tests/eval/tasks/).
         #[arg(long)]
         tasks: PathBuf,
         /// The folder holding the fixture workspaces the tasks name.
         #[arg(long)]
         fixtures: PathBuf,
+        /// Run only this set: `dev` (the one to tune on) or `test` (held out: only report it).
+        #[arg(long, value_parser = ["dev", "test"])]
+        split: Option<String>,
+        /// Run only the tasks of this category or fixture (repeatable; a task is run when it
+        /// matches any).
+        #[arg(long)]
+        only: Vec<String>,
         /// The model; it is loaded once for all tasks.
         #[command(flatten)]
         model: ModelArgs,
@@ -447,6 +454,8 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
         Command::Eval {
             tasks,
             fixtures,
+            split,
+            only,
             model,
             max_steps,
             label,
@@ -478,15 +487,16 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
                     false => format!("{}, off: {}", model.describe(), off.join(", ")),
                 }
             });
-            evaluate(
-                &tasks,
-                &fixtures,
-                &model,
-                &config,
-                &label,
-                out.as_deref(),
-                json,
-            )
+            let set = evaluate::TaskSet {
+                tasks,
+                fixtures,
+                split: split.map(|s| match s.as_str() {
+                    "test" => lantern_eval::Split::Test,
+                    _ => lantern_eval::Split::Dev,
+                }),
+                only,
+            };
+            evaluate(&set, &model, &config, &label, out.as_deref(), json)
         }
     }
 }

@@ -896,14 +896,24 @@ fn eval_runs_each_task_on_a_fresh_fixture_and_reports_the_scores() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let progress = stderr(&out);
-    assert!(progress.contains("[1/2] read-version … ok "), "{progress}");
+    assert!(progress.contains("[1/2] read-version ok "), "{progress}");
     assert!(
-        progress.contains("[2/2] squares … FAIL (criteria not met) "),
+        progress.contains("[2/2] squares FAIL (criteria not met) "),
         "{progress}"
     );
     let report_json = json(&out);
     assert_eq!(report_json["label"], "scripted run");
-    let summary = &report_json["summary"];
+    let dev = &report_json["splits"][0];
+    assert_eq!(dev["split"], "dev");
+    assert_eq!(
+        (dev["tool_tasks"].clone(), dev["tool_tasks_right"].clone()),
+        (1.into(), 1.into())
+    );
+    assert_eq!(
+        (dev["no_tool_tasks"].clone(), dev["no_tool_right"].clone()),
+        (1.into(), 0.into())
+    );
+    let summary = &dev["runs"];
     assert_eq!(summary["tasks"], 2);
     assert_eq!(summary["call_decision_accuracy"], 1.0);
     assert_eq!(summary["success_rate"], 0.5);
@@ -919,7 +929,7 @@ fn eval_runs_each_task_on_a_fresh_fixture_and_reports_the_scores() {
     assert!(markdown.starts_with("### scripted:"), "{markdown}");
     assert!(markdown.contains(", tool choice auto\n"), "{markdown}");
     assert!(
-        markdown.contains("| success rate | 50.0 % (1 of 2) |"),
+        markdown.contains("| right, model's own words | 1 of 2 (50.0 %) |"),
         "{markdown}"
     );
     eval(&["--out", report.to_str().unwrap()]);

@@ -1,5 +1,8 @@
-//! What a run adds up to: the summary, per category, and the markdown report.
+//! What a run adds up to: per set (dev, held-out test) with the three-phrasing rule, per
+//! category, and the markdown report. The model's own words come first everywhere; what the
+//! user is shown with Lantern's notes is counted apart.
 
+use crate::task::{Split, PHRASING_NAMES};
 use crate::TaskOutcome;
 use serde::{Deserialize, Serialize};
 
@@ -23,8 +26,15 @@ pub struct EvalSummary {
     pub valid_call_rate: Option<f64>,
     /// Over the tasks that needed a tool and whose first reply named one: an acceptable tool.
     pub right_tool_rate: Option<f64>,
+    /// Runs that succeeded in the model's own words.
     pub successes: usize,
     pub success_rate: f64,
+    /// Runs that succeeded as the user was shown them (with Lantern's paths and notes).
+    pub shown_successes: usize,
+    /// Runs whose answer said another number or file than one of Lantern's notes.
+    pub contradicted_notes: usize,
+    /// Runs that created, changed or removed a file the task did not concern.
+    pub stray_edit_runs: usize,
     pub mean_steps: f64,
     pub mean_seconds: f64,
     pub total_seconds: f64,
@@ -130,6 +140,9 @@ pub fn summarize(outcomes: &[TaskOutcome]) -> EvalSummary {
         right_tool_rate: ratio(count(&|o| o.right_tool == Some(true)), judged_tools),
         successes,
         success_rate: ratio(successes, tasks).unwrap_or(0.0),
+        shown_successes: count(&|o| o.shown_success),
+        contradicted_notes: count(&|o| o.contradicts_note),
+        stray_edit_runs: count(&|o| !o.stray_edits.is_empty()),
         mean_steps: ratio(total_steps, tasks).unwrap_or(0.0),
         mean_seconds: if tasks > 0 {
             total_seconds / tasks as f64
@@ -149,23 +162,168 @@ pub fn summarize(outcomes: &[TaskOutcome]) -> EvalSummary {
     }
 }
 
-/// A markdown report: a heading, the summary, and one row per task. Runs with different models
-/// or settings append to the same file and compare at a glance.
-pub fn markdown_table(label: &str, summary: &EvalSummary, outcomes: &[TaskOutcome]) -> String {
-    let percent = |rate: Option<f64>| match rate {
+/// One set's headline: how many of its tasks were right, a task that needs a tool counting
+/// only when every phrasing of it was.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SplitSummary {
+    pub split: Split,
+    /// Tasks that need a tool, and those right in every phrasing: in the model's own words, and
+    /// as the user was shown them.
+    pub tool_tasks: usize,
+    pub tool_tasks_right: usize,
+    pub tool_tasks_right_shown: usize,
+    /// Per phrasing (terse, polite, indirect): the runs of tasks that need a tool, and those
+    /// right in the model's own words.
+    pub per_phrasing: Vec<PhrasingScore>,
+    /// Questions that need no tool, and those answered right (model's own words; shown).
+    pub no_tool_tasks: usize,
+    pub no_tool_right: usize,
+    pub no_tool_right_shown: usize,
+    /// Every run of the set.
+    pub runs: EvalSummary,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhrasingScore {
+    pub phrasing: String,
+    pub runs: usize,
+    pub right: usize,
+}
+
+/// The headline of each set that has runs, dev first.
+pub fn summarize_splits(outcomes: &[TaskOutcome]) -> Vec<SplitSummary> {
+    [Split::Dev, Split::Test]
+        .into_iter()
+        .filter_map(|split| {
+            let runs: Vec<TaskOutcome> = outcomes
+                .iter()
+                .filter(|o| o.split == split)
+                .cloned()
+                .collect();
+            (!runs.is_empty()).then(|| split_summary(split, &runs))
+        })
+        .collect()
+}
+
+fn split_summary(split: Split, runs: &[TaskOutcome]) -> SplitSummary {
+    // Each task with every run of it, in the order tasks first appear.
+    let mut tasks: Vec<(&str, bool, Vec<&TaskOutcome>)> = Vec::new();
+    for o in runs {
+        match tasks.iter_mut().find(|(id, _, _)| *id == o.task) {
+            Some((_, _, members)) => members.push(o),
+            None => tasks.push((&o.task, o.needs_tool, vec![o])),
+        }
+    }
+    let right = |needs_tool: bool, shown: bool| {
+        tasks
+            .iter()
+            .filter(|(_, needs, members)| {
+                *needs == needs_tool
+                    && members
+                        .iter()
+                        .all(|o| if shown { o.shown_success } else { o.success })
+            })
+            .count()
+    };
+    let per_phrasing = (0..PHRASING_NAMES.len())
+        .map(|i| {
+            let of: Vec<&TaskOutcome> = runs
+                .iter()
+                .filter(|o| o.needs_tool && o.phrasing == i)
+                .collect();
+            PhrasingScore {
+                phrasing: PHRASING_NAMES[i].to_string(),
+                runs: of.len(),
+                right: of.iter().filter(|o| o.success).count(),
+            }
+        })
+        .filter(|p| p.runs > 0)
+        .collect();
+    SplitSummary {
+        split,
+        tool_tasks: tasks.iter().filter(|(_, needs, _)| *needs).count(),
+        tool_tasks_right: right(true, false),
+        tool_tasks_right_shown: right(true, true),
+        per_phrasing,
+        no_tool_tasks: tasks.iter().filter(|(_, needs, _)| !*needs).count(),
+        no_tool_right: right(false, false),
+        no_tool_right_shown: right(false, true),
+        runs: summarize(runs),
+    }
+}
+
+fn percent(rate: Option<f64>) -> String {
+    match rate {
         Some(r) => format!("{:.1} %", r * 100.0),
         None => "–".to_string(),
-    };
-    let s = summary;
+    }
+}
+
+/// `part of whole (p %)`.
+fn share(part: usize, whole: usize) -> String {
+    let rate = (whole > 0).then(|| part as f64 / whole as f64);
+    format!("{part} of {whole} ({})", percent(rate))
+}
+
+/// The headline table: one row per set, the model's own words first.
+fn headline(splits: &[SplitSummary]) -> String {
+    let mut out = String::from(
+        "| set | tool tasks right, model's own words (every phrasing) | per phrasing | questions without a tool | shown to the user, with notes (tool / no tool) | protocol-shaped answers | edits to other files |\n|---|---|---|---|---|---|---|\n",
+    );
+    for s in splits {
+        let phrasings: Vec<String> = s
+            .per_phrasing
+            .iter()
+            .map(|p| format!("{} {}", p.phrasing, share(p.right, p.runs)))
+            .collect();
+        out.push_str(&format!(
+            "| {} | **{}** | {} | {} | {} / {} | {} | {} |\n",
+            s.split.name(),
+            share(s.tool_tasks_right, s.tool_tasks),
+            phrasings.join("; "),
+            share(s.no_tool_right, s.no_tool_tasks),
+            share(s.tool_tasks_right_shown, s.tool_tasks),
+            share(s.no_tool_right_shown, s.no_tool_tasks),
+            s.runs.mangled_answers,
+            s.runs.stray_edit_runs,
+        ));
+    }
+    out
+}
+
+/// A markdown report: a heading, the headline per set, then per set its run metrics and
+/// categories, and one row per run. Runs with different models or settings append to the same
+/// file and compare at a glance.
+pub fn markdown_table(label: &str, splits: &[SplitSummary], outcomes: &[TaskOutcome]) -> String {
     let mut out = format!("### {}\n\n", cell(label));
-    out.push_str("| metric | value |\n|---|---|\n");
+    out.push_str(&headline(splits));
+    for s in splits {
+        out.push_str(&format!("\n#### {} set: every run\n\n", s.split.name()));
+        out.push_str(&metrics(&s.runs));
+    }
+    out.push_str(&runs_table(outcomes));
+    out
+}
+
+/// The run metrics of one set, and its categories.
+fn metrics(s: &EvalSummary) -> String {
+    let mut out = String::from("| metric | value |\n|---|---|\n");
     let rows = [
         (
-            "tasks",
+            "runs",
             format!(
                 "{} ({} need a tool, {} do not)",
                 s.tasks, s.tool_tasks, s.no_tool_tasks
             ),
+        ),
+        ("right, model's own words", share(s.successes, s.tasks)),
+        (
+            "right as shown, with Lantern's notes",
+            share(s.shown_successes, s.tasks),
+        ),
+        (
+            "answers that contradict a note",
+            s.contradicted_notes.to_string(),
         ),
         (
             "call decision accuracy",
@@ -189,19 +347,14 @@ pub fn markdown_table(label: &str, summary: &EvalSummary, outcomes: &[TaskOutcom
             ),
         ),
         ("right first tool", percent(s.right_tool_rate)),
-        (
-            "success rate",
-            format!(
-                "{} ({} of {})",
-                percent(Some(s.success_rate)),
-                s.successes,
-                s.tasks
-            ),
-        ),
         ("grounded paths", percent(s.grounded_path_rate)),
         (
             "edit_file calls that applied",
             format!("{} of {}", s.edits_applied, s.edit_calls),
+        ),
+        (
+            "runs that changed a file the task did not concern",
+            s.stray_edit_runs.to_string(),
         ),
         (
             "protocol-shaped replies (answers)",
@@ -216,7 +369,7 @@ pub fn markdown_table(label: &str, summary: &EvalSummary, outcomes: &[TaskOutcom
     for (name, value) in rows {
         out.push_str(&format!("| {name} | {value} |\n"));
     }
-    out.push_str("\n| category | tasks | success | right first tool | grounded paths | mangled answers | mean steps | mean time |\n|---|---|---|---|---|---|---|---|\n");
+    out.push_str("\n| category | runs | right (model's words) | right first tool | grounded paths | mangled answers | mean steps | mean time |\n|---|---|---|---|---|---|---|---|\n");
     for c in &s.categories {
         out.push_str(&format!(
             "| {} | {} | {} ({}) | {} | {} | {} | {:.2} | {:.1} s |\n",
@@ -231,10 +384,15 @@ pub fn markdown_table(label: &str, summary: &EvalSummary, outcomes: &[TaskOutcom
             c.mean_seconds
         ));
     }
-    out.push_str(
-        "\n| task | needs tool | first reply | first tool | calls (invalid) | steps | end | success | time | call confidence |\n",
+    out
+}
+
+/// One row per run.
+fn runs_table(outcomes: &[TaskOutcome]) -> String {
+    let mut out = String::from(
+        "\n| run | set | needs tool | first reply | first tool | calls (invalid) | steps | end | right (model) | right (shown) | time | answer |\n",
     );
-    out.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for o in outcomes {
         let first_reply = match (o.responded, o.first_call_valid) {
             (false, _) => "none",
@@ -255,9 +413,21 @@ pub fn markdown_table(label: &str, summary: &EvalSummary, outcomes: &[TaskOutcom
             (None, Some(_)) => "not run".to_string(),
             (None, None) => "–".to_string(),
         };
+        let mut answer: String = o.model_answer.chars().take(80).collect();
+        if o.model_answer.chars().count() > 80 {
+            answer.push('…');
+        }
+        let mut verdict = if o.success { "yes" } else { "no" }.to_string();
+        if !o.stray_edits.is_empty() {
+            verdict += &format!(" (changed {})", o.stray_edits.join(", "));
+        }
+        if o.contradicts_note {
+            verdict += " (contradicts a note)";
+        }
         out.push_str(&format!(
-            "| {} | {} | {}{} | {} | {} ({}) | {} | {} | {} | {:.2} s | {} |\n",
+            "| {} | {} | {} | {}{} | {} | {} ({}) | {} | {} | {} | {} | {:.1} s | {} |\n",
             cell(&o.id),
+            o.split.name(),
             if o.needs_tool { "yes" } else { "no" },
             first_reply,
             if o.decision_correct() || !o.responded {
@@ -270,10 +440,10 @@ pub fn markdown_table(label: &str, summary: &EvalSummary, outcomes: &[TaskOutcom
             o.invalid_calls,
             o.steps,
             end,
-            if o.success { "yes" } else { "no" },
+            cell(&verdict),
+            if o.shown_success { "yes" } else { "no" },
             o.seconds,
-            o.call_confidence
-                .map_or("–".to_string(), |c| format!("{c:.3}")),
+            cell(&answer.replace('`', "'")),
         ));
     }
     out

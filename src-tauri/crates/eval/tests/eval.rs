@@ -1,4 +1,4 @@
-//! The evaluation set (tests/eval/tasks.json, tests/fixtures/) and its runner, driven by a
+//! The evaluation set (tests/eval/tasks/, tests/fixtures/) and its runner, driven by a
 //! scripted model that behaves ideally, and by one that does not.
 
 use lantern_core::agent::AgentConfig;
@@ -6,7 +6,9 @@ use lantern_core::event::FinishedReason;
 use lantern_core::model::{Role, ScriptedModel};
 use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::ToolRegistry;
-use lantern_eval::{load_tasks, markdown_table, run_task, summarize, EvalTask, TaskOutcome};
+use lantern_eval::{
+    load_tasks, markdown_table, run_task, summarize, summarize_splits, EvalTask, Split, TaskOutcome,
+};
 use serde_json::json;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -24,11 +26,7 @@ fn fixtures() -> PathBuf {
 }
 
 fn tasks() -> Vec<EvalTask> {
-    load_tasks(
-        &repo().join("tests/eval/tasks.json"),
-        &ToolRegistry::standard(),
-    )
-    .unwrap()
+    load_tasks(&repo().join("tests/eval/tasks"), &ToolRegistry::standard()).unwrap()
 }
 
 fn task(id: &str) -> EvalTask {
@@ -47,7 +45,7 @@ fn call(tool: &str, args: serde_json::Value) -> String {
 fn run_all(ids: &[&str], model: &mut ScriptedModel) -> Vec<TaskOutcome> {
     let config = AgentConfig::default();
     ids.iter()
-        .map(|id| run_task(&task(id), &fixtures(), &toolbox(), model, &config))
+        .map(|id| run_task(&task(id), 0, &fixtures(), &toolbox(), model, &config))
         .collect()
 }
 
@@ -171,14 +169,17 @@ fn ideal_behaviour_scores_full_marks() {
     assert_eq!(summary.right_tool_rate, Some(1.0));
     assert_eq!(summary.success_rate, 1.0);
     assert_eq!(summary.mean_steps, 2.0, "2 + 3 + 1 + 2 steps");
-    let table = markdown_table("ideal", &summary, &outcomes);
+    let table = markdown_table("ideal", &summarize_splits(&outcomes), &outcomes);
     assert!(table.starts_with("### ideal\n"), "{table}");
+    assert!(table.contains("| dev | **3 of 3 (100.0 %)** |"), "{table}");
     assert!(
-        table.contains("| success rate | 100.0 % (4 of 4) |"),
+        table.contains("| right, model's own words | 4 of 4 (100.0 %) |"),
         "{table}"
     );
     assert!(
-        table.contains("| rust-fix-add | yes | call | read_file | 2 (0) | 3 | answer | yes |"),
+        table.contains(
+            "| rust-fix-add | dev | yes | call | read_file | 2 (0) | 3 | answer | yes | yes |"
+        ),
         "{table}"
     );
 }
@@ -199,7 +200,8 @@ fn answering_from_memory_is_a_wrong_decision_and_a_failure() {
     assert_eq!(summary.called_when_needed, Some(0.0));
     assert_eq!(summary.valid_call_rate, None);
     assert!(
-        markdown_table("lazy", &summary, &outcomes).contains("| node-version | yes | answer ✗ |")
+        markdown_table("memory", &summarize_splits(&outcomes), &outcomes)
+            .contains("| node-version | dev | yes | answer ✗ |")
     );
 }
 
@@ -282,6 +284,7 @@ fn a_model_failure_and_a_missing_fixture_are_failures_with_a_reason() {
     let mut model = ScriptedModel::new(Vec::<String>::new());
     let mut outcome = run_task(
         &task("chat-hex"),
+        0,
         &fixtures(),
         &toolbox(),
         &mut model,
@@ -309,6 +312,7 @@ fn a_model_failure_and_a_missing_fixture_are_failures_with_a_reason() {
     missing.fixture = "no-such-fixture".to_string();
     outcome = run_task(
         &missing,
+        0,
         &fixtures(),
         &toolbox(),
         &mut model,
@@ -336,6 +340,10 @@ fn load_tasks_rejects_tasks_that_cannot_be_scored() {
         ),
         (json!({"fixture": "../f"}), "folder name"),
         (json!({"extra": 1}), "unknown field"),
+        (json!({"prompt": "What is x?"}), "said by the prompt itself"),
+        (json!({"split": "test"}), "asked 3 ways"),
+        (json!({"rephrasings": ["p"]}), "repeats another phrasing"),
+        (json!({"may_change": ["/etc/x"]}), "inside the workspace"),
     ];
     for (change, expected) in cases {
         let mut t = base.clone();
@@ -355,4 +363,122 @@ fn load_tasks_rejects_tasks_that_cannot_be_scored() {
         load_tasks(&path, &ToolRegistry::standard()).unwrap().len(),
         1
     );
+}
+
+#[test]
+fn a_project_is_held_out_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tasks.json");
+    let task = |id: &str, split: &str| {
+        json!({"id": id, "fixture": "f", "split": split, "prompt": "p?", "needs_tool": false,
+               "tools": [], "success": {"answer_contains_any": ["x"]}})
+    };
+    std::fs::write(
+        &path,
+        json!([task("a", "dev"), task("b", "test")]).to_string(),
+    )
+    .unwrap();
+    let err = load_tasks(&path, &ToolRegistry::standard()).unwrap_err();
+    assert!(err.contains("in both the dev and the test set"), "{err}");
+}
+
+/// A held-out task, asked three ways in the node-shop fixture.
+fn held_out_port_task() -> EvalTask {
+    serde_json::from_value(json!({
+        "id": "port", "fixture": "node-shop", "split": "test", "category": "lookup",
+        "prompt": "Server port?",
+        "rephrasings": ["Which port does the server listen on, please?",
+                        "I have to open the firewall for the shop; which number?"],
+        "needs_tool": true, "tools": ["search_code", "read_file"],
+        "success": {"answer_contains_any": ["8080"]}
+    }))
+    .unwrap()
+}
+
+#[test]
+fn a_held_out_task_counts_only_when_every_phrasing_is_right() {
+    let task = held_out_port_task();
+    let read = || call("read_file", json!({"path": "src/server.ts"}));
+    let mut model = ScriptedModel::new([
+        read(),
+        "It listens on port 8080.".to_string(),
+        read(),
+        "Port 8080.".to_string(),
+        read(),
+        "Open port 80.".to_string(),
+    ]);
+    let config = AgentConfig::default();
+    let outcomes: Vec<TaskOutcome> = (0..3)
+        .map(|p| run_task(&task, p, &fixtures(), &toolbox(), &mut model, &config))
+        .collect();
+    assert_eq!(
+        outcomes.iter().map(|o| o.success).collect::<Vec<_>>(),
+        [true, true, false]
+    );
+    assert_eq!(outcomes[2].id, "port#3");
+    let splits = summarize_splits(&outcomes);
+    assert_eq!(splits.len(), 1);
+    let test = &splits[0];
+    assert_eq!(test.split, Split::Test);
+    assert_eq!((test.tool_tasks, test.tool_tasks_right), (1, 0));
+    let per: Vec<(usize, usize)> = test
+        .per_phrasing
+        .iter()
+        .map(|p| (p.right, p.runs))
+        .collect();
+    assert_eq!(per, [(1, 1), (1, 1), (0, 1)]);
+    let table = markdown_table("three ways", &splits, &outcomes);
+    assert!(
+        table.contains("| test | **0 of 1 (0.0 %)** | terse 1 of 1"),
+        "{table}"
+    );
+}
+
+#[test]
+fn an_edit_to_a_file_the_task_did_not_concern_fails_it() {
+    let mut model = ScriptedModel::new([
+        call(
+            "edit_file",
+            json!({"path": "package.json", "old_text": "\"description\"", "new_text": "\"summary\""}),
+        ),
+        call(
+            "edit_file",
+            json!({"path": "src/cart.ts", "old_text": "item.id === id", "new_text": "item.id !== id"}),
+        ),
+        "Fixed.".to_string(),
+    ]);
+    let outcomes = run_all(&["node-fix-remove"], &mut model);
+    let o = &outcomes[0];
+    assert_eq!(o.stray_edits, ["package.json"], "{o:?}");
+    assert!(!o.success && !o.shown_success, "{o:?}");
+    assert_eq!(summarize(&outcomes).stray_edit_runs, 1);
+}
+
+#[test]
+fn the_model_s_own_words_are_scored_apart_from_lantern_s_notes() {
+    // The listing says 3; the model lists the files without a count; Lantern's note gives it.
+    let listing = || call("list_files", json!({"directory": "src", "pattern": "*.ts"}));
+    let mut model = ScriptedModel::new([
+        listing(),
+        "The files are cart.ts, pricing.ts and server.ts.".to_string(),
+        listing(),
+        "There are 2 files.".to_string(),
+    ]);
+    let mut task = task("node-count-ts");
+    task.prompt = "How many TypeScript files are in src?".to_string();
+    let config = AgentConfig::default();
+    let quiet = run_task(&task, 0, &fixtures(), &toolbox(), &mut model, &config);
+    assert!(
+        !quiet.success,
+        "the model's own words give no count: {quiet:?}"
+    );
+    assert!(quiet.shown_success, "the note does: {:?}", quiet.notes);
+    assert_eq!(
+        quiet.model_answer,
+        "The files are cart.ts, pricing.ts and server.ts."
+    );
+    // Another number than the note's: the user is told two things, and neither counts.
+    let wrong = run_task(&task, 0, &fixtures(), &toolbox(), &mut model, &config);
+    assert!(wrong.contradicts_note, "{wrong:?}");
+    assert!(!wrong.success && !wrong.shown_success);
 }

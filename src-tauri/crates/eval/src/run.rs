@@ -1,0 +1,602 @@
+//! One run of one task in one phrasing, and how it is scored from the agent's events and the
+//! files the run left.
+//!
+//! The answer is scored twice: in the model's own words (the reply it ended the turn with, a
+//! loop cut back to one copy) and as the user is shown it (with the paths and notes Lantern
+//! adds from the tool results). An answer that contradicts a note (another number, another
+//! file) fails both: the user is told two things.
+
+use crate::matching::{mentions, numbers_in};
+use crate::task::{EvalTask, Split, SuccessCriteria};
+use lantern_core::agent::{AgentConfig, Answer, FixedAnswer, Session, SessionOptions};
+use lantern_core::answer_notes::NoteKind;
+use lantern_core::event::{Event, FinishedReason};
+use lantern_core::model::{CancelToken, Model};
+use lantern_core::protocol::markers::{is_protocol_shaped_text, protocol_fragment};
+use lantern_core::protocol::parse;
+use lantern_core::sandbox::Workspace;
+use lantern_core::toolbox::Toolbox;
+use lantern_core::tools::{PrepareError, Risk, ToolContext, ToolRegistry};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The tool whose calls are counted as edits that applied or not.
+const EDIT_TOOL: &str = "edit_file";
+
+/// How one run of a task went.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskOutcome {
+    /// The run's id: the task's, with `#2`, `#3` for its rephrasings.
+    pub id: String,
+    /// The task's own id.
+    pub task: String,
+    pub fixture: String,
+    pub split: Split,
+    /// Which phrasing was asked: 0 for the prompt, then the rephrasings.
+    pub phrasing: usize,
+    /// The task's category, or `other`.
+    pub category: String,
+    pub needs_tool: bool,
+    /// The model gave a first reply; false when it failed at once or the task was not run, and
+    /// then no decision is credited either way.
+    pub responded: bool,
+    /// The first reply was a call (valid or not).
+    pub first_step_called: bool,
+    /// Whether that first call passed parsing and validation; `None` when there was no call.
+    pub first_call_valid: Option<bool>,
+    /// The tool the first call named, even when the call was invalid (as far as it parsed).
+    pub first_tool: Option<String>,
+    /// Whether `first_tool` is one of the task's acceptable tools; only for tasks that need a
+    /// tool and whose first reply named one.
+    pub right_tool: Option<bool>,
+    pub calls_made: usize,
+    /// Calls that passed parsing and validation (`call_parsed`).
+    pub valid_calls: usize,
+    /// Calls that did not (`call_rejected`).
+    pub invalid_calls: usize,
+    /// Valid calls that name a workspace path, and those whose every path is grounded: it
+    /// exists, or it is a new file under an existing folder for a tool that writes.
+    pub path_calls: usize,
+    pub grounded_path_calls: usize,
+    /// Replies with no call that look like the protocol (`<TOML_CALL>`, `TOOL_RESULT: …`).
+    pub protocol_shaped_replies: usize,
+    /// `edit_file` calls that got as far as the tool, and those that applied.
+    pub edit_calls: usize,
+    pub edits_applied: usize,
+    /// Files the run created, changed or removed that the task did not name in `may_change`.
+    pub stray_edits: Vec<String>,
+    /// The final answer itself is protocol-shaped: what the user would see as tag soup.
+    pub mangled_answer: bool,
+    /// The task succeeded in the model's own words: the headline figure.
+    pub success: bool,
+    /// The task succeeded as the user was shown it, with Lantern's paths and notes.
+    pub shown_success: bool,
+    /// The model's answer says another number or file than a note of the turn.
+    pub contradicts_note: bool,
+    /// Model replies in the turn.
+    pub steps: usize,
+    /// Wall time of the turn (the copy of the fixture is not counted).
+    pub seconds: f64,
+    /// How the turn ended; `None` when it could not be started (see `error`).
+    pub finish_reason: Option<FinishedReason>,
+    /// The answer in the model's own words; empty when the turn ended otherwise.
+    pub model_answer: String,
+    /// The answer as the user was shown it.
+    pub answer: String,
+    /// Lantern's notes beneath the answer, as shown.
+    pub notes: Vec<String>,
+    /// The backend's confidence that the first step should be a call, when it measures one.
+    pub call_confidence: Option<f64>,
+    /// Why the task could not be set up, or the model's error message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl TaskOutcome {
+    /// Whether the first reply did what the task needs: a call when a tool is needed, a plain
+    /// answer when it is not.
+    pub fn decision_correct(&self) -> bool {
+        self.responded && self.first_step_called == self.needs_tool
+    }
+
+    /// Nothing observed yet: the starting point for scoring.
+    fn blank(task: &EvalTask, phrasing: usize) -> Self {
+        TaskOutcome {
+            id: match phrasing {
+                0 => task.id.clone(),
+                n => format!("{}#{}", task.id, n + 1),
+            },
+            task: task.id.clone(),
+            fixture: task.fixture.clone(),
+            split: task.split,
+            phrasing,
+            category: task.category.clone().unwrap_or_else(|| "other".to_string()),
+            needs_tool: task.needs_tool,
+            responded: false,
+            first_step_called: false,
+            first_call_valid: None,
+            first_tool: None,
+            right_tool: None,
+            calls_made: 0,
+            valid_calls: 0,
+            invalid_calls: 0,
+            path_calls: 0,
+            grounded_path_calls: 0,
+            protocol_shaped_replies: 0,
+            edit_calls: 0,
+            edits_applied: 0,
+            stray_edits: Vec::new(),
+            mangled_answer: false,
+            success: false,
+            shown_success: false,
+            contradicts_note: false,
+            steps: 0,
+            seconds: 0.0,
+            finish_reason: None,
+            model_answer: String::new(),
+            answer: String::new(),
+            notes: Vec::new(),
+            call_confidence: None,
+            error: None,
+        }
+    }
+
+    /// An outcome for a run that never reached the model.
+    fn not_run(task: &EvalTask, phrasing: usize, error: String) -> Self {
+        TaskOutcome {
+            error: Some(error),
+            ..TaskOutcome::blank(task, phrasing)
+        }
+    }
+}
+
+/// Runs phrasing `phrasing` of a task (0 for its prompt) on a fresh copy of its fixture,
+/// approving every call, and scores it.
+pub fn run_task(
+    task: &EvalTask,
+    phrasing: usize,
+    fixtures_dir: &Path,
+    toolbox: &Arc<Toolbox>,
+    model: &mut dyn Model,
+    config: &AgentConfig,
+) -> TaskOutcome {
+    let Some(prompt) = task.phrasings().nth(phrasing) else {
+        let error = format!("the task has no phrasing {}", phrasing + 1);
+        return TaskOutcome::not_run(task, phrasing, error);
+    };
+    let scratch = match ScratchDir::create() {
+        Ok(dir) => dir,
+        Err(e) => return TaskOutcome::not_run(task, phrasing, e),
+    };
+    // The workspace keeps the fixture's name: the system prompt shows it, as for a real project.
+    let fixture = fixtures_dir.join(&task.fixture);
+    let root = scratch.path.join(&task.fixture);
+    if let Err(e) = copy_tree(&fixture, &root) {
+        let error = format!("cannot copy the fixture {:?}: {e}", task.fixture);
+        return TaskOutcome::not_run(task, phrasing, error);
+    }
+    let workspace = match Workspace::open(&root) {
+        Ok(ws) => ws,
+        Err(e) => return TaskOutcome::not_run(task, phrasing, e.message),
+    };
+    let mut session = Session::new(
+        workspace,
+        SessionOptions {
+            toolbox: toolbox.clone(),
+            policy: None,
+            checkpoints: None,
+            config: config.clone(),
+        },
+    );
+    let mut events = Vec::new();
+    let started = Instant::now();
+    session.send(
+        prompt,
+        model,
+        &mut FixedAnswer(Answer::AllowOnce),
+        &mut |event| events.push(event.clone()),
+        &CancelToken::new(),
+    );
+    let seconds = started.elapsed().as_secs_f64();
+    // Before the checks, which may build the project or write a test of their own.
+    let stray_edits = changed_files(&fixture, &root)
+        .into_iter()
+        .filter(|path| !task.may_change.contains(path))
+        .collect();
+    let mut outcome = score(task, phrasing, &events, &root, toolbox.registry(), seconds);
+    outcome.stray_edits = stray_edits;
+    if !outcome.stray_edits.is_empty() {
+        outcome.success = false;
+        outcome.shown_success = false;
+    }
+    outcome
+}
+
+/// Scores a finished turn from its events and the workspace it left.
+fn score(
+    task: &EvalTask,
+    phrasing: usize,
+    events: &[Event],
+    root: &Path,
+    registry: &ToolRegistry,
+    seconds: f64,
+) -> TaskOutcome {
+    let mut outcome = TaskOutcome {
+        seconds,
+        ..TaskOutcome::blank(task, phrasing)
+    };
+    let mut ran_tools: Vec<&str> = Vec::new();
+    let mut last_reply = String::new();
+    let mut cut: Option<String> = None;
+    let mut notes = Vec::new();
+    // Paths are judged against the workspace the run left, with no checkpoints of its own.
+    let context = Workspace::open(root)
+        .ok()
+        .map(|ws| ToolContext::new(ws, None));
+    for event in events {
+        match event {
+            Event::ResponseFinished {
+                call_confidence,
+                raw,
+                ..
+            } => {
+                if !outcome.responded {
+                    outcome.responded = true;
+                    outcome.call_confidence = *call_confidence;
+                }
+                let turn = parse(raw);
+                if turn.call.is_none() && protocol_fragment(&turn.text).is_some() {
+                    outcome.protocol_shaped_replies += 1;
+                }
+                last_reply = turn.text;
+            }
+            Event::CallParsed {
+                step, tool, args, ..
+            } => {
+                outcome.valid_calls += 1;
+                let grounded = context
+                    .as_ref()
+                    .and_then(|ctx| paths_grounded(registry, ctx, tool, args));
+                if let Some(grounded) = grounded {
+                    outcome.path_calls += 1;
+                    outcome.grounded_path_calls += usize::from(grounded);
+                }
+                if *step == 1 {
+                    outcome.first_step_called = true;
+                    outcome.first_call_valid = Some(true);
+                    outcome.first_tool = Some(tool.clone());
+                }
+            }
+            // Tag soup refused as an answer was no attempt at a call: it is counted apart.
+            Event::CallRejected { response, .. } if is_protocol_shaped_text(&parse(response)) => {}
+            Event::CallRejected { step, response, .. } => {
+                outcome.invalid_calls += 1;
+                if *step == 1 {
+                    outcome.first_step_called = true;
+                    outcome.first_call_valid = Some(false);
+                    outcome.first_tool = parse(response).call.map(|call| call.tool);
+                }
+            }
+            Event::ToolFinished { tool, success, .. } => {
+                if tool == EDIT_TOOL {
+                    outcome.edit_calls += 1;
+                    outcome.edits_applied += usize::from(*success);
+                }
+                if *success {
+                    ran_tools.push(tool);
+                }
+            }
+            Event::AnswerCut { text, .. } => cut = Some(text.clone()),
+            Event::AnswerNoted { notes: given, .. } => notes.clone_from(given),
+            Event::TurnFinished {
+                reason,
+                text,
+                steps,
+                ..
+            } => {
+                outcome.finish_reason = Some(*reason);
+                outcome.steps = *steps;
+                match reason {
+                    FinishedReason::Answer => outcome.answer = text.clone(),
+                    FinishedReason::Error => outcome.error = Some(text.clone()),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    outcome.calls_made = outcome.valid_calls + outcome.invalid_calls;
+    outcome.mangled_answer = protocol_fragment(&outcome.answer).is_some();
+    if task.needs_tool {
+        outcome.right_tool = outcome
+            .first_tool
+            .as_ref()
+            .map(|tool| task.tools.contains(tool));
+    }
+    let answered = outcome.finish_reason == Some(FinishedReason::Answer);
+    if answered {
+        outcome.model_answer = cut.unwrap_or(last_reply).trim().to_string();
+    }
+    outcome.contradicts_note = notes
+        .iter()
+        .any(|note| contradicts(&outcome.model_answer, note.kind, &note.text));
+    outcome.notes = notes.into_iter().map(|note| note.text).collect();
+    let contradicts_note = outcome.contradicts_note;
+    let holds = |answer: &str| {
+        answered && !contradicts_note && criteria_hold(&task.success, answer, &ran_tools, root)
+    };
+    let success = holds(&outcome.model_answer);
+    // The files and the check are the same for both: run them once more only when needed.
+    let shown_success = success || outcome.answer != outcome.model_answer && holds(&outcome.answer);
+    outcome.success = success;
+    outcome.shown_success = shown_success;
+    outcome
+}
+
+/// Whether `answer` says another number or another file than a note of `kind` with `text`.
+fn contradicts(answer: &str, kind: NoteKind, text: &str) -> bool {
+    match kind {
+        NoteKind::Count => {
+            let Some(count) = text
+                .split("found ")
+                .nth(1)
+                .and_then(|rest| numbers_in(rest).into_iter().next())
+            else {
+                return false;
+            };
+            let said = numbers_in(answer);
+            !said.is_empty() && !said.contains(&count)
+        }
+        NoteKind::Definition => {
+            let places: Vec<&str> = text
+                .split(" defined in ")
+                .nth(1)
+                .unwrap_or_default()
+                .split(", ")
+                .filter_map(|place| place.split(" (line").next())
+                .map(|p| p.trim().trim_end_matches('.'))
+                .filter(|p| !p.is_empty())
+                .collect();
+            let named = file_names_in(answer);
+            !places.is_empty()
+                && !named.is_empty()
+                && !named.iter().any(|file| {
+                    places
+                        .iter()
+                        .any(|place| place == file || place.ends_with(&format!("/{file}")))
+                })
+        }
+    }
+}
+
+/// The words of `text` that look like files: a name with an extension, or a path.
+fn file_names_in(text: &str) -> Vec<String> {
+    text.split(|c: char| c.is_whitespace() || "`'\"(),;:".contains(c))
+        .map(|w| w.trim_end_matches(['.', '!', '?']))
+        .filter(|w| {
+            let name = w.rsplit('/').next().unwrap_or(w);
+            name.rsplit_once('.').is_some_and(|(stem, ext)| {
+                !stem.is_empty()
+                    && (1..=5).contains(&ext.len())
+                    && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                    && !ext.chars().all(|c| c.is_ascii_digit())
+            })
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether every workspace path a call names is grounded (see [`TaskOutcome::path_calls`]);
+/// `None` for a call that names none. Judged on the workspace the run left, so a file the
+/// turn created before reading it counts as existing.
+fn paths_grounded(
+    registry: &ToolRegistry,
+    ctx: &ToolContext,
+    tool: &str,
+    args: &serde_json::Value,
+) -> Option<bool> {
+    let call = match registry.prepare(tool, args.clone(), ctx) {
+        Ok(call) => call,
+        // A path the sandbox refuses names nothing the model may see.
+        Err(PrepareError::Sandbox(_)) => return Some(false),
+        Err(PrepareError::Arguments(_)) => return None,
+    };
+    let paths = call.target().paths();
+    if paths.is_empty() {
+        return None;
+    }
+    let writes = call.risk() == Risk::Write;
+    Some(
+        paths
+            .iter()
+            .all(|p| p.exists() || (writes && p.abs().parent().is_some_and(Path::is_dir))),
+    )
+}
+
+fn criteria_hold(
+    criteria: &SuccessCriteria,
+    answer: &str,
+    ran_tools: &[&str],
+    root: &Path,
+) -> bool {
+    let answer_ok = (criteria.answer_contains_any.is_empty()
+        || criteria
+            .answer_contains_any
+            .iter()
+            .any(|expected| mentions(answer, expected)))
+        && criteria
+            .answer_contains_all
+            .iter()
+            .all(|expected| mentions(answer, expected));
+    let file_ok = criteria.file_contains.as_ref().is_none_or(|check| {
+        std::fs::read_to_string(root.join(&check.path))
+            .is_ok_and(|content| content.contains(&check.text))
+    });
+    let tool_ok = criteria
+        .tool_called
+        .as_ref()
+        .is_none_or(|tool| ran_tools.contains(&tool.as_str()));
+    // Run last, and only when everything else holds: it may build the project.
+    answer_ok
+        && file_ok
+        && tool_ok
+        && criteria
+            .check_command
+            .as_ref()
+            .is_none_or(|command| check_passes(command, root))
+}
+
+/// How long a task's check command may run.
+const CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Runs a task's check command in the workspace its run left; true when it exits 0.
+fn check_passes(command: &str, root: &Path) -> bool {
+    let Ok(workspace) = Workspace::open(root) else {
+        return false;
+    };
+    let shell = ["/bin/sh".to_string(), "-c".to_string(), command.to_string()];
+    let profile = lantern_core::exec::profile::for_workspace(&workspace, root);
+    let spec =
+        lantern_core::exec::launch(&profile, &[], &shell).spec(root, CHECK_TIMEOUT, 64 * 1024);
+    lantern_core::exec::run(&spec).is_ok_and(|done| done.exit_code == Some(0))
+}
+
+/// The files (relative, `/`-separated) that differ between the fixture and the workspace a run
+/// left: created, changed or removed. Lantern's own state folder is not the project's.
+fn changed_files(fixture: &Path, root: &Path) -> Vec<String> {
+    let before = file_contents(fixture);
+    let after = file_contents(root);
+    let mut changed: Vec<String> = after
+        .iter()
+        .filter(|(path, bytes)| before.get(*path) != Some(bytes))
+        .map(|(path, _)| path.clone())
+        .chain(before.keys().filter(|p| !after.contains_key(*p)).cloned())
+        .filter(|path| !path.starts_with(".lantern/"))
+        .collect();
+    changed.sort();
+    changed
+}
+
+/// Every plain file under `root`, by its relative path.
+fn file_contents(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut folders = vec![PathBuf::new()];
+    while let Some(rel) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(root.join(&rel)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = rel.join(entry.file_name());
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() => folders.push(path),
+                Ok(kind) if kind.is_file() => {
+                    let bytes = std::fs::read(root.join(&path)).unwrap_or_default();
+                    files.insert(path.to_string_lossy().replace('\\', "/"), bytes);
+                }
+                _ => {}
+            }
+        }
+    }
+    files
+}
+
+/// A uniquely named folder under the system temp dir, removed when dropped.
+struct ScratchDir {
+    path: PathBuf,
+}
+
+impl ScratchDir {
+    fn create() -> Result<Self, String> {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let path = std::env::temp_dir().join(format!(
+            "lantern-eval-{}-{nanos}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        // `create_dir`, not `create_dir_all`: it fails rather than reuse a folder that exists.
+        std::fs::create_dir(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+        Ok(ScratchDir { path })
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        // Best effort: a leftover in the temp dir is harmless.
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Copies a folder tree. Symbolic links are refused: a fixture is plain files and folders, and
+/// copying a link could pull in something from outside it.
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target)?;
+        } else {
+            return Err(std::io::Error::other(format!(
+                "{} is not a plain file or folder",
+                entry.path().display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn another_number_than_a_count_note_contradicts_it() {
+        let note = "The listing of `classes` found 4 files.";
+        assert!(contradicts("There are 3 files.", NoteKind::Count, note));
+        assert!(!contradicts("There are 4 files.", NoteKind::Count, note));
+        assert!(!contradicts(
+            "comparator.js and range.js",
+            NoteKind::Count,
+            note
+        ));
+    }
+
+    #[test]
+    fn another_file_than_a_definition_note_contradicts_it() {
+        let note = "The search shows `coerce` defined in functions/coerce.js (line 5).";
+        assert!(contradicts(
+            "It is in index.js.",
+            NoteKind::Definition,
+            note
+        ));
+        assert!(!contradicts(
+            "It is in coerce.js.",
+            NoteKind::Definition,
+            note
+        ));
+        assert!(!contradicts(
+            "See functions/coerce.js.",
+            NoteKind::Definition,
+            note
+        ));
+        assert!(!contradicts("I do not know.", NoteKind::Definition, note));
+    }
+
+    #[test]
+    fn file_names_are_words_with_an_extension() {
+        assert_eq!(
+            file_names_in("In `lib/a.js`, b.py and v1.2 (see README.md)."),
+            ["lib/a.js", "b.py", "README.md"]
+        );
+    }
+}
