@@ -4,7 +4,7 @@
 //! context it fills must be llama.cpp's own count within 1 %, and every time the history is
 //! compacted, shortened, summarised, dropped or cut, the loop says so in an event.
 //!
-//! The short one (three turns) runs with every `npm test`; the long one (thirty turns, sixty
+//! The short one (two turns) runs with every `npm test`; the long one (thirty turns, sixty
 //! steps, about fifteen minutes) is a benchmark that `npm run bench` runs (`--ignored`).
 
 use lantern_core::agent::{AgentConfig, Answer, FixedAnswer, Session, SessionOptions};
@@ -71,10 +71,9 @@ fn big_file(n: usize, lines: usize) -> String {
 }
 
 #[test]
-fn a_few_turns_past_a_2048_token_context_are_compacted_and_say_so() {
-    // Three files of 40 lines (about 330 tokens each) and the system prompt do not fit
-    // together.
-    session_at_a_small_context(3, 40);
+fn two_turns_past_a_2048_token_context_are_compacted_and_say_so() {
+    // Two files of 60 lines (about 500 tokens each) and the system prompt do not fit together.
+    session_at_a_small_context(2, 60);
 }
 
 #[test]
