@@ -482,3 +482,55 @@ fn the_model_s_own_words_are_scored_apart_from_lantern_s_notes() {
     assert!(wrong.contradicts_note, "{wrong:?}");
     assert!(!wrong.success && !wrong.shown_success);
 }
+
+/// The held-out set measures how Lantern does on what nobody tuned on: none of its phrasings
+/// may stand in a test or in the code.
+#[test]
+fn no_held_out_prompt_appears_in_the_code_or_its_tests() {
+    let held_out: Vec<String> = tasks()
+        .into_iter()
+        .filter(|t| t.split == Split::Test)
+        .flat_map(|t| t.phrasings().map(str::to_string).collect::<Vec<_>>())
+        .collect();
+    assert!(
+        held_out.len() >= 60,
+        "{} held-out phrasings",
+        held_out.len()
+    );
+    let mut folders = vec![
+        repo().join("src-tauri/src"),
+        repo().join("src-tauri/crates"),
+        repo().join("src-tauri/tests"),
+        repo().join("ui/src"),
+        repo().join("tests/e2e"),
+        repo().join("prompts"),
+    ];
+    let mut checked = 0;
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+                continue;
+            }
+            let code = path
+                .extension()
+                .is_some_and(|x| ["rs", "ts", "mjs", "md", "txt"].contains(&x.to_str().unwrap()));
+            let Some(text) = code.then(|| std::fs::read_to_string(&path).ok()).flatten() else {
+                continue;
+            };
+            checked += 1;
+            for prompt in &held_out {
+                assert!(
+                    !text.contains(prompt.as_str()),
+                    "{} holds the held-out prompt {prompt:?}",
+                    path.display()
+                );
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} files were read");
+}
