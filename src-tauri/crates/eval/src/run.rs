@@ -9,7 +9,7 @@
 use crate::matching::{mentions, numbers_in};
 use crate::task::{EvalTask, Split, SuccessCriteria};
 use lantern_core::agent::{AgentConfig, Answer, FixedAnswer, Session, SessionOptions};
-use lantern_core::answer_notes::NoteKind;
+use lantern_core::answer_notes::{AnswerNote, NoteKind};
 use lantern_core::event::{Event, FinishedReason};
 use lantern_core::model::{CancelToken, Model};
 use lantern_core::protocol::markers::{is_protocol_shaped_text, protocol_fragment};
@@ -317,24 +317,36 @@ fn score(
             .as_ref()
             .map(|tool| task.tools.contains(tool));
     }
-    let answered = outcome.finish_reason == Some(FinishedReason::Answer);
-    if answered {
+    if outcome.finish_reason == Some(FinishedReason::Answer) {
         outcome.model_answer = cut.unwrap_or(last_reply).trim().to_string();
     }
+    judge(&mut outcome, task, notes, &ran_tools, root);
+    outcome
+}
+
+/// Scores the answer twice, in the model's own words and as shown, against the task's
+/// criteria and the turn's notes.
+fn judge(
+    outcome: &mut TaskOutcome,
+    task: &EvalTask,
+    notes: Vec<AnswerNote>,
+    ran_tools: &[&str],
+    root: &Path,
+) {
+    let answered = outcome.finish_reason == Some(FinishedReason::Answer);
     outcome.contradicts_note = notes
         .iter()
         .any(|note| contradicts(&outcome.model_answer, note.kind, &note.text));
     outcome.notes = notes.into_iter().map(|note| note.text).collect();
     let contradicts_note = outcome.contradicts_note;
     let holds = |answer: &str| {
-        answered && !contradicts_note && criteria_hold(&task.success, answer, &ran_tools, root)
+        answered && !contradicts_note && criteria_hold(&task.success, answer, ran_tools, root)
     };
     let success = holds(&outcome.model_answer);
     // The files and the check are the same for both: run them once more only when needed.
     let shown_success = success || outcome.answer != outcome.model_answer && holds(&outcome.answer);
     outcome.success = success;
     outcome.shown_success = shown_success;
-    outcome
 }
 
 /// Whether `answer` says another number or another file than a note of `kind` with `text`.
