@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Lantern's search_code and list_files against ripgrep and fd, on the same input, in the same
-run, with options made equal: hidden files skipped, .gitignore/.ignore honoured (also outside a
+run, with options made equal: dotfiles walked but version-control folders (.git, .hg, .svn, .jj)
+skipped, .gitignore/.ignore honoured (also outside a
 git repository), binary files skipped, symbolic links not followed, files over 10 MiB skipped,
 the same number of threads. Each row is the median of --runs runs, the tools taking turns, after
 one untimed run each. Both tools must return the same set of matches (path and line) or files;
@@ -27,6 +28,10 @@ import tempfile
 import time
 
 GENERATED_VERSION = "2"
+# Lantern walks dotfiles and never enters these folders; the references are told the same.
+VCS_FOLDERS = [".git", ".hg", ".svn", ".jj"]
+RG_WALK = ["--hidden"] + [x for vcs in VCS_FOLDERS for x in ("-g", f"!{vcs}/")]
+FD_WALK = ["--hidden"] + [x for vcs in VCS_FOLDERS for x in ("--exclude", vcs)]
 GENERATED_FILES = 100_000
 MAX_FILE = "10M"  # Lantern's MAX_FILE_BYTES: 10 MiB; rg's "10M" is 10 MiB too
 # list_files returns at most 2000 paths, search_code at most 500 matching lines. The queries
@@ -200,7 +205,7 @@ class Lantern:
 
 
 def rg_cmd(threads, query, mode, case, glob):
-    cmd = ["rg", "--no-require-git", "--max-filesize", MAX_FILE, "-j", str(threads), "-n", "-0", "--no-heading", "--color", "never"]
+    cmd = ["rg", *RG_WALK, "--no-require-git", "--max-filesize", MAX_FILE, "-j", str(threads), "-n", "-0", "--no-heading", "--color", "never"]
     cmd += ["-F"] if mode == "literal" else []
     cmd += ["-s"] if case else ["-i"]
     cmd += ["-g", glob] if glob else []
@@ -341,7 +346,7 @@ def search_rows(root, lantern, threads, runs, queries):
 
 def list_row(root, lantern, fd, threads, runs, pattern):
     args = {"pattern": pattern, "max_results": LIST_CAP}
-    cmd = [fd, "-g", pattern, "-t", "f", "-j", str(threads), "--color", "never", "-0"]
+    cmd = [fd, *FD_WALK, "-g", pattern, "-t", "f", "-j", str(threads), "--color", "never", "-0"]
 
     def lantern_run():
         return lantern.tool(root, "list_files", args)
@@ -377,7 +382,7 @@ def list_row(root, lantern, fd, threads, runs, pattern):
 
 
 def ls_rg(root, threads, pattern, no_require_git):
-    cmd = ["rg", "--files", "-0", "-j", str(threads), "-g", pattern] + (["--no-require-git"] if no_require_git else []) + ["."]
+    cmd = ["rg", *RG_WALK, "--files", "-0", "-j", str(threads), "-g", pattern] + (["--no-require-git"] if no_require_git else []) + ["."]
     _, p = run(cmd, root)
     return [x.decode("utf-8", "replace").removeprefix("./") for x in p.stdout.split(b"\0") if x]
 

@@ -110,6 +110,8 @@ mod tests {
         std::fs::write(dir.path().join(".gitignore"), "build/\n").unwrap();
         std::fs::create_dir_all(dir.path().join("build")).unwrap();
         std::fs::write(dir.path().join("build/out.js"), "x").unwrap();
+        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+        std::fs::write(dir.path().join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
         let ws = Workspace::open(dir.path()).unwrap();
         (dir, ws)
     }
@@ -118,9 +120,9 @@ mod tests {
     fn the_tree_lists_what_the_tools_see() {
         let (_dir, ws) = workspace();
         let tree = tree(&ws).unwrap();
-        assert_eq!(tree.files, vec!["src/main.ts"]);
+        assert_eq!(tree.files, vec![".gitignore", "src/main.ts"]);
         assert!(!tree.truncated);
-        assert!(tree.skipped >= 2, "build/ and .gitignore are skipped");
+        assert!(tree.skipped >= 2, "build/ and .git/ are skipped");
     }
 
     #[test]

@@ -1,5 +1,5 @@
-// The file tree: what the tools can see of the workspace (.gitignore and hidden files left
-// out), folders collapsible, open and unsaved files marked.
+// The file tree: what the tools can see of the workspace (ignored files and the .git folder
+// left out), folders collapsible, open and unsaved files marked.
 
 import type { Tree } from "../ipc/types";
 import { button, clear, h } from "../lib/dom";

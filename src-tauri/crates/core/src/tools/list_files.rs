@@ -9,8 +9,9 @@ const DEFAULT_MAX_RESULTS: usize = 200;
 const MAX_MAX_RESULTS: usize = 2000;
 
 /// List the files in a workspace folder and all its subfolders, sorted by path, optionally
-/// only those matching a glob pattern. Files ignored by .gitignore/.ignore and hidden files are
-/// not listed; the result says how many entries were skipped. Use it to see which files a
+/// only those matching a glob pattern. Dotfiles such as .gitignore are listed; files ignored by
+/// .gitignore/.ignore and the .git folder are not, and the result says how many entries were
+/// skipped. Use it to see which files a
 /// folder holds, or to count them.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

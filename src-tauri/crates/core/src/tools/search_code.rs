@@ -26,7 +26,8 @@ const SEARCH_TIME_BUDGET: Duration = Duration::from_secs(20);
 
 /// Search the text of the workspace's files for a literal string or a regular expression, like
 /// ripgrep. Returns matching lines with file path, line and column, sorted by path and line.
-/// Files ignored by .gitignore/.ignore, hidden files and binary files are skipped. Use it to
+/// Files ignored by .gitignore/.ignore, the .git folder and binary files are skipped; dotfiles
+/// are searched. Use it to
 /// find where a function, class, constant or variable is defined or used, or which file
 /// contains a name.
 #[derive(Debug, Deserialize, JsonSchema)]

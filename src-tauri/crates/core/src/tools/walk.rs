@@ -1,6 +1,13 @@
 //! The directory walk list_files and search_code share: ripgrep's `ignore` walker, in
-//! parallel, honouring `.gitignore`, `.ignore` and hidden files, never following symlinks
-//! (a link that leads outside the workspace is never entered).
+//! parallel, honouring `.gitignore` and `.ignore`, never following symlinks (a link that leads
+//! outside the workspace is never entered).
+//!
+//! Dotfiles are walked: `.gitignore`, `.env.example` and `.github/workflows/ci.yml` are part of
+//! a project a user asks about and edits, and a path the tools cannot list is a path a model
+//! can never name. What a dotfile folder holds that is not the project's is passed over: the
+//! version-control stores ([`VCS_FOLDERS`]) and Lantern's own state. Caches such as `.venv` or
+//! `.pytest_cache` are skipped by the ignore files their tools write into them, or the
+//! project's own.
 //!
 //! A walk is bounded: it stops after [`MAX_WALK_ENTRIES`] entries or [`WALK_TIME_BUDGET`],
 //! whichever comes first, and [`Walked::stopped`] says which; the tools pass that on.
@@ -22,6 +29,10 @@ use std::time::{Duration, Instant};
 /// After its first entries, a walk reads the clock only every this many, to see whether its
 /// time is up.
 const CLOCK_EVERY: usize = 64;
+
+/// Folders that hold a version-control system's store, never the project's files: no walk
+/// enters them.
+pub const VCS_FOLDERS: [&str; 4] = [".git", ".hg", ".svn", ".jj"];
 
 /// The most entries (files and folders) one walk looks at.
 pub const MAX_WALK_ENTRIES: usize = 200_000;
@@ -67,7 +78,8 @@ pub struct Found {
 pub struct Walked {
     /// Matching regular files, sorted by `rel`.
     pub files: Vec<Found>,
-    /// Entries the ignore rules or hidden-file rule passed over (a skipped folder counts once).
+    /// Entries the ignore rules passed over, and version-control and Lantern's state folders
+    /// (a skipped folder counts once).
     pub skipped: usize,
     /// Entries that could not be read.
     pub errors: usize,
@@ -269,7 +281,8 @@ pub fn walk_files(root: &Path, dir: &ResolvedPath, glob: Option<&GlobMatcher>) -
         Ok(rest) => rest.to_string_lossy().into_owned(),
         Err(_) => dir.rel().to_string(),
     };
-    let builder = WalkBuilder::new(dir.abs());
+    let mut builder = WalkBuilder::new(dir.abs());
+    skip_not_the_project(&mut builder, &[], dir.abs(), dir.abs());
     walk(
         builder,
         dir.abs(),
@@ -323,13 +336,13 @@ pub fn walk_checked_within(
         // The sandbox opens the root by this very path (and trusts it); below it the walker
         // follows no link. Walking it by path spares every folder a lookup through /proc.
         let mut builder = WalkBuilder::new(dir.abs());
-        skip_hidden(&mut builder, workspace, dir.abs(), dir.abs());
+        skip_not_the_project(&mut builder, workspace.hidden(), dir.abs(), dir.abs());
         return Ok(walk(builder, dir.abs(), dir.abs(), ".", glob, limits));
     }
     let handle = workspace.open_folder_handle(dir)?;
     let walk_root = PathBuf::from(format!("/proc/self/fd/{}", handle.as_raw_fd()));
     let mut builder = WalkBuilder::new(&walk_root);
-    skip_hidden(&mut builder, workspace, &walk_root, dir.abs());
+    skip_not_the_project(&mut builder, workspace.hidden(), &walk_root, dir.abs());
     // The walk root's parents are /proc folders, not the folder's: the ignore files of the
     // folders above `dir` are added by hand instead, as the walker would read them for a
     // path. (Their patterns then apply as if written next to `dir`; unanchored ones, the
@@ -349,21 +362,31 @@ pub fn walk_checked_within(
     Ok(walked)
 }
 
-/// Lantern's own state folders inside the workspace are never entered.
-fn skip_hidden(builder: &mut WalkBuilder, workspace: &Workspace, walk_root: &Path, dir_abs: &Path) {
-    if workspace.hidden().is_empty() {
-        return;
-    }
-    let hidden = workspace.hidden().to_vec();
+/// Version-control stores and Lantern's own state folders inside the workspace (`hidden`)
+/// are never entered. (The walker keeps one entry filter, so both rules live in this one.)
+fn skip_not_the_project(
+    builder: &mut WalkBuilder,
+    hidden: &[PathBuf],
+    walk_root: &Path,
+    dir_abs: &Path,
+) {
+    let hidden = hidden.to_vec();
     let walk_root = walk_root.to_path_buf();
     let dir_abs = dir_abs.to_path_buf();
-    builder.filter_entry(move |entry| match entry.path().strip_prefix(&walk_root) {
-        Ok(suffix) => {
-            let abs = dir_abs.join(suffix);
-            !hidden.contains(&abs)
+    builder.filter_entry(move |entry| {
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        if is_dir && entry.depth() > 0 && is_vcs_folder(entry.file_name()) {
+            return false;
         }
-        Err(_) => true,
+        match entry.path().strip_prefix(&walk_root) {
+            Ok(suffix) if !hidden.is_empty() => !hidden.contains(&dir_abs.join(suffix)),
+            _ => true,
+        }
     });
+}
+
+fn is_vcs_folder(name: &std::ffi::OsStr) -> bool {
+    VCS_FOLDERS.iter().any(|vcs| name == *vcs)
 }
 
 fn walk(
@@ -389,6 +412,7 @@ fn walk(
     };
     builder
         .follow_links(false)
+        .hidden(false)
         .require_git(false)
         .threads(worker_threads())
         .build_parallel()
@@ -460,8 +484,10 @@ mod tests {
             ("src/b.rs", "x"),
             ("README.md", "x"),
             ("build/out.log", "x"),
-            (".secret/key", "x"),
+            (".github/workflows/ci.yml", "x"),
             (".gitignore", "build/\n"),
+            (".git/config", "x"),
+            (".git/objects/ab/cdef", "x"),
         ] {
             let path = dir.path().join(path);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -469,8 +495,20 @@ mod tests {
         }
         let ws = Workspace::open(dir.path()).unwrap();
         let known = known_paths(&ws);
-        assert_eq!(known.files, ["README.md", "src/b.rs", "src/lib/a.rs"]);
-        assert_eq!(known.folders, [".", "src", "src/lib"]);
+        assert_eq!(
+            known.files,
+            [
+                ".github/workflows/ci.yml",
+                ".gitignore",
+                "README.md",
+                "src/b.rs",
+                "src/lib/a.rs"
+            ]
+        );
+        assert_eq!(
+            known.folders,
+            [".", ".github", ".github/workflows", "src", "src/lib"]
+        );
     }
 
     #[test]
