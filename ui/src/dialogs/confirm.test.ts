@@ -13,6 +13,7 @@ function writeRequest(path: string, callId = "call-1"): PermissionRequest {
     paths: [path],
     command: null,
     rule: "default: writes ask first",
+    unpointed: [],
     preview_kind: "diff",
     preview: {
       path,
@@ -157,6 +158,7 @@ function commandRequest(command: string): PermissionRequest {
     paths: [],
     command,
     rule: "default: commands ask first",
+    unpointed: [],
     preview_kind: "command",
     preview: {
       command,
@@ -167,6 +169,23 @@ function commandRequest(command: string): PermissionRequest {
     },
   };
 }
+
+describe("a write to a file nobody named", () => {
+  it("says so above everything else", () => {
+    const { host, dialog } = setup();
+    dialog.enqueue(1, { ...writeRequest("package.json"), unpointed: ["package.json"] }, MODEL_SOURCE);
+    const warning = host.querySelector(".confirm-unpointed");
+    expect(warning?.textContent).toContain("You did not name package.json");
+    expect(warning?.textContent).toContain("the model chose this file on its own");
+    expect(host.querySelector(".dialog-body")?.firstElementChild).toBe(warning);
+  });
+
+  it("is not flagged when the user pointed at the file", () => {
+    const { host, dialog } = setup();
+    dialog.enqueue(1, writeRequest("notes.md"), MODEL_SOURCE);
+    expect(host.querySelector(".confirm-unpointed")).toBeNull();
+  });
+});
 
 describe("a command's confirmation", () => {
   it("shows the command and whether it is sandboxed, without a diff", () => {

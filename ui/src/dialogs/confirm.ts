@@ -225,6 +225,7 @@ export class ConfirmationDialog {
         h(
           "div",
           { class: "dialog-body" },
+          unpointedWarning(request.unpointed),
           request.paths.length
             ? h("p", { class: "confirm-paths" }, "Touches ", ...request.paths.map((p) => h("code", { text: p })))
             : null,
@@ -312,4 +313,17 @@ export class ConfirmationDialog {
       first.focus();
     }
   }
+}
+
+/** Says plainly that the model chose the files it would write: the user named none of them and
+ * no result of the conversation showed them. */
+function unpointedWarning(unpointed: string[]): HTMLElement | null {
+  if (!unpointed.length) return null;
+  return h(
+    "p",
+    { class: "confirm-unpointed", attrs: { role: "alert" } },
+    h("strong", { text: "You did not name " }),
+    ...unpointed.map((p) => h("code", { text: p })),
+    " and no result showed it: the model chose this file on its own. Check the diff before you allow it.",
+  );
 }

@@ -27,6 +27,12 @@ fn describe(request: &PermissionRequest) -> String {
         request.tool,
         visible(&request.args.to_string(), false)
     );
+    if !request.unpointed.is_empty() {
+        text.push_str(&format!(
+            "  NOT NAMED: you did not name {} and no result showed it; the model chose this file on its own.\n",
+            visible(&request.unpointed.join(", "), false)
+        ));
+    }
     if let Some(reason) = &request.reasoning {
         text.push_str(&format!("  reason: {}\n", visible(reason, false)));
     }
@@ -109,6 +115,7 @@ mod tests {
             command: Some(command.clone()),
             rule: "default".into(),
             preview: Some(json!({"unified": "-a\n+b\x1b[1A\n", "sandbox": "on"})),
+            unpointed: Vec::new(),
             preview_kind: PreviewKind::Command,
         };
         let shown = describe(&request);
@@ -126,5 +133,28 @@ mod tests {
         };
         let shown = describe(&write);
         assert!(shown.contains("-a\n+b\\x1b[1A\n"), "{shown}");
+        assert!(!shown.contains("NOT NAMED"), "{shown}");
+    }
+
+    #[test]
+    fn a_write_to_a_file_nobody_named_says_so_before_the_diff() {
+        let request = PermissionRequest {
+            call_id: "c1".into(),
+            tool: "edit_file".into(),
+            args: json!({"path": "package.json"}),
+            reasoning: None,
+            risk: Risk::Write,
+            paths: vec!["package.json".into()],
+            command: None,
+            rule: "unsure target".into(),
+            preview: Some(json!({"unified": "-\"license\": \"MIT\"\n"})),
+            unpointed: vec!["package.json".into()],
+            preview_kind: PreviewKind::Diff,
+        };
+        let shown = describe(&request);
+        let warning = shown
+            .find("NOT NAMED: you did not name package.json")
+            .expect(&shown);
+        assert!(warning < shown.find("license").unwrap(), "{shown}");
     }
 }

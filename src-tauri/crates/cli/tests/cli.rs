@@ -634,21 +634,33 @@ fn run_refuses_writes_without_approval_and_reports_guards() {
     .unwrap();
     assert_eq!(last["reason"], "repetition");
 
-    let model = script(&f, &[write, "Written."]);
-    let out = f.lantern(
-        &[
-            "run",
-            "--workspace",
-            ws,
-            "--model",
-            &model,
-            "--prompt",
-            "write",
-            "--approve",
-            "all",
-        ],
-        None,
+    // An automatic yes approves a write to the file the message names, and not one the model
+    // chose on its own.
+    let approved = |prompt: &str| {
+        let model = script(&f, &[write, "Written."]);
+        f.lantern(
+            &[
+                "run",
+                "--workspace",
+                ws,
+                "--model",
+                &model,
+                "--prompt",
+                prompt,
+                "--approve",
+                "all",
+            ],
+            None,
+        )
+    };
+    let out = approved("write something");
+    assert!(!f.path("a.txt").exists());
+    assert!(
+        stderr(&out).contains("a.txt, which the user did not name"),
+        "{}",
+        stderr(&out)
     );
+    let out = approved("write a.txt");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(std::fs::read_to_string(f.path("a.txt")).unwrap(), "x");
     assert!(String::from_utf8_lossy(&out.stdout).contains("Written."));

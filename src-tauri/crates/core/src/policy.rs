@@ -193,6 +193,9 @@ pub struct Subject<'a> {
     /// Workspace-relative paths the call touches, already resolved by the sandbox.
     pub paths: Vec<String>,
     pub command: Option<&'a str>,
+    /// The files among `paths` a write would change that the conversation never pointed at
+    /// (see `agent::targets`): the model's own guess, which no grant allows unasked.
+    pub unpointed: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -227,6 +230,12 @@ pub fn decide(call: &Subject<'_>, grants: &[Grant]) -> Decision {
                 .unwrap_or_else(|| format!("The user does not allow {} here", call.tool)),
         };
     }
+    // Before the allowing grants: a grant was given for the files the user meant.
+    if call.risk == Risk::Write && !call.unpointed.is_empty() {
+        return Decision::Ask {
+            rule: unpointed_rule(&call.unpointed),
+        };
+    }
     if let Some(g) = grants.iter().find(|g| {
         g.effect == Effect::Allow
             && g.covers(call)
@@ -250,6 +259,14 @@ pub fn decide(call: &Subject<'_>, grants: &[Grant]) -> Decision {
             rule: "default: commands ask first".to_string(),
         },
     }
+}
+
+/// Why a write to files nobody pointed at is asked about, whatever the grants say.
+fn unpointed_rule(unpointed: &[String]) -> String {
+    format!(
+        "unsure target: you did not name {} and no result showed it; the model chose it on its own",
+        unpointed.join(", ")
+    )
 }
 
 /// The persisted ("always") grants of one workspace, in the user's config directory.
@@ -384,7 +401,29 @@ mod tests {
             risk,
             paths: paths.iter().map(|p| p.to_string()).collect(),
             command: None,
+            unpointed: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_write_to_a_file_nobody_pointed_at_is_asked_about_even_with_a_grant() {
+        let mut call = subject("edit_file", Risk::Write, &["package.json"]);
+        call.unpointed = vec!["package.json".to_string()];
+        let allow = grant("edit_file", Scope::Tool, Effect::Allow);
+        for grants in [vec![], vec![allow]] {
+            match decide(&call, &grants) {
+                Decision::Ask { rule } => {
+                    assert!(rule.contains("package.json") && rule.contains("unsure target"))
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        // A deny still denies, and a hard rule still wins.
+        let deny = grant("edit_file", Scope::Tool, Effect::Deny);
+        assert!(matches!(decide(&call, &[deny]), Decision::Deny { .. }));
+        let mut git = subject("write_file", Risk::Write, &[".git/config"]);
+        git.unpointed = vec![".git/config".to_string()];
+        assert!(matches!(decide(&git, &[]), Decision::Deny { .. }));
     }
 
     fn grant(tool: &str, scope: Scope, effect: Effect) -> Grant {

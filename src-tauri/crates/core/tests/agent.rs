@@ -15,7 +15,7 @@ use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
 use lantern_core::ErrorType;
 mod common;
-use common::{call, finished, run, session, workspace};
+use common::{asking, call, finished, run, session, workspace};
 
 /// The last message of request `step` as a model that speaks the text protocol reads it.
 fn last_read(model: &ScriptedModel, step: usize) -> String {
@@ -402,8 +402,9 @@ fn always_grants_are_saved_for_the_workspace() {
         answers: vec![],
         asked: vec![],
     };
-    run(
+    asking(
         &mut s2,
+        "Write docs/b/c.md.",
         vec![
             call("write_file", r#"{"path": "docs/b/c.md", "content": "c\n"}"#),
             "done".into(),
@@ -429,8 +430,9 @@ fn writes_are_checkpointed_and_undoable() {
             config: Default::default(),
         },
     );
-    run(
+    asking(
         &mut s,
+        "Empty package.json.",
         vec![
             call(
                 "write_file",

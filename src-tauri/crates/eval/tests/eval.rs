@@ -264,8 +264,17 @@ fn a_fix_is_judged_by_running_the_check_in_the_workspace_the_run_left() {
         "edit_file",
         json!({"path": "notes/app.py", "old_text": "word.upper() in", "new_text": "word.upper()  in"}),
     );
-    let mut model =
-        ScriptedModel::new([fix, "Fixed.".to_string(), not_a_fix, "Fixed.".to_string()]);
+    // The file is found by a search first: an automatic yes approves no edit of a file that
+    // the task did not name and no result showed.
+    let search = || call("search_code", json!({"query": "search_notes"}));
+    let mut model = ScriptedModel::new([
+        search(),
+        fix,
+        "Fixed.".to_string(),
+        search(),
+        not_a_fix,
+        "Fixed.".to_string(),
+    ]);
     let outcomes = run_all(&["py-fix-search", "py-fix-search"], &mut model);
     assert!(
         outcomes[0].success,
@@ -436,11 +445,14 @@ fn a_held_out_task_counts_only_when_every_phrasing_is_right() {
 
 #[test]
 fn an_edit_to_a_file_the_task_did_not_concern_fails_it() {
+    // Each file is shown by a result before it is edited, so the automatic yes approves both.
     let mut model = ScriptedModel::new([
+        call("read_file", json!({"path": "package.json"})),
         call(
             "edit_file",
             json!({"path": "package.json", "old_text": "\"description\"", "new_text": "\"summary\""}),
         ),
+        call("search_code", json!({"query": "removeItem"})),
         call(
             "edit_file",
             json!({"path": "src/cart.ts", "old_text": "item.id === id", "new_text": "item.id !== id"}),

@@ -234,6 +234,12 @@ export interface PermissionRequest {
   preview: unknown;
   /** What `preview` holds, as the tool declares it: a confirmation shows it by this kind. */
   preview_kind: PreviewKind;
+  /**
+   * Files the call would write that no message of the user named and no tool result
+   * showed: the model chose them on its own. A confirmation says so plainly, and a fixed
+   * answer does not approve such a call.
+   */
+  unpointed: string[];
 }
 
 /** A protocol problem found in a response. Fatal problems mean there is no call to run. */

@@ -29,6 +29,18 @@ pub struct PermissionRequest {
     pub preview: Option<Value>,
     /// What `preview` holds, as the tool declares it: a confirmation shows it by this kind.
     pub preview_kind: PreviewKind,
+    /// Files the call would write that no message of the user named and no tool result
+    /// showed: the model chose them on its own. A confirmation says so plainly, and a fixed
+    /// answer does not approve such a call.
+    pub unpointed: Vec<String>,
+}
+
+/// Who wrote a call.
+pub(super) enum Author {
+    /// The model, with the reason it gave.
+    Model { reasoning: Option<String> },
+    /// The user, by hand (the CLI's `tool`, the inspector's manual call and re-run).
+    User,
 }
 
 /// The user's answer to a [`PermissionRequest`].
@@ -58,10 +70,25 @@ pub trait Confirmer {
 }
 
 /// A confirmer that gives the same answer every time (`--approve all|none`, `--yes`, `--deny`).
+/// Nobody reads what it approves, so it never approves a write to a file the model chose on
+/// its own ([`PermissionRequest::unpointed`]): that needs a person.
 pub struct FixedAnswer(pub Answer);
 
 impl Confirmer for FixedAnswer {
-    fn confirm(&mut self, _request: &PermissionRequest) -> Answer {
+    fn confirm(&mut self, request: &PermissionRequest) -> Answer {
+        let approves = matches!(
+            self.0,
+            Answer::AllowOnce | Answer::AllowSession { .. } | Answer::AllowAlways { .. }
+        );
+        if approves && !request.unpointed.is_empty() {
+            return Answer::Unanswerable {
+                reason: format!(
+                    "{} would change {}, which the user did not name and no result showed; an automatic yes does not approve a file the model chose on its own. Read or search for the file first, or ask the user to name it.",
+                    request.tool,
+                    request.unpointed.join(", ")
+                ),
+            };
+        }
         self.0.clone()
     }
 }

@@ -16,8 +16,10 @@ mod compaction;
 mod config;
 mod grants;
 mod resume;
+mod targets;
 mod texts;
 
+use calls::Author;
 pub use calls::{Answer, CallOutcome, Confirmer, FixedAnswer, PermissionRequest, Refusal};
 pub use compaction::cut_to_fit;
 pub use config::AgentConfig;
@@ -338,7 +340,14 @@ impl Session {
                     if repeats >= self.config.max_repeats {
                         break (FinishedReason::Repetition, String::new());
                     }
-                    let outcome = self.execute(&call_id, &tool, args, reasoning, confirmer, emit);
+                    let outcome = self.execute(
+                        &call_id,
+                        &tool,
+                        args,
+                        Author::Model { reasoning },
+                        confirmer,
+                        emit,
+                    );
                     let mut reply = self.reply_to(&call_id, &outcome, message);
                     if let Some(note) = not_run {
                         reply.content = calls::with_note(&reply.content, &note);
@@ -389,7 +398,7 @@ impl Session {
                 message,
             });
         }
-        self.execute(&call_id, tool, args, None, confirmer, emit)
+        self.execute(&call_id, tool, args, Author::User, confirmer, emit)
     }
 
     /// Sandbox, policy, confirmation, run. `args` has passed schema validation.
@@ -398,7 +407,7 @@ impl Session {
         call_id: &str,
         tool: &str,
         args: Value,
-        reasoning: Option<String>,
+        author: Author,
         confirmer: &mut dyn Confirmer,
         emit: &mut dyn FnMut(&Event),
     ) -> CallOutcome {
@@ -451,11 +460,19 @@ impl Session {
             .map(|p| p.rel().to_string())
             .collect();
         let command = call.target().command().map(str::to_string);
+        let (reasoning, unpointed) = match author {
+            Author::Model { reasoning } if risk == Risk::Write => {
+                (reasoning, targets::unpointed(&paths, &self.history))
+            }
+            Author::Model { reasoning } => (reasoning, Vec::new()),
+            Author::User => (None, Vec::new()),
+        };
         let subject = Subject {
             tool,
             risk,
             paths: paths.clone(),
             command: command.as_deref(),
+            unpointed: unpointed.clone(),
         };
         let grants: Vec<Grant> = self.grants().cloned().collect();
         let decision = decide(&subject, &grants);
@@ -508,6 +525,7 @@ impl Session {
                         .registry()
                         .spec(tool)
                         .map_or(PreviewKind::None, |s| s.preview_kind),
+                    unpointed,
                 };
                 emit(&Event::PermissionAsked {
                     call_id: call_id.to_string(),

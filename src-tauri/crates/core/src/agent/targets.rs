@@ -1,0 +1,144 @@
+//! Which files a model's write would change that the conversation never pointed at.
+//!
+//! A small model asked to add a line to `.gitignore` may propose an edit of `package.json`
+//! instead; a user who allows it without reading the diff loses content they never asked to
+//! touch. A write's file is *pointed at* when a message of the user names it (by its path, its
+//! name, or its name without the extension: "the README", "the slugify helper") or a tool
+//! result that succeeded showed it (a file read, listed or found by a search). Any other file
+//! is the model's own guess: the policy asks even where a grant would allow, the confirmation
+//! says so, and a fixed answer (`--approve all`) does not approve it.
+
+use crate::answer_paths::in_path;
+use crate::mentions::message_words;
+use crate::model::{Message, Role};
+
+/// The files of `paths` (workspace-relative) that no user message of `history` names and no
+/// successful tool result of it shows, in the order given.
+pub(super) fn unpointed(paths: &[String], history: &[Message]) -> Vec<String> {
+    paths
+        .iter()
+        .filter(|path| !history.iter().any(|m| points_at(m, path)))
+        .cloned()
+        .collect()
+}
+
+fn points_at(message: &Message, path: &str) -> bool {
+    match message.role {
+        Role::User => names(&message.content, path),
+        Role::Tool => {
+            !message.rejected && succeeded(&message.content) && shows(&message.content, path)
+        }
+        Role::System | Role::Assistant => false,
+    }
+}
+
+/// Does the user's text name `path`: by the whole path, its file name, or its file name
+/// without the extension (case aside for the last two)?
+fn names(text: &str, path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let stem = match name.rsplit_once('.') {
+        Some((stem, _)) if !stem.is_empty() => stem,
+        _ => name,
+    };
+    message_words(text)
+        .map(|word| word.trim_end_matches(['.', '/']))
+        .filter(|word| !word.is_empty())
+        .any(|word| {
+            word == path
+                || word.trim_start_matches("./") == path
+                || word.eq_ignore_ascii_case(name)
+                || word.eq_ignore_ascii_case(stem)
+        })
+}
+
+/// A result reports success in its JSON (`"success": true`); a failed call that merely
+/// names a file (an edit whose text was not found in it) shows nothing.
+fn succeeded(content: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(content)
+        .ok()
+        .and_then(|v| v.get("success").and_then(serde_json::Value::as_bool))
+        .unwrap_or(false)
+}
+
+/// Does a result's text hold `path` as a whole path (not as part of a longer one)?
+fn shows(content: &str, path: &str) -> bool {
+    content
+        .split(|c: char| !in_path(c))
+        .any(|word| word.trim_end_matches('.') == path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn user(text: &str) -> Message {
+        Message::new(Role::User, text)
+    }
+
+    fn result(json: serde_json::Value) -> Message {
+        Message::tool_result("call-1", json.to_string())
+    }
+
+    fn unpointed_of(path: &str, history: &[Message]) -> Vec<String> {
+        unpointed(&[path.to_string()], history)
+    }
+
+    #[test]
+    fn a_file_the_user_names_by_path_name_or_stem_is_pointed_at() {
+        for text in [
+            "Add *.log to .gitignore on a new line.",
+            "In `docs/guide.md`, fix the typo.",
+            "Please fix the bug in the slugify helper",
+            "Update the README.",
+        ] {
+            let path = match text {
+                t if t.contains("gitignore") => ".gitignore",
+                t if t.contains("guide") => "docs/guide.md",
+                t if t.contains("slugify") => "src/slugify.js",
+                _ => "README.md",
+            };
+            assert!(unpointed_of(path, &[user(text)]).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_file_nobody_named_or_showed_is_the_model_s_guess() {
+        let history = [user("Add *.log to .gitignore on a new line.")];
+        assert_eq!(unpointed_of("package.json", &history), ["package.json"]);
+        // Part of a longer name is not the name.
+        let history = [user("Fix the bug in parser_utils.py")];
+        assert_eq!(unpointed_of("src/parser.py", &history), ["src/parser.py"]);
+    }
+
+    #[test]
+    fn a_successful_result_that_shows_the_file_points_at_it() {
+        let history = [
+            user("Fix the off-by-one in the pager."),
+            result(
+                serde_json::json!({"success": true, "data": {"matches": [{"path": "lib/paging/core.js", "line": 3}]}, "error": null}),
+            ),
+        ];
+        assert!(unpointed_of("lib/paging/core.js", &history).is_empty());
+        // A longer path that merely contains it shows another file.
+        assert_eq!(unpointed_of("paging/core.js", &history), ["paging/core.js"]);
+    }
+
+    #[test]
+    fn a_failed_or_refused_call_naming_the_file_does_not_point_at_it() {
+        let failed = result(
+            serde_json::json!({"success": false, "data": null, "error": {"message": "old_text not found in package.json"}}),
+        );
+        let refused = Message::call_rejected("{\"success\": true, \"path\": \"package.json\"}");
+        let history = [user("Tidy the ignore rules."), failed, refused];
+        assert_eq!(unpointed_of("package.json", &history), ["package.json"]);
+    }
+
+    #[test]
+    fn what_the_model_itself_says_does_not_point_at_a_file() {
+        let history = [
+            user("Tidy the ignore rules."),
+            Message::new(Role::Assistant, "I will edit package.json."),
+        ];
+        assert_eq!(unpointed_of("package.json", &history), ["package.json"]);
+    }
+}

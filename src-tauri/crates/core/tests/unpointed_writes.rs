@@ -1,0 +1,184 @@
+//! A write to a file the user never pointed at: the model's own guess is flagged, asked about
+//! whatever the grants say, and never approved by an automatic yes.
+
+use lantern_core::agent::{Answer, Confirmer, FixedAnswer, PermissionRequest};
+use lantern_core::event::Event;
+use lantern_core::model::ScriptedModel;
+use lantern_core::policy::Scope;
+use lantern_core::protocol::markers::text_protocol_messages;
+mod common;
+use common::{asking, call, session, workspace};
+
+const PACKAGE: &str = "{\"name\": \"shop\", \"version\": \"2.4.1\"}\n";
+
+fn read_back(dir: &std::path::Path, path: &str) -> String {
+    std::fs::read_to_string(dir.join(path)).unwrap()
+}
+
+/// What the model read after its call of step `step`.
+fn feedback(model: &ScriptedModel, step: usize) -> String {
+    text_protocol_messages(&model.seen[step])
+        .last()
+        .unwrap()
+        .content
+        .clone()
+}
+
+/// Answers every request with `answer` and keeps what it was asked.
+struct Recorder {
+    answer: Answer,
+    asked: Vec<PermissionRequest>,
+}
+
+impl Confirmer for Recorder {
+    fn confirm(&mut self, request: &PermissionRequest) -> Answer {
+        self.asked.push(request.clone());
+        self.answer.clone()
+    }
+}
+
+#[test]
+fn an_automatic_yes_does_not_approve_an_edit_of_a_file_the_user_did_not_name() {
+    let dir = workspace();
+    std::fs::write(dir.path().join(".gitignore"), "node_modules\n").unwrap();
+    let mut s = session(dir.path());
+    let (events, model) = asking(
+        &mut s,
+        "Add *.log to .gitignore on a new line, keeping the existing entries.",
+        vec![
+            call(
+                "edit_file",
+                r#"{"path": "package.json", "old_text": "\"version\": \"2.4.1\"", "new_text": "\"version\": \"2.4.1\", \"log\": true"}"#,
+            ),
+            call(
+                "edit_file",
+                r#"{"path": ".gitignore", "old_text": "node_modules", "new_text": "node_modules\n*.log"}"#,
+            ),
+            "Done.".into(),
+        ],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    assert_eq!(read_back(dir.path(), "package.json"), PACKAGE);
+    let refusal = feedback(&model, 1);
+    assert!(refusal.contains("Permission denied"), "{refusal}");
+    assert!(
+        refusal.contains("package.json, which the user did not name"),
+        "{refusal}"
+    );
+    // The file the user named is edited under the same automatic yes.
+    assert_eq!(read_back(dir.path(), ".gitignore"), "node_modules\n*.log\n");
+    let asked: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::PermissionAsked { rule, .. } => Some(rule.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(asked[0].starts_with("unsure target"), "{asked:?}");
+    assert!(
+        asked[1].starts_with("default: writes ask first"),
+        "{asked:?}"
+    );
+}
+
+#[test]
+fn the_confirmation_names_the_files_the_model_chose_on_its_own() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let mut confirmer = Recorder {
+        answer: Answer::Deny { message: None },
+        asked: Vec::new(),
+    };
+    asking(
+        &mut s,
+        "Bump the version of the shop to 2.5.0.",
+        vec![
+            call(
+                "write_file",
+                r#"{"path": "release-notes.txt", "content": "2.5.0\n"}"#,
+            ),
+            call(
+                "edit_file",
+                r#"{"path": "package.json", "old_text": "2.4.1", "new_text": "2.5.0"}"#,
+            ),
+            "Done.".into(),
+        ],
+        &mut confirmer,
+    );
+    assert_eq!(confirmer.asked[0].unpointed, ["release-notes.txt"]);
+    assert_eq!(confirmer.asked[1].unpointed, ["package.json"]);
+    assert!(confirmer.asked[1]
+        .rule
+        .contains("you did not name package.json"));
+}
+
+#[test]
+fn a_grant_does_not_silently_allow_a_write_nobody_pointed_at() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let mut confirmer = Recorder {
+        answer: Answer::AllowSession { scope: Scope::Tool },
+        asked: Vec::new(),
+    };
+    asking(
+        &mut s,
+        "Write hello to notes.md.",
+        vec![
+            call(
+                "write_file",
+                r#"{"path": "notes.md", "content": "hello\n"}"#,
+            ),
+            call(
+                "write_file",
+                r#"{"path": "notes.md", "content": "hello!\n"}"#,
+            ),
+            call("write_file", r#"{"path": "other.md", "content": "x\n"}"#),
+            "Done.".into(),
+        ],
+        &mut confirmer,
+    );
+    // Asked for the first write (the default), not the second (the grant), and again for
+    // the file nobody named, though the grant covers every write_file call.
+    let asked: Vec<&[String]> = confirmer.asked.iter().map(|r| r.paths.as_slice()).collect();
+    assert_eq!(asked, [["notes.md"], ["other.md"]]);
+    assert_eq!(confirmer.asked[1].unpointed, ["other.md"]);
+}
+
+#[test]
+fn a_file_a_search_of_the_turn_found_may_be_edited_under_an_automatic_yes() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let (_, model) = asking(
+        &mut s,
+        "The config parser should be public in the crate only; fix it.",
+        vec![
+            call("search_code", r#"{"query": "parse_config"}"#),
+            call(
+                "edit_file",
+                r#"{"path": "src/lib.rs", "old_text": "pub fn", "new_text": "pub(crate) fn"}"#,
+            ),
+            "Done.".into(),
+        ],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    assert_eq!(
+        read_back(dir.path(), "src/lib.rs"),
+        "pub(crate) fn parse_config() {}\n",
+        "{}",
+        feedback(&model, 2)
+    );
+}
+
+#[test]
+fn a_call_written_by_hand_is_the_user_s_own_choice() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    let outcome = s.run_call(
+        "write_file",
+        serde_json::json!({"path": "notes.md", "content": "by hand\n"}),
+        &mut FixedAnswer(Answer::AllowOnce),
+        &mut |_| {},
+    );
+    assert!(outcome.into_result().success);
+    assert_eq!(read_back(dir.path(), "notes.md"), "by hand\n");
+}
