@@ -1,6 +1,7 @@
 //! What a message asks of the project, read from its words: whether it asks for a change at all
-//! (a question only reads), and whether it names the project itself by the name its manifest
-//! gives (`click`, `semver`), which makes it a question about the project.
+//! (a question only reads), and whether it names the project itself, by the name its manifest
+//! gives (`click`, `semver`) or by pointing at it ("this project", "our repo", "…here?"),
+//! which makes it a question about the project.
 //!
 //! Both are cheap word tests the backends weigh with the model's own scores: a tiny model may
 //! open an edit for "Which script does this package install?", or answer "What Python version
@@ -102,6 +103,42 @@ fn table_name(text: &str, tables: &[&str]) -> Option<String> {
     None
 }
 
+/// Nouns a message calls the project it is asked in by ("this project", "our repo").
+const PROJECT_NOUNS: &[&str] = &[
+    "app",
+    "application",
+    "codebase",
+    "code",
+    "crate",
+    "directory",
+    "folder",
+    "library",
+    "module",
+    "package",
+    "program",
+    "project",
+    "repo",
+    "repository",
+    "workspace",
+];
+
+/// Words that, before a project noun, point at the one project at hand.
+const POINTING: &[&str] = &["this", "our", "my"];
+
+/// Does this message point at the project it is asked in: "this project", "our repo", "my
+/// package", or "here" after its first word ("What does app.use() do here?")? A question so
+/// put is about the project's files, whatever a model would answer from memory.
+pub fn points_at_the_project(message: &str) -> bool {
+    let words: Vec<String> = message_words(message)
+        .map(|w| w.trim_end_matches('.').to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let here = words.iter().skip(1).any(|w| w == "here");
+    here || words.windows(2).any(|pair| {
+        POINTING.contains(&pair[0].as_str()) && PROJECT_NOUNS.contains(&pair[1].as_str())
+    })
+}
+
 /// Does this message name the project by the name its manifest gives (see [`project_names`]),
 /// as a whole word ("Which version of click is this?")? Names shorter than four characters
 /// are too often words of prose to count.
@@ -117,6 +154,27 @@ pub fn names_the_project(message: &str, files: &dyn FileTexts) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_message_points_at_the_project_by_a_pointing_word_and_a_project_noun_or_here() {
+        for yes in [
+            "Summarise this project for me.",
+            "Which license does our repo use?",
+            "How is my package tested",
+            "What does the render() call do here?",
+            "Is there a changelog in this repository?",
+        ] {
+            assert!(points_at_the_project(yes), "{yes}");
+        }
+        for no in [
+            "Here is a question: what is a closure?",
+            "What does HTTP stand for?",
+            "How do I write this in Python?",
+            "Which project management tools are popular?",
+        ] {
+            assert!(!points_at_the_project(no), "{no}");
+        }
+    }
 
     #[test]
     fn a_message_asks_for_a_change_by_a_verb_of_doing() {

@@ -212,11 +212,16 @@ impl GenerateRequest<'_> {
         }
     }
 
-    /// Does `message` name the project by its manifest's name (see
-    /// [`crate::intent::names_the_project`])? False when the request cannot read files.
+    /// Does `message` name the project, by its manifest's name (see
+    /// [`crate::intent::names_the_project`]; not when the request cannot read files) or by
+    /// pointing at it (see [`crate::intent::points_at_the_project`]; when the request has a
+    /// workspace)?
     pub fn names_the_project(&self, message: &str) -> bool {
-        self.files
-            .is_some_and(|files| crate::intent::names_the_project(message, files))
+        let has_workspace = self.paths.is_some() || self.files.is_some();
+        (has_workspace && crate::intent::points_at_the_project(message))
+            || self
+                .files
+                .is_some_and(|files| crate::intent::names_the_project(message, files))
     }
 }
 
@@ -354,9 +359,9 @@ pub struct GenerationOptions {
     /// workspace defines, by a word only code uses (`make_default_short_help`, `UsageError`),
     /// when the request can read the files.
     pub named_definitions: bool,
-    /// Make a first step a call when the user's message names the project by the name its
-    /// manifest gives (`click` in "What Python version does click need?"), when the request
-    /// can read the files (local models).
+    /// Make a first step a call when the user's message names the project, by the name its
+    /// manifest gives (`click` in "What Python version does click need?") or by pointing at it
+    /// ("Summarise this project", "…do here?"), when the request has a workspace.
     pub named_project: bool,
     /// Offer the tools that write or run commands only at a large cost when the user's message
     /// asks for no change (see [`crate::intent::asks_for_a_change`]): a question reads (local

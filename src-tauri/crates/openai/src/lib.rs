@@ -57,6 +57,9 @@ pub struct OpenAiOptions {
     /// Make a first step a call when the user's message names something a file of the
     /// workspace defines (see [`GenerationOptions::named_definitions`]).
     pub named_definitions: bool,
+    /// Make a first step a call when the user's message names or points at the project (see
+    /// [`GenerationOptions::named_project`]).
+    pub named_project: bool,
 }
 
 /// How tool calls travel between Lantern and the server.
@@ -97,6 +100,7 @@ impl OpenAiOptions {
             calls: CallMode::Auto,
             named_paths: GenerationOptions::default().named_paths,
             named_definitions: GenerationOptions::default().named_definitions,
+            named_project: GenerationOptions::default().named_project,
         }
     }
 }
@@ -343,8 +347,9 @@ impl OpenAiModel {
     }
 
     /// The request's tool choice, made `Required` for the first step of a turn whose message
-    /// names a file or folder of the workspace, or something it defines: a server's model, small ones above all, often
-    /// answers such a question from memory instead of reading the file.
+    /// names a file or folder of the workspace, something it defines, or the project itself: a
+    /// server's model, small ones above all, often answers such a question from memory instead
+    /// of reading the file.
     fn tool_choice(&self, request: &GenerateRequest<'_>) -> ToolChoice {
         let first_step = request
             .messages
@@ -359,11 +364,13 @@ impl OpenAiModel {
         };
         let names_a_definition =
             || self.options.named_definitions && request.names_a_defined_name(message());
+        let names_the_project =
+            || self.options.named_project && request.names_the_project(message());
         match request.tool_choice {
             ToolChoice::Auto
                 if first_step
                     && !request.tools.is_empty()
-                    && (names_a_path() || names_a_definition()) =>
+                    && (names_a_path() || names_a_definition() || names_the_project()) =>
             {
                 ToolChoice::Required
             }
@@ -582,6 +589,7 @@ impl Model for OpenAiModel {
         self.options.temperature = options.temperature;
         self.options.named_paths = options.named_paths;
         self.options.named_definitions = options.named_definitions;
+        self.options.named_project = options.named_project;
     }
 
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
