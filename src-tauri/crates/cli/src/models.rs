@@ -136,6 +136,10 @@ pub struct ModelArgs {
     /// another call (local models).
     #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().call_after_nothing))]
     pub call_after_nothing: OnOff,
+    /// Offer a write's path only the files the conversation points at (the user named them
+    /// or a result showed them), when there are any (local models).
+    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().pointed_writes))]
+    pub pointed_writes: OnOff,
     /// The most tokens a local reasoning model may think before its reply (0: no thinking).
     #[arg(long, default_value_t = GenerationOptions::default().thinking_budget)]
     pub thinking_budget: u32,
@@ -210,6 +214,7 @@ impl ModelArgs {
                             (self.named_project, "the project's name not decisive"),
                             (self.changes_when_asked, "writes offered to questions"),
                             (self.call_after_nothing, "no call after an empty result"),
+                            (self.pointed_writes, "writes offered every file"),
                         ];
                         levers.extend(
                             off.iter()
@@ -244,6 +249,7 @@ impl ModelArgs {
             named_project: self.named_project == OnOff::On,
             changes_when_asked: self.changes_when_asked == OnOff::On,
             call_after_nothing: self.call_after_nothing == OnOff::On,
+            pointed_writes: self.pointed_writes == OnOff::On,
             thinking_budget: self.thinking_budget,
             temperature: self.temperature,
             seed: self.seed,

@@ -9,6 +9,8 @@
 //! - [`sandbox`] — every model-supplied path resolved and confined to the workspace, re-checked
 //!   when the file is opened or written.
 //! - [`policy`] — who may run what: a pure decision function and the user's grants.
+//! - [`pointed`] — which files the conversation points at; a write to any other is the
+//!   model's own guess.
 //! - [`checkpoint`] — what each write replaced, so every write can be undone.
 //! - [`diagnostics`] — the project's own checkers (cargo, tsc, eslint, ruff, go vet) and a
 //!   tree-sitter syntax check, reported in one shape.
@@ -47,6 +49,7 @@ pub mod intent;
 pub mod mentions;
 pub mod model;
 pub mod paths;
+pub mod pointed;
 pub mod policy;
 pub mod project_map;
 pub mod prompt;

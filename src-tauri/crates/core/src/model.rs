@@ -370,6 +370,11 @@ pub struct GenerationOptions {
     /// Decide the step after a result that found nothing (a failed call, a search or listing
     /// with no entries) to be another call, not an answer (local models).
     pub call_after_nothing: bool,
+    /// Offer a write's path argument only the files the conversation points at (see
+    /// [`crate::pointed`]: the user named them, or a result showed them) when there are any,
+    /// so a file nobody meant is never the model's pick (local models with the grammar).
+    #[serde(default = "on")]
+    pub pointed_writes: bool,
     /// The most tokens a local reasoning model may think before its reply; 0 lets it reply
     /// without thinking. A call or an answer begins after the thinking, under the grammar.
     #[serde(default = "default_thinking_budget")]
@@ -385,6 +390,11 @@ pub const DEFAULT_THINKING_BUDGET: u32 = 512;
 
 fn default_thinking_budget() -> u32 {
     DEFAULT_THINKING_BUDGET
+}
+
+/// A lever added after settings were first saved is on when a saved file lacks it.
+fn on() -> bool {
+    true
 }
 
 impl Default for GenerationOptions {
@@ -405,6 +415,7 @@ impl Default for GenerationOptions {
             named_project: true,
             changes_when_asked: true,
             call_after_nothing: true,
+            pointed_writes: true,
             thinking_budget: DEFAULT_THINKING_BUDGET,
             temperature: 0.0,
             seed: 42,

@@ -194,7 +194,7 @@ pub struct Subject<'a> {
     pub paths: Vec<String>,
     pub command: Option<&'a str>,
     /// The files among `paths` a write would change that the conversation never pointed at
-    /// (see `agent::targets`): the model's own guess, which no grant allows unasked.
+    /// (see [`crate::pointed`]): the model's own guess, which no grant allows unasked.
     pub unpointed: Vec<String>,
 }
 

@@ -16,7 +16,6 @@ mod compaction;
 mod config;
 mod grants;
 mod resume;
-mod targets;
 mod texts;
 
 use calls::Author;
@@ -462,7 +461,7 @@ impl Session {
         let command = call.target().command().map(str::to_string);
         let (reasoning, unpointed) = match author {
             Author::Model { reasoning } if risk == Risk::Write => {
-                (reasoning, targets::unpointed(&paths, &self.history))
+                (reasoning, crate::pointed::unpointed(&paths, &self.history))
             }
             Author::Model { reasoning } => (reasoning, Vec::new()),
             Author::User => (None, Vec::new()),

@@ -18,6 +18,7 @@
 use super::sampling::grammar_allows;
 use super::*;
 use lantern_core::model::KnownPaths;
+use lantern_core::pointed::Pointers;
 use lantern_core::tools::Risk;
 
 /// The most candidates the model scores for one argument.
@@ -327,6 +328,25 @@ pub(super) fn question_terms(question: &str) -> Vec<(String, bool)> {
     terms
 }
 
+/// Does the call being written name a tool that writes files?
+fn writes(tools: &[ToolSpec], call_text: &str, name_key: &str) -> bool {
+    called_tool(call_text, name_key)
+        .and_then(|name| tools.iter().find(|t| t.name == name))
+        .is_some_and(|tool| tool.risk == Risk::Write)
+}
+
+/// The workspace's files the conversation points at (see [`lantern_core::pointed`]), in the
+/// order of `known`: what a write is offered, so that a file nobody meant is not its pick.
+fn pointed_files(known: &KnownPaths, messages: &[Message]) -> Vec<String> {
+    let pointers = Pointers::of(messages);
+    known
+        .files
+        .iter()
+        .filter(|path| pointers.points_at(path))
+        .cloned()
+        .collect()
+}
+
 /// The tool a call being written names: the value of its `"tool"` member (`name_key`).
 fn called_tool<'a>(call_text: &'a str, name_key: &str) -> Option<&'a str> {
     let key = format!("\"{name_key}\"");
@@ -422,7 +442,17 @@ impl LocalModel {
         }
         match (opened, request.paths) {
             (Some(Grounding::Path(kind)), Some(known)) if self.settings.options.grounded_paths => {
-                let path = self.ground_path(kind, known, question, logits, grammar, cancel)?;
+                let pointed = (self.settings.options.pointed_writes
+                    && writes(request.tools, call_text, self.syntax.name_key))
+                .then(|| pointed_files(known, request.messages))
+                .filter(|files| !files.is_empty());
+                let pool = match (kind, &pointed) {
+                    (PathKind::File | PathKind::NewOrExistingFile, Some(files)) => files,
+                    (PathKind::File | PathKind::NewOrExistingFile, None) => &known.files,
+                    (PathKind::Folder, _) => &known.folders,
+                };
+                let path =
+                    self.ground_path(kind, pool, known, question, logits, grammar, cancel)?;
                 stats.grounded_paths += usize::from(path.is_some());
                 Ok(path)
             }
@@ -440,23 +470,21 @@ impl LocalModel {
         }
     }
 
-    /// Chooses the value of the path argument just opened and writes it, with the closing
-    /// quote, into the cache and through `grammar`. Returns the text written and the logits
+    /// Chooses the value of the path argument just opened among `pool` (of `known`) and writes
+    /// it, with the closing quote, into the cache and through `grammar`. Returns the text written and the logits
     /// after it; `None` when there is nothing to choose from or the grammar would not take the
     /// value (decoding then goes on token by token).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn ground_path(
         &mut self,
         kind: PathKind,
+        pool: &[String],
         known: &KnownPaths,
         question: &str,
         logits: &[f32],
         grammar: &mut LlamaSampler,
         cancel: &CancelToken,
     ) -> Result<Option<Grounded>, ModelError> {
-        let pool = match kind {
-            PathKind::File | PathKind::NewOrExistingFile => &known.files,
-            PathKind::Folder => &known.folders,
-        };
         let mut candidates: Vec<(String, f64)> = shortlist(pool, question)
             .into_iter()
             .map(|(path, hits)| (format!("{path}\""), WORD_BONUS * hits as f64))

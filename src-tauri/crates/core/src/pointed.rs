@@ -1,4 +1,5 @@
-//! Which files a model's write would change that the conversation never pointed at.
+//! Which files the conversation points at, and which files a model's write would change that
+//! it never pointed at.
 //!
 //! A small model asked to add a line to `.gitignore` may propose an edit of `package.json`
 //! instead; a user who allows it without reading the diff loses content they never asked to
@@ -6,49 +7,80 @@
 //! name, or its name without the extension: "the README", "the slugify helper") or a tool
 //! result that succeeded showed it (a file read, listed or found by a search). Any other file
 //! is the model's own guess: the policy asks even where a grant would allow, the confirmation
-//! says so, and a fixed answer (`--approve all`) does not approve it.
+//! says so, and a fixed answer (`--approve all`) does not approve it; a local model's write is
+//! offered only the files pointed at, when there are any.
 
 use crate::answer_paths::in_path;
 use crate::mentions::message_words;
 use crate::model::{Message, Role};
 
-/// The files of `paths` (workspace-relative) that no user message of `history` names and no
-/// successful tool result of it shows, in the order given.
-pub(super) fn unpointed(paths: &[String], history: &[Message]) -> Vec<String> {
-    paths
-        .iter()
-        .filter(|path| !history.iter().any(|m| points_at(m, path)))
-        .cloned()
-        .collect()
+use std::collections::HashSet;
+
+/// What a conversation points at, gathered once: the words of the user's messages and the
+/// paths the successful tool results show.
+pub struct Pointers {
+    /// The user's words, lower-case, with a final `.` or `/` and a leading `./` taken off.
+    named: HashSet<String>,
+    /// Whole paths as the results write them.
+    shown: HashSet<String>,
 }
 
-fn points_at(message: &Message, path: &str) -> bool {
-    match message.role {
-        Role::User => names(&message.content, path),
-        Role::Tool => {
-            !message.rejected && succeeded(&message.content) && shows(&message.content, path)
+impl Pointers {
+    pub fn of(history: &[Message]) -> Pointers {
+        let mut pointers = Pointers {
+            named: HashSet::new(),
+            shown: HashSet::new(),
+        };
+        for message in history {
+            match message.role {
+                Role::User => pointers.named.extend(
+                    message_words(&message.content)
+                        .map(|w| w.trim_end_matches(['.', '/']).trim_start_matches("./"))
+                        .filter(|w| !w.is_empty())
+                        .map(str::to_lowercase),
+                ),
+                // What the model itself says points at nothing: it is the one guessing.
+                Role::Tool if !message.rejected && succeeded(&message.content) => {
+                    pointers.shown.extend(
+                        message
+                            .content
+                            .split(|c: char| !in_path(c))
+                            .map(|w| w.trim_end_matches('.'))
+                            .filter(|w| !w.is_empty())
+                            .map(str::to_string),
+                    )
+                }
+                _ => {}
+            }
         }
-        Role::System | Role::Assistant => false,
+        pointers
+    }
+
+    /// Does the conversation point at `path`: a user's word is its path, its file name or its
+    /// file name without the extension (case aside; a one-letter stem is the article "a" too
+    /// often to count), or a result shows the whole path?
+    pub fn points_at(&self, path: &str) -> bool {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let stem = match name.rsplit_once('.') {
+            Some((stem, _)) if stem.chars().count() > 1 => stem,
+            _ => name,
+        };
+        self.shown.contains(path)
+            || [path, name, stem]
+                .iter()
+                .any(|w| self.named.contains(&w.to_lowercase()))
     }
 }
 
-/// Does the user's text name `path`: by the whole path, its file name, or its file name
-/// without the extension (case aside for the last two)?
-fn names(text: &str, path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    let stem = match name.rsplit_once('.') {
-        Some((stem, _)) if !stem.is_empty() => stem,
-        _ => name,
-    };
-    message_words(text)
-        .map(|word| word.trim_end_matches(['.', '/']))
-        .filter(|word| !word.is_empty())
-        .any(|word| {
-            word == path
-                || word.trim_start_matches("./") == path
-                || word.eq_ignore_ascii_case(name)
-                || word.eq_ignore_ascii_case(stem)
-        })
+/// The files of `paths` (workspace-relative) that no user message of `history` names and no
+/// successful tool result of it shows, in the order given.
+pub fn unpointed(paths: &[String], history: &[Message]) -> Vec<String> {
+    let pointers = Pointers::of(history);
+    paths
+        .iter()
+        .filter(|path| !pointers.points_at(path))
+        .cloned()
+        .collect()
 }
 
 /// A result reports success in its JSON (`"success": true`); a failed call that merely
@@ -58,13 +90,6 @@ fn succeeded(content: &str) -> bool {
         .ok()
         .and_then(|v| v.get("success").and_then(serde_json::Value::as_bool))
         .unwrap_or(false)
-}
-
-/// Does a result's text hold `path` as a whole path (not as part of a longer one)?
-fn shows(content: &str, path: &str) -> bool {
-    content
-        .split(|c: char| !in_path(c))
-        .any(|word| word.trim_end_matches('.') == path)
 }
 
 #[cfg(test)]
@@ -105,6 +130,8 @@ mod tests {
     fn a_file_nobody_named_or_showed_is_the_model_s_guess() {
         let history = [user("Add *.log to .gitignore on a new line.")];
         assert_eq!(unpointed_of("package.json", &history), ["package.json"]);
+        // A one-letter stem is the article, not the file.
+        assert_eq!(unpointed_of("a.txt", &[user("Write a poem.")]), ["a.txt"]);
         // Part of a longer name is not the name.
         let history = [user("Fix the bug in parser_utils.py")];
         assert_eq!(unpointed_of("src/parser.py", &history), ["src/parser.py"]);
