@@ -5,23 +5,23 @@
 //! instead; a user who allows it without reading the diff loses content they never asked to
 //! touch. A write's file is *pointed at* when a message of the user names it (by its path, its
 //! name, or its name without the extension: "the README", "the slugify helper") or a tool
-//! result that succeeded showed it (a file read, listed or found by a search). Any other file
+//! result that succeeded reported on it (the file read or written, a search's match; not a mere
+//! entry of a listing). Any other file
 //! is the model's own guess: the policy asks even where a grant would allow, the confirmation
 //! says so, and a fixed answer (`--approve all`) does not approve it; a local model's write is
 //! offered only the files pointed at, when there are any.
 
-use crate::answer_paths::in_path;
 use crate::mentions::message_words;
 use crate::model::{Message, Role};
-
+use serde_json::Value;
 use std::collections::HashSet;
 
 /// What a conversation points at, gathered once: the words of the user's messages and the
-/// paths the successful tool results show.
+/// paths the successful tool results report on.
 pub struct Pointers {
     /// The user's words, lower-case, with a final `.` or `/` and a leading `./` taken off.
     named: HashSet<String>,
-    /// Whole paths as the results write them.
+    /// The paths successful results report on (see [`paths_reported`]).
     shown: HashSet<String>,
 }
 
@@ -40,15 +40,12 @@ impl Pointers {
                         .map(str::to_lowercase),
                 ),
                 // What the model itself says points at nothing: it is the one guessing.
-                Role::Tool if !message.rejected && succeeded(&message.content) => {
-                    pointers.shown.extend(
-                        message
-                            .content
-                            .split(|c: char| !in_path(c))
-                            .map(|w| w.trim_end_matches('.'))
-                            .filter(|w| !w.is_empty())
-                            .map(str::to_string),
-                    )
+                Role::Tool if !message.rejected => {
+                    if let Ok(result) = serde_json::from_str::<Value>(&message.content) {
+                        if result.get("success").and_then(Value::as_bool) == Some(true) {
+                            paths_reported(&result, &mut pointers.shown);
+                        }
+                    }
                 }
                 _ => {}
             }
@@ -83,13 +80,24 @@ pub fn unpointed(paths: &[String], history: &[Message]) -> Vec<String> {
         .collect()
 }
 
-/// A result reports success in its JSON (`"success": true`); a failed call that merely
-/// names a file (an edit whose text was not found in it) shows nothing.
-fn succeeded(content: &str) -> bool {
-    serde_json::from_str::<serde_json::Value>(content)
-        .ok()
-        .and_then(|v| v.get("success").and_then(serde_json::Value::as_bool))
-        .unwrap_or(false)
+/// The values of every `path` member of a result: the files it reports on (the file read or
+/// written, each match of a search). A listing's bare names are not among them: a file seen
+/// only in a list of hundreds is no more meant than any other.
+fn paths_reported(value: &Value, into: &mut HashSet<String>) {
+    match value {
+        Value::Object(members) => {
+            for (key, member) in members {
+                match (key.as_str(), member) {
+                    ("path", Value::String(path)) => {
+                        into.insert(path.trim_start_matches("./").to_string());
+                    }
+                    _ => paths_reported(member, into),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| paths_reported(item, into)),
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -148,6 +156,21 @@ mod tests {
         assert!(unpointed_of("lib/paging/core.js", &history).is_empty());
         // A longer path that merely contains it shows another file.
         assert_eq!(unpointed_of("paging/core.js", &history), ["paging/core.js"]);
+    }
+
+    #[test]
+    fn a_listing_s_entries_do_not_point_at_every_file() {
+        let history = [
+            user("Tidy the ignore rules."),
+            result(
+                serde_json::json!({"success": true, "data": {"directory": ".", "files": [".gitignore", "package.json"], "count": 2}, "error": null}),
+            ),
+        ];
+        assert_eq!(unpointed_of("package.json", &history), ["package.json"]);
+        let read = result(
+            serde_json::json!({"success": true, "data": {"path": "package.json", "content": "{}"}, "error": null}),
+        );
+        assert!(unpointed_of("package.json", &[history[0].clone(), read]).is_empty());
     }
 
     #[test]
