@@ -214,13 +214,16 @@ impl ModelArgs {
                             (self.named_project, "the project's name not decisive"),
                             (self.changes_when_asked, "writes offered to questions"),
                             (self.call_after_nothing, "no call after an empty result"),
-                            (self.pointed_writes, "writes offered every file"),
                         ];
                         levers.extend(
                             off.iter()
                                 .filter(|(lever, _)| *lever == OnOff::Off)
                                 .map(|(_, words)| *words),
                         );
+                        // Levers still off by default are named when turned on.
+                        if self.pointed_writes == OnOff::On {
+                            levers.push("writes offered only the files pointed at");
+                        }
                         levers.join(", ")
                     }
                     OnOff::Off => "grammar off".to_string(),

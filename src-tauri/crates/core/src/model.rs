@@ -371,9 +371,11 @@ pub struct GenerationOptions {
     /// with no entries) to be another call, not an answer (local models).
     pub call_after_nothing: bool,
     /// Offer a write's path argument only the files the conversation points at (see
-    /// [`crate::pointed`]: the user named them, or a result showed them) when there are any,
-    /// so a file nobody meant is never the model's pick (local models with the grammar).
-    #[serde(default = "on")]
+    /// [`crate::pointed`]: the user named them, or a result reported on them) when there are
+    /// any, so a file nobody meant is never the model's pick (local models with the grammar).
+    /// Off until the evaluation has weighed it; the agent flags and an automatic yes refuses
+    /// such a write either way.
+    #[serde(default)]
     pub pointed_writes: bool,
     /// The most tokens a local reasoning model may think before its reply; 0 lets it reply
     /// without thinking. A call or an answer begins after the thinking, under the grammar.
@@ -390,11 +392,6 @@ pub const DEFAULT_THINKING_BUDGET: u32 = 512;
 
 fn default_thinking_budget() -> u32 {
     DEFAULT_THINKING_BUDGET
-}
-
-/// A lever added after settings were first saved is on when a saved file lacks it.
-fn on() -> bool {
-    true
 }
 
 impl Default for GenerationOptions {
@@ -415,7 +412,7 @@ impl Default for GenerationOptions {
             named_project: true,
             changes_when_asked: true,
             call_after_nothing: true,
-            pointed_writes: true,
+            pointed_writes: false,
             thinking_budget: DEFAULT_THINKING_BUDGET,
             temperature: 0.0,
             seed: 42,

@@ -3,7 +3,8 @@
 //! what it answers.
 
 use lantern_core::model::{
-    CancelToken, FileTexts, Flow, GenerateRequest, KnownPaths, Message, Model, Role, ToolChoice,
+    CancelToken, FileTexts, Flow, GenerateRequest, GenerationOptions, KnownPaths, Message, Model,
+    Role, ToolChoice,
 };
 use lantern_core::protocol::{parse, STOP_SEQUENCES};
 use lantern_core::sandbox::Workspace;
@@ -86,6 +87,10 @@ fn a_write_is_offered_only_the_files_the_conversation_points_at() {
         path.display()
     );
     let mut model = LocalModel::load(&LoadOptions::new(path), |_| {}).unwrap();
+    model.configure(&GenerationOptions {
+        pointed_writes: true,
+        ..GenerationOptions::default()
+    });
     let dir = project();
     let known = known_paths(&Workspace::open(dir.path()).unwrap());
     assert!(known.files.iter().any(|f| f == ".gitignore"), "{known:?}");
