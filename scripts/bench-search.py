@@ -30,7 +30,7 @@ import time
 GENERATED_VERSION = "2"
 # Lantern walks dotfiles and never enters these folders; the references are told the same.
 VCS_FOLDERS = [".git", ".hg", ".svn", ".jj"]
-RG_WALK = ["--hidden"] + [x for vcs in VCS_FOLDERS for x in ("-g", f"!{vcs}/")]
+RG_WALK = ["--hidden"] + [x for vcs in VCS_FOLDERS for x in ("-g", f"!{vcs}")]
 FD_WALK = ["--hidden"] + [x for vcs in VCS_FOLDERS for x in ("--exclude", vcs)]
 GENERATED_FILES = 100_000
 MAX_FILE = "10M"  # Lantern's MAX_FILE_BYTES: 10 MiB; rg's "10M" is 10 MiB too

@@ -108,7 +108,6 @@ const PROJECT_NOUNS: &[&str] = &[
     "app",
     "application",
     "codebase",
-    "code",
     "crate",
     "directory",
     "folder",
@@ -126,14 +125,14 @@ const PROJECT_NOUNS: &[&str] = &[
 const POINTING: &[&str] = &["this", "our", "my"];
 
 /// Does this message point at the project it is asked in: "this project", "our repo", "my
-/// package", or "here" after its first word ("What does app.use() do here?")? A question so
-/// put is about the project's files, whatever a model would answer from memory.
+/// package", or "here" as its last word ("What does app.use() do here?")? A question so put
+/// is about the project's files, whatever a model would answer from memory.
 pub fn points_at_the_project(message: &str) -> bool {
     let words: Vec<String> = message_words(message)
         .map(|w| w.trim_end_matches('.').to_lowercase())
         .filter(|w| !w.is_empty())
         .collect();
-    let here = words.iter().skip(1).any(|w| w == "here");
+    let here = words.len() > 1 && words.last().is_some_and(|w| w == "here");
     here || words.windows(2).any(|pair| {
         POINTING.contains(&pair[0].as_str()) && PROJECT_NOUNS.contains(&pair[1].as_str())
     })
@@ -168,6 +167,8 @@ mod tests {
         }
         for no in [
             "Here is a question: what is a closure?",
+            "I am new here, what is a closure?",
+            "Explain this code: x => x * 2",
             "What does HTTP stand for?",
             "How do I write this in Python?",
             "Which project management tools are popular?",

@@ -5,12 +5,13 @@
 //! instead; a user who allows it without reading the diff loses content they never asked to
 //! touch. A write's file is *pointed at* when a message of the user names it (by its path, its
 //! name, or its name without the extension: "the README", "the slugify helper") or a tool
-//! result that succeeded reported on it (the file read or written, a search's match; not a mere
-//! entry of a listing). Any other file
+//! result that succeeded reported on it (the file read or written, a search's match; not a
+//! path written inside a file's text, nor a mere entry of a listing). Any other file
 //! is the model's own guess: the policy asks even where a grant would allow, the confirmation
 //! says so, and a fixed answer (`--approve all`) does not approve it; a local model's write is
 //! offered only the files pointed at, when there are any.
 
+use crate::agent::SUMMARY_PREFIX;
 use crate::mentions::message_words;
 use crate::model::{Message, Role};
 use serde_json::Value;
@@ -33,11 +34,17 @@ impl Pointers {
         };
         for message in history {
             match message.role {
+                // A summary of earlier turns stands as a user message, but the model wrote it.
+                Role::User if message.content.starts_with(SUMMARY_PREFIX) => {}
                 Role::User => pointers.named.extend(
                     message_words(&message.content)
-                        .map(|w| w.trim_end_matches(['.', '/']).trim_start_matches("./"))
-                        .filter(|w| !w.is_empty())
-                        .map(str::to_lowercase),
+                        .map(|w| w.replace('\\', "/"))
+                        .map(|w| {
+                            w.trim_end_matches(['.', '/'])
+                                .trim_start_matches("./")
+                                .to_lowercase()
+                        })
+                        .filter(|w| !w.is_empty()),
                 ),
                 // What the model itself says points at nothing: it is the one guessing.
                 Role::Tool if !message.rejected => {
@@ -80,9 +87,10 @@ pub fn unpointed(paths: &[String], history: &[Message]) -> Vec<String> {
         .collect()
 }
 
-/// The values of every `path` member of a result: the files it reports on (the file read or
-/// written, each match of a search). A listing's bare names are not among them: a file seen
-/// only in a list of hundreds is no more meant than any other.
+/// The files a result reports on: the values of its `path` members (the file read or
+/// written, each match of a search). What files *contain* (a path written in a file's text, a
+/// command's output) is not among them, nor are a listing's bare names: a file seen in a list
+/// of hundreds is no more meant than any other.
 fn paths_reported(value: &Value, into: &mut HashSet<String>) {
     match value {
         Value::Object(members) => {
@@ -167,10 +175,28 @@ mod tests {
             ),
         ];
         assert_eq!(unpointed_of("package.json", &history), ["package.json"]);
+    }
+
+    #[test]
+    fn a_file_read_is_shown_but_not_the_paths_its_text_mentions() {
         let read = result(
-            serde_json::json!({"success": true, "data": {"path": "package.json", "content": "{}"}, "error": null}),
+            serde_json::json!({"success": true, "data": {"path": "package.json", "content": "edit .env next"}, "error": null}),
         );
-        assert!(unpointed_of("package.json", &[history[0].clone(), read]).is_empty());
+        let history = [user("Tidy the ignore rules."), read];
+        assert!(unpointed_of("package.json", &history).is_empty());
+        assert_eq!(unpointed_of(".env", &history), [".env"]);
+    }
+
+    #[test]
+    fn a_summary_of_earlier_turns_is_not_the_user_s_words() {
+        let summary = user(&format!("{SUMMARY_PREFIX}\nThe model edited package.json."));
+        assert_eq!(unpointed_of("package.json", &[summary]), ["package.json"]);
+    }
+
+    #[test]
+    fn a_path_typed_with_backslashes_names_the_file() {
+        let history = [user(r"Fix the typo in docs\guide.md")];
+        assert!(unpointed_of("docs/guide.md", &history).is_empty());
     }
 
     #[test]

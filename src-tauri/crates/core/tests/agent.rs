@@ -331,8 +331,9 @@ fn allow_for_the_session_stops_asking_for_that_file_only() {
         ],
         asked: vec![],
     };
-    run(
+    asking(
         &mut s,
+        "Put one, then two, into notes.md.",
         vec![
             call("write_file", r#"{"path": "notes.md", "content": "one\n"}"#),
             call("write_file", r#"{"path": "notes.md", "content": "two\n"}"#),

@@ -107,7 +107,7 @@ fn ideal_behaviour_scores_full_marks() {
     assert_ne!(buggy, fixed);
     let mut model = ScriptedModel::new([
         // node-version
-        call("read_file", json!({"path": "package.json"})),
+        call("search_code", json!({"query": "description"})),
         "The shop API is at version 3.7.2.".to_string(),
         // rust-fix-add
         call("read_file", json!({"path": "src/lib.rs"})),
@@ -445,7 +445,8 @@ fn a_held_out_task_counts_only_when_every_phrasing_is_right() {
 
 #[test]
 fn an_edit_to_a_file_the_task_did_not_concern_fails_it() {
-    // Each file is shown by a result before it is edited, so the automatic yes approves both.
+    // Each file is shown by a result (a read, a search's match) before it is edited, so the
+    // automatic yes approves both.
     let mut model = ScriptedModel::new([
         call("read_file", json!({"path": "package.json"})),
         call(

@@ -83,7 +83,7 @@ impl Confirmer for FixedAnswer {
         if approves && !request.unpointed.is_empty() {
             return Answer::Unanswerable {
                 reason: format!(
-                    "{} would change {}, which the user did not name and no result showed; an automatic yes does not approve a file the model chose on its own. Read or search for the file first, or ask the user to name it.",
+                    "{} would change {}, which the user did not name and no result showed; an automatic yes does not approve a file the model chose on its own. Search for what the user asked about, which finds the file that holds it, or ask the user to name the file.",
                     request.tool,
                     request.unpointed.join(", ")
                 ),

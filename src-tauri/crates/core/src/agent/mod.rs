@@ -20,7 +20,7 @@ mod texts;
 
 use calls::Author;
 pub use calls::{Answer, CallOutcome, Confirmer, FixedAnswer, PermissionRequest, Refusal};
-pub use compaction::cut_to_fit;
+pub use compaction::{cut_to_fit, SUMMARY_PREFIX};
 pub use config::AgentConfig;
 pub use resume::history_from_events;
 use texts::VisibleTexts;

@@ -374,8 +374,8 @@ fn skip_not_the_project(
     let walk_root = walk_root.to_path_buf();
     let dir_abs = dir_abs.to_path_buf();
     builder.filter_entry(move |entry| {
-        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-        if is_dir && entry.depth() > 0 && is_vcs_folder(entry.file_name()) {
+        // A `.git` *file* (a submodule's or worktree's pointer to its store) is passed over too.
+        if entry.depth() > 0 && is_vcs_folder(entry.file_name()) {
             return false;
         }
         match entry.path().strip_prefix(&walk_root) {
@@ -488,6 +488,7 @@ mod tests {
             (".gitignore", "build/\n"),
             (".git/config", "x"),
             (".git/objects/ab/cdef", "x"),
+            ("vendor/sub/.git", "gitdir: ../../.git/modules/sub\n"),
         ] {
             let path = dir.path().join(path);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
