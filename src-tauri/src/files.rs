@@ -20,7 +20,7 @@ pub struct Tree {
     /// Files found, including any beyond the limit.
     pub total: usize,
     pub truncated: bool,
-    /// Entries left out by .gitignore/.ignore or for being hidden.
+    /// Entries left out by .gitignore/.ignore, and version-control and Lantern's state folders.
     pub skipped: usize,
 }
 

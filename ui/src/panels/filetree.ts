@@ -70,7 +70,7 @@ export class FileTreePanel {
       this.renderFolder(buildTree(this.tree.files), 0);
     }
     const notes = [`${this.tree.total} files`];
-    if (this.tree.skipped) notes.push(`${this.tree.skipped} ignored or hidden`);
+    if (this.tree.skipped) notes.push(`${this.tree.skipped} ignored`);
     if (this.tree.truncated) notes.push(`showing the first ${this.tree.files.length}`);
     this.footer.textContent = notes.join(" · ");
   }

@@ -125,8 +125,9 @@ impl CancelToken {
     }
 }
 
-/// The files and folders of the workspace a call may name: those the tools can see (not
-/// ignored, not hidden, not Lantern's own), relative to the root. A backend that can constrain
+/// The files and folders of the workspace a call may name: those the tools can see (dotfiles
+/// included; not ignored, not in a version-control folder, not Lantern's own), relative to the
+/// root. A backend that can constrain
 /// decoding uses them to make a path argument name something that exists.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct KnownPaths {

@@ -5,7 +5,7 @@
 //! first (manifests before other files, then the folders), then one line per folder, source
 //! folders before tests, docs and examples, shallow before deep. A folder's line lists its files
 //! up to a limit and says how many more there are. Only the paths a call may name are mapped
-//! ([`KnownPaths`]: ignored, hidden and protected files are not in it).
+//! ([`KnownPaths`]: ignored files, version-control folders and Lantern's state are not in it).
 //!
 //! ```
 //! use lantern_core::model::KnownPaths;
