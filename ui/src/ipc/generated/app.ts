@@ -313,7 +313,7 @@ export interface Tree {
   /** Files found, including any beyond the limit. */
   total: number;
   truncated: boolean;
-  /** Entries left out by .gitignore/.ignore or for being hidden. */
+  /** Entries left out by .gitignore/.ignore, and version-control and Lantern's state folders. */
   skipped: number;
 }
 
