@@ -3,7 +3,7 @@
 
 use crate::error::AppError;
 use lantern_core::sandbox::Workspace;
-use lantern_core::tools::walk::walk_files;
+use lantern_core::walk::walk_files;
 use schemars::JsonSchema;
 use serde::Serialize;
 use std::io::Read;

@@ -491,7 +491,7 @@ impl AppState {
         })
         .map_err(|e| AppError::new(ErrorCode::Model, e.0))?;
         progress(LoadProgress::Calibrating);
-        if let Err(e) = loaded.prepare(&self.toolbox, &CancelToken::new()) {
+        if let Err(e) = loaded.prepare(self.toolbox.as_ref(), &CancelToken::new()) {
             // Not fatal: the first message calibrates again, or falls back to the word rule.
             eprintln!("lantern: could not calibrate the model's call decision: {e}");
         }

@@ -3,7 +3,7 @@
 //! first message, when, which model).
 
 use crate::event::Event;
-use crate::paths::{data_dir, workspace_key};
+pub use crate::paths::transcripts_dir;
 use schemars::JsonSchema;
 use serde::Serialize;
 use std::io::BufRead;
@@ -22,11 +22,6 @@ pub struct ChatSummary {
     pub model: String,
     /// When it was last written, in milliseconds since 1970.
     pub modified_ms: i64,
-}
-
-/// Where the transcripts of the workspace at `root` are kept.
-pub fn transcripts_dir(root: &Path) -> PathBuf {
-    data_dir().join("transcripts").join(workspace_key(root))
 }
 
 /// The saved conversations in `dir` (a workspace's [`transcripts_dir`]), newest first.

@@ -8,7 +8,7 @@
 //! does click need?" from memory, though the project holds the answer.
 
 use crate::mentions::message_words;
-use crate::model::FileTexts;
+use crate::model::{FileTexts, GenerateRequest};
 
 /// Verbs by which a message asks for a change to the project's files or for something to be run
 /// in it, in their base and third-person forms. Past forms are left out: "Where is it defined,
@@ -150,6 +150,60 @@ pub fn names_the_project(message: &str, files: &dyn FileTexts) -> bool {
             .any(|w| names.contains(&w))
 }
 
+/// Does `message` name something a file of the request's workspace defines (see
+/// [`crate::mentions::names_a_defined_name`])? False when the request cannot read files.
+pub fn names_a_defined_name_in(request: &GenerateRequest<'_>, message: &str) -> bool {
+    match (request.paths, request.files) {
+        (Some(known), Some(files)) => crate::mentions::names_a_defined_name(message, known, files),
+        _ => false,
+    }
+}
+
+/// Does `message` name the project of the request's workspace, by its manifest's name (see
+/// [`names_the_project`]; not when the request cannot read files) or by pointing at it (see
+/// [`points_at_the_project`]; when the request has a workspace)?
+pub fn names_the_project_in(request: &GenerateRequest<'_>, message: &str) -> bool {
+    let has_workspace = request.paths.is_some() || request.files.is_some();
+    (has_workspace && points_at_the_project(message))
+        || request
+            .files
+            .is_some_and(|files| names_the_project(message, files))
+}
+
+/// Which of the first-step rules apply: each is a lever of its own (see
+/// [`crate::model::GenerationOptions`]'s `named_paths`, `named_definitions`, `named_project`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FirstStepRules {
+    pub named_paths: bool,
+    pub named_definitions: bool,
+    pub named_project: bool,
+}
+
+/// Why the first step of a turn must be a call, when it must: `question` names a file or
+/// folder of the request's workspace, something the workspace defines, or the project itself.
+/// A model, a small one above all, otherwise answers such a question from memory instead of
+/// reading. Both backends take the rule from here: the local engine as its call decision, a
+/// server as `tool_choice: required`.
+pub fn first_step_must_call(
+    request: &GenerateRequest<'_>,
+    question: &str,
+    rules: FirstStepRules,
+) -> Option<&'static str> {
+    if rules.named_paths
+        && request
+            .paths
+            .is_some_and(|known| crate::mentions::names_a_workspace_path(question, known))
+    {
+        Some("the message names a file of the workspace")
+    } else if rules.named_definitions && names_a_defined_name_in(request, question) {
+        Some("the message names something the workspace defines")
+    } else if rules.named_project && names_the_project_in(request, question) {
+        Some("the message names the project")
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,6 +228,62 @@ mod tests {
             "Which project management tools are popular?",
         ] {
             assert!(!points_at_the_project(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn the_first_step_must_call_when_the_message_names_a_file_a_definition_or_the_project() {
+        use crate::model::{CancelToken, KnownPaths, ToolChoice};
+        let known = KnownPaths::from_files(vec!["package.json".into(), "src/wrap.py".into()]);
+        let files = [
+            ("package.json", r#"{"name": "wrapkit", "version": "1.0.0"}"#),
+            (
+                "src/wrap.py",
+                "def fill_paragraph(text):\n    return text\n",
+            ),
+        ];
+        let cancel = CancelToken::new();
+        let request = GenerateRequest {
+            messages: &[],
+            tools: &[],
+            paths: Some(&known),
+            files: Some(&files),
+            stop: &[],
+            tool_choice: ToolChoice::Auto,
+            max_tokens: 16,
+            cancel: &cancel,
+        };
+        let all = FirstStepRules {
+            named_paths: true,
+            named_definitions: true,
+            named_project: true,
+        };
+        let why = |question: &str, rules| first_step_must_call(&request, question, rules);
+        assert_eq!(
+            why("What does src/wrap.py hold?", all),
+            Some("the message names a file of the workspace")
+        );
+        assert_eq!(
+            why("Where is fill_paragraph?", all),
+            Some("the message names something the workspace defines")
+        );
+        assert_eq!(
+            why("Who maintains wrapkit?", all),
+            Some("the message names the project")
+        );
+        assert_eq!(why("What is a closure?", all), None);
+        // Each rule is its own lever.
+        let none = FirstStepRules {
+            named_paths: false,
+            named_definitions: false,
+            named_project: false,
+        };
+        for question in [
+            "What does src/wrap.py hold?",
+            "Where is fill_paragraph?",
+            "Who maintains wrapkit?",
+        ] {
+            assert_eq!(why(question, none), None, "{question}");
         }
     }
 

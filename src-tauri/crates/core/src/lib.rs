@@ -5,6 +5,7 @@
 //!
 //! - [`protocol`] — the `<TOOL_CALL>` text protocol: a streaming parser that never fails, the
 //!   dialects small models write, and the `TOOL_ERROR` feedback that teaches them.
+//! - [`spec`] — what a tool declares: name, description, schema, risk, preview and result kinds.
 //! - [`tools`] — the tools, one file each, with JSON Schemas derived from their input structs.
 //! - [`sandbox`] — every model-supplied path resolved and confined to the workspace, re-checked
 //!   when the file is opened or written.
@@ -57,8 +58,10 @@ pub mod protocol;
 pub mod relevance;
 pub mod repeats;
 pub mod sandbox;
+pub mod spec;
 pub mod tool_result;
 pub mod toolbox;
 pub mod tools;
+pub mod walk;
 
 pub use error::{ErrorType, ToolError};

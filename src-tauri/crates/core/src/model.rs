@@ -9,8 +9,7 @@
 //! the `<TOOL_CALL>` text protocol ([`crate::protocol::markers::text_protocol_messages`]), a
 //! model's own chat template, or a server's native tool API.
 
-use crate::toolbox::Toolbox;
-use crate::tools::ToolSpec;
+use crate::spec::ToolSpec;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,6 +24,10 @@ pub enum Role {
     /// What a tool call came back with, or why it was refused before it ran.
     Tool,
 }
+
+/// How a summary of earlier messages opens, in the history: the model reads it as what came
+/// before, and a user message that begins with it holds Lantern's words, not the user's.
+pub const SUMMARY_PREFIX: &str = "Earlier in this conversation (summarised to save context):";
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Message {
@@ -184,6 +187,16 @@ impl<const N: usize> FileTexts for [(&str, &str); N] {
     }
 }
 
+/// What a process offers its models: the tools, in prompt order, and the system prompt made
+/// from them for each way of calling. [`crate::toolbox::Toolbox`] is what offers them; the
+/// contract names only what a backend reads, so it depends on no tool.
+pub trait ToolOffer {
+    /// The tools' specs, in the order the prompt lists them.
+    fn specs(&self) -> &[ToolSpec];
+    /// The system prompt for a backend that calls tools by `path`.
+    fn system_prompt_for(&self, path: CallPath) -> &str;
+}
+
 /// One generation request.
 pub struct GenerateRequest<'a> {
     pub messages: &'a [Message],
@@ -199,31 +212,6 @@ pub struct GenerateRequest<'a> {
     pub tool_choice: ToolChoice,
     pub max_tokens: usize,
     pub cancel: &'a CancelToken,
-}
-
-impl GenerateRequest<'_> {
-    /// Does `message` name something a file of the request's workspace defines (see
-    /// [`crate::mentions::names_a_defined_name`])? False when the request cannot read files.
-    pub fn names_a_defined_name(&self, message: &str) -> bool {
-        match (self.paths, self.files) {
-            (Some(known), Some(files)) => {
-                crate::mentions::names_a_defined_name(message, known, files)
-            }
-            _ => false,
-        }
-    }
-
-    /// Does `message` name the project, by its manifest's name (see
-    /// [`crate::intent::names_the_project`]; not when the request cannot read files) or by
-    /// pointing at it (see [`crate::intent::points_at_the_project`]; when the request has a
-    /// workspace)?
-    pub fn names_the_project(&self, message: &str) -> bool {
-        let has_workspace = self.paths.is_some() || self.files.is_some();
-        (has_workspace && crate::intent::points_at_the_project(message))
-            || self
-                .files
-                .is_some_and(|files| crate::intent::names_the_project(message, files))
-    }
 }
 
 /// What the text callback tells the backend.
@@ -430,9 +418,9 @@ pub trait Model: Send + 'static {
     /// cannot do (a server has no grammar).
     fn configure(&mut self, _options: &GenerationOptions) {}
 
-    /// Work worth doing once before the first message of `toolbox`'s conversations, so that
-    /// message does not wait for it (the local engine calibrates its call decision).
-    fn prepare(&mut self, _toolbox: &Toolbox, _cancel: &CancelToken) -> Result<(), ModelError> {
+    /// Work worth doing once before the first message of the conversations `offer` makes, so
+    /// that message does not wait for it (the local engine calibrates its call decision).
+    fn prepare(&mut self, _offer: &dyn ToolOffer, _cancel: &CancelToken) -> Result<(), ModelError> {
         Ok(())
     }
 

@@ -87,6 +87,11 @@ pub fn workspace_key(root: &Path) -> String {
     format!("{name}-{hash}")
 }
 
+/// Where the transcripts of the workspace at `root` are kept.
+pub fn transcripts_dir(root: &Path) -> PathBuf {
+    data_dir().join("transcripts").join(workspace_key(root))
+}
+
 /// A fresh transcript file for a run in the workspace at `root`. The time names it for people;
 /// the process id and a count within the process keep two made in the same millisecond (a
 /// conversation continued right after one was started) from being the same file.
@@ -94,8 +99,7 @@ pub fn new_transcript_path(root: &Path) -> PathBuf {
     static MADE: AtomicU64 = AtomicU64::new(0);
     let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S%.3f");
     let count = MADE.fetch_add(1, Ordering::Relaxed);
-    crate::chats::transcripts_dir(root)
-        .join(format!("{stamp}-{}-{count}.jsonl", std::process::id()))
+    transcripts_dir(root).join(format!("{stamp}-{}-{count}.jsonl", std::process::id()))
 }
 
 /// Hex sha256 of some bytes.

@@ -14,7 +14,7 @@
 //! assert_eq!(toolbox.specs()[0].name, "read_file");
 //! ```
 
-use crate::model::CallPath;
+use crate::model::{CallPath, ToolOffer};
 use crate::prompt::{render_system_prompt, NATIVE_SYSTEM_PROMPT};
 use crate::tools::{ToolRegistry, ToolSpec};
 
@@ -71,5 +71,15 @@ impl Toolbox {
     /// SHA-256 of the system prompt: what calibrations and caches made for it are keyed by.
     pub fn fingerprint(&self) -> &str {
         &self.fingerprint
+    }
+}
+
+impl ToolOffer for Toolbox {
+    fn specs(&self) -> &[ToolSpec] {
+        Toolbox::specs(self)
+    }
+
+    fn system_prompt_for(&self, path: CallPath) -> &str {
+        Toolbox::system_prompt_for(self, path)
     }
 }

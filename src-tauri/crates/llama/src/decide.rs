@@ -386,7 +386,6 @@ pub fn lexical_prior(message: &str) -> bool {
     names_a_file || adds_to || words.iter().any(|w| PROJECT_WORDS.contains(w))
 }
 
-pub use lantern_core::mentions::names_a_workspace_path;
 pub(crate) use lantern_core::mentions::{is_known_file, message_words, names_a_path};
 
 /// log(e^a + e^b), for adding the probabilities of two ways a reply can start.

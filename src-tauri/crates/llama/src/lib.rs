@@ -27,8 +27,6 @@
 //! ```
 
 pub mod bench;
-pub mod bench_grounding;
-pub mod bench_opening;
 pub mod decide;
 mod engine;
 pub mod grammar;

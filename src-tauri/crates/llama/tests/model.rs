@@ -468,7 +468,7 @@ fn an_edit_s_old_text_is_always_found_once_in_the_file_it_names() {
         ),
     ] {
         let root = fixtures.join(fixture);
-        let known = lantern_core::tools::walk::known_paths(&Workspace::open(&root).unwrap());
+        let known = lantern_core::walk::known_paths(&Workspace::open(&root).unwrap());
         let texts = FixtureTexts(root.clone());
         let cancel = CancelToken::new();
         let messages = conversation(question);
@@ -744,7 +744,7 @@ fn a_listing_asked_about_a_glob_is_narrowed_to_it() {
         std::fs::create_dir_all(dir.join(file).parent().unwrap()).unwrap();
         std::fs::write(dir.join(file), "x = 1\n").unwrap();
     }
-    let known = lantern_core::tools::walk::known_paths(&Workspace::open(&dir).unwrap());
+    let known = lantern_core::walk::known_paths(&Workspace::open(&dir).unwrap());
     let texts = FixtureTexts(dir.clone());
     // Only the listing is offered: which tool the model picks is the eval's to measure; the
     // pattern a listing is given is the lever's.

@@ -9,7 +9,7 @@ use lantern_core::model::{
 use lantern_core::protocol::{parse, STOP_SEQUENCES};
 use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
-use lantern_core::tools::walk::known_paths;
+use lantern_core::walk::known_paths;
 use lantern_llama::{default_model_path, LoadOptions, LocalModel};
 use std::path::{Path, PathBuf};
 

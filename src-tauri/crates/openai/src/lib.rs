@@ -17,7 +17,7 @@ mod native;
 mod sse;
 mod stop;
 
-use lantern_core::mentions::names_a_workspace_path;
+use lantern_core::intent::{first_step_must_call, FirstStepRules};
 use lantern_core::model::{
     CallPath, FinishReason, Flow, GenerateRequest, Generation, GenerationOptions, Message, Model,
     ModelError, Role, ToolChoice,
@@ -355,23 +355,17 @@ impl OpenAiModel {
             .messages
             .last()
             .is_some_and(|m| m.role == Role::User);
-        let message = || &request.messages.last().unwrap().content;
-        let names_a_path = || {
-            self.options.named_paths
-                && request
-                    .paths
-                    .is_some_and(|known| names_a_workspace_path(message(), known))
+        let named = FirstStepRules {
+            named_paths: self.options.named_paths,
+            named_definitions: self.options.named_definitions,
+            named_project: self.options.named_project,
         };
-        let names_a_definition =
-            || self.options.named_definitions && request.names_a_defined_name(message());
-        let names_the_project =
-            || self.options.named_project && request.names_the_project(message());
+        let must_call = || {
+            let message = &request.messages.last().unwrap().content;
+            first_step_must_call(request, message, named).is_some()
+        };
         match request.tool_choice {
-            ToolChoice::Auto
-                if first_step
-                    && !request.tools.is_empty()
-                    && (names_a_path() || names_a_definition() || names_the_project()) =>
-            {
+            ToolChoice::Auto if first_step && !request.tools.is_empty() && must_call() => {
                 ToolChoice::Required
             }
             choice => choice,

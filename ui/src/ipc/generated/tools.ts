@@ -119,7 +119,7 @@ export type ResultKind =
   | "diagnostics"
   /**
    * A file written: `path`, `created`, `bytes_written` and `checkpoint` (see
-   * [`Written::report_into`]).
+   * `tools::Written::report_into`).
    */
   | "write"
   /** A program that ran: `command`, `exit_code`, `stdout`, `stderr`. */

@@ -11,7 +11,7 @@ use crate::answer_paths::{files_shown, with_paths};
 use crate::event::Event;
 use crate::model::{FinishReason, Role};
 use crate::repeats::before_repeats;
-use crate::tools::walk::known_paths;
+use crate::walk::known_paths;
 
 impl Session {
     /// The answer to give for the reply `text` of step `step`, which ended for `finish`, to

@@ -14,6 +14,7 @@ use super::Session;
 use crate::event::Event;
 use crate::model::{
     CancelToken, Flow, GenerateRequest, Message, Model, ModelError, Role, ToolChoice,
+    SUMMARY_PREFIX,
 };
 use crate::protocol::markers::leading_system_messages;
 use serde_json::{json, Value};
@@ -148,9 +149,6 @@ pub fn shorten_old_results(history: &mut [Message], before: usize) -> usize {
 
 /// What the model is asked when it summarises.
 const SUMMARY_PROMPT: &str = "Summarise the conversation below for yourself, in at most five short lines: what the user asked, which files were read, searched or changed, and what was found or answered. Keep file names, numbers and names exactly. Plain text, no tags.";
-
-/// How the summary opens, in the history: the model reads it as what came before.
-pub const SUMMARY_PREFIX: &str = "Earlier in this conversation (summarised to save context):";
 
 /// The model's side of the summary exchange, so user and assistant still alternate.
 const SUMMARY_ACK: &str = "Noted; I will go on from there.";

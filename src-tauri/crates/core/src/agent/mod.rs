@@ -18,9 +18,10 @@ mod grants;
 mod resume;
 mod texts;
 
+pub use crate::model::SUMMARY_PREFIX;
 use calls::Author;
 pub use calls::{Answer, CallOutcome, Confirmer, FixedAnswer, PermissionRequest, Refusal};
-pub use compaction::{cut_to_fit, SUMMARY_PREFIX};
+pub use compaction::cut_to_fit;
 pub use config::AgentConfig;
 pub use resume::history_from_events;
 use texts::VisibleTexts;
@@ -38,8 +39,8 @@ use crate::protocol::{interpret, Outcome, ProblemKind, TurnParser, STOP_SEQUENCE
 use crate::sandbox::Workspace;
 use crate::tool_result::ToolResult;
 use crate::toolbox::Toolbox;
-use crate::tools::walk::known_paths;
 use crate::tools::{normalize_args, PrepareError, PreviewKind, Risk, ToolContext, ToolRegistry};
+use crate::walk::known_paths;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -4,7 +4,7 @@
 use crate::model::{FileTexts, KnownPaths};
 use crate::sandbox::Workspace;
 use crate::tools::current_content;
-use crate::tools::walk::known_paths;
+use crate::walk::known_paths;
 
 /// Reads only the files the step offers as paths (visible to the tools: not ignored, hidden or
 /// Lantern's own), through the sandbox, as text.

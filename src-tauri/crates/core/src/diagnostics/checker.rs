@@ -203,6 +203,19 @@ pub(super) fn u32_of(value: &Value) -> Option<u32> {
     value.as_u64().map(|n| n as u32)
 }
 
+/// The last `max` bytes of a checker's output, trimmed, marked with `…` when cut.
+pub(in crate::diagnostics) fn tail(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut cut = text.len() - max;
+    while !text.is_char_boundary(cut) {
+        cut += 1;
+    }
+    format!("…{}", &text[cut..])
+}
+
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;

@@ -1,7 +1,6 @@
-//! What the workspace is: its files, the marker-file helpers checkers find their projects
-//! with, and the checker jobs.
+//! What the workspace is: its files, and the marker-file helpers checkers find their projects
+//! with.
 
-use super::checkers::CHECKERS;
 use super::*;
 
 pub(super) fn parent_of(rel: &str) -> &str {
@@ -40,19 +39,6 @@ pub(super) fn marker_dirs(files: &[String], names: &[&str]) -> Vec<String> {
         .iter()
         .filter(|f| names.contains(&file_name(f)))
         .map(|f| parent_of(f).to_string())
-        .collect()
-}
-
-/// The checker jobs for the workspace: each checker on each of its projects.
-pub(super) fn detect(ws: &Workspace, files: &[String]) -> Vec<Job> {
-    CHECKERS
-        .iter()
-        .flat_map(|&checker| {
-            checker
-                .projects(ws, files)
-                .into_iter()
-                .map(move |dir| Job { checker, dir })
-        })
         .collect()
 }
 

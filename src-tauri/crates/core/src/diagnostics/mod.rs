@@ -50,6 +50,7 @@ mod checker;
 mod checkers;
 mod detect;
 mod run;
+
 #[cfg(test)]
 mod tests;
 
@@ -57,9 +58,10 @@ use crate::error::ToolError;
 use crate::exec;
 use crate::paths::sha256_hex;
 use crate::sandbox::Workspace;
-use crate::tools::walk::{walk_checked, Found};
+use crate::walk::{walk_checked, Found};
 use checker::{locate, Checker};
-use detect::{abs_of, detect, inside, workspace_files};
+use checkers::CHECKERS;
+use detect::{abs_of, inside, workspace_files};
 use run::{run_job, run_syntax};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -145,6 +147,19 @@ struct Job {
     checker: &'static dyn Checker,
     /// Workspace-relative folder, `.` for the root.
     dir: String,
+}
+
+/// The checker jobs for the workspace: each checker on each of its projects.
+fn detect(ws: &Workspace, files: &[String]) -> Vec<Job> {
+    CHECKERS
+        .iter()
+        .flat_map(|&checker| {
+            checker
+                .projects(ws, files)
+                .into_iter()
+                .map(move |dir| Job { checker, dir })
+        })
+        .collect()
 }
 
 /// A kept result.

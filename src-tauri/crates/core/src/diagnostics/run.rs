@@ -1,7 +1,7 @@
 //! Running one checker job: its command line, its launch in the sandbox (the workspace
 //! read-only, build output in Lantern's own folder), the cache by content, the report.
 
-use super::checker::{Note, PathMap, Scope, Setup};
+use super::checker::{tail, Note, PathMap, Scope, Setup};
 use super::checkers::CHECKERS;
 use super::detect::{abs_of, file_name, inside, read_bytes, read_text};
 use super::*;
@@ -324,16 +324,4 @@ pub(super) fn run_syntax(ws: &Workspace, targets: &[String]) -> Report {
         diagnostics: found,
         fresh: true,
     }
-}
-
-pub(super) fn tail(text: &str, max: usize) -> String {
-    let text = text.trim();
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut cut = text.len() - max;
-    while !text.is_char_boundary(cut) {
-        cut += 1;
-    }
-    format!("…{}", &text[cut..])
 }

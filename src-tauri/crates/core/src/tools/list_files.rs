@@ -1,6 +1,6 @@
-use super::walk::{add_notice, compile_glob, walk_checked};
 use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
+use crate::walk::{add_notice, compile_glob, walk_checked};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};

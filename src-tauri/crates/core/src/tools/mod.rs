@@ -27,10 +27,10 @@ mod target;
 mod tasks;
 mod text_match;
 mod update_task;
-pub mod walk;
 mod write_file;
 mod writes;
 
+pub use crate::spec::{PreviewKind, ResultKind, Risk, ToolSpec};
 pub use call::{Call, PrepareError};
 pub use target::{Resolved, Target};
 pub use tasks::{Task, TaskList, TaskStatus};
@@ -47,77 +47,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
-
-/// How much harm a call can do; decides the default permission.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Risk {
-    /// Touches no files (time, the session's task list).
-    Safe,
-    /// Reads inside the workspace.
-    Read,
-    /// Changes files.
-    Write,
-    /// Runs programs.
-    Exec,
-}
-
-/// What a tool's preview holds: declared by the tool, so that a confirmation shows it by kind
-/// instead of guessing from the tool's name or the preview's keys.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum PreviewKind {
-    /// No preview: the request's paths and arguments say it all.
-    None,
-    /// The change to one file: `path`, `created`, `lines_added`, `lines_removed`, `unified`
-    /// (a unified diff) and `old_content`.
-    Diff,
-    /// A command line and how it would run: `command`, `cwd`, `timeout_s`, `sandboxed`,
-    /// `sandbox` (in words) and `limits`.
-    Command,
-    /// Given only when the programs the call starts would run outside the sandbox:
-    /// `sandboxed`, `sandbox` (why not) and `notice`.
-    Sandbox,
-}
-
-/// What a tool's successful result holds: declared by the tool, so that the UI routes a result
-/// by kind (a write reloads the file, diagnostics mark the editor) instead of by tool name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ResultKind {
-    /// Text of one file: `path`, `content`, `start_line`, `end_line`, `total_lines`.
-    FileContent,
-    /// Files of a folder: `directory`, `files` (paths), `count`.
-    FileList,
-    /// Lines that match a search: `matches` (`path`, `line`, `column`, `text`), `count`.
-    Matches,
-    /// The checkers' findings, as [`crate::diagnostics::check`] reports them.
-    Diagnostics,
-    /// A file written: `path`, `created`, `bytes_written` and `checkpoint` (see
-    /// [`Written::report_into`]).
-    Write,
-    /// A program that ran: `command`, `exit_code`, `stdout`, `stderr`.
-    CommandOutput,
-    /// The session's task list, or one task of it.
-    Tasks,
-    /// Anything else, shown as it is.
-    Plain,
-}
-
-/// What a tool is, as the model, the CLI and the UI see it.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct ToolSpec {
-    pub name: String,
-    pub description: String,
-    pub risk: Risk,
-    pub input_schema: Value,
-    /// Arguments of a typical correct call, shown in the prompt and in error feedback.
-    pub example: Value,
-    pub preview_kind: PreviewKind,
-    pub result_kind: ResultKind,
-}
 
 /// Shared state a tool runs against.
 pub struct ToolContext {

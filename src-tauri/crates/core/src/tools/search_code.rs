@@ -1,8 +1,8 @@
 use super::read_file::MAX_FILE_BYTES;
-use super::walk::{add_notice, compile_glob, walk_checked, Found};
 use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use crate::sandbox::FileOpener;
+use crate::walk::{add_notice, compile_glob, walk_checked, Found};
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};

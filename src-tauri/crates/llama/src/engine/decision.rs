@@ -3,6 +3,7 @@
 
 use super::sampling::log_softmax_at;
 use super::*;
+use lantern_core::intent::{first_step_must_call, FirstStepRules};
 use lantern_core::protocol::{CLOSE_TAG, OPEN_TAG};
 use lantern_core::tool_result::found_nothing;
 
@@ -39,27 +40,18 @@ impl LocalModel {
                     && self.settings.options.call_after_nothing
                     && last.is_some_and(|m| found_nothing(&m.content));
                 let question = user_question(request.messages);
-                let names_a_path = self.settings.options.named_paths
-                    && request
-                        .paths
-                        .is_some_and(|known| names_a_workspace_path(question, known));
-                let names_a_definition = || {
-                    self.settings.options.named_definitions
-                        && request.names_a_defined_name(question)
+                let options = &self.settings.options;
+                let named = FirstStepRules {
+                    named_paths: options.named_paths,
+                    named_definitions: options.named_definitions,
+                    named_project: options.named_project,
                 };
-                let names_the_project =
-                    || self.settings.options.named_project && request.names_the_project(question);
+                let must_call = (!after_result)
+                    .then(|| first_step_must_call(request, question, named))
+                    .flatten();
                 match (rules, after_result) {
-                    (_, false) if names_a_path => (
-                        true,
-                        "the message names a file of the workspace".to_string(),
-                    ),
-                    (_, false) if names_a_definition() => (
-                        true,
-                        "the message names something the workspace defines".to_string(),
-                    ),
-                    (_, false) if names_the_project() => {
-                        (true, "the message names the project".to_string())
+                    (_, false) if must_call.is_some() => {
+                        (true, must_call.unwrap_or_default().to_string())
                     }
                     (Some(r), false) if r.first_step.trusted => {
                         r.first_step.decide_first_step(confidence, question)

@@ -427,7 +427,7 @@ impl LocalModel {
                         .paths
                         .is_some_and(|known| !new_files_named(question, known).is_empty());
                     let finds = self.settings.options.named_definitions
-                        && request.names_a_defined_name(question);
+                        && lantern_core::intent::names_a_defined_name_in(request, question);
                     let reads_only = self.settings.options.changes_when_asked
                         && !lantern_core::intent::asks_for_a_change(question);
                     let wanted = WantedTools {

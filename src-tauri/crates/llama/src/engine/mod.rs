@@ -14,8 +14,8 @@ mod tests;
 mod thinking;
 
 use crate::decide::{
-    lexical_prior, log_add, names_a_workspace_path, probe_set_fingerprint, Calibration,
-    DecisionRules, ANSWER_PROBES, FOLLOW_UP_PROBES, TOOL_PROBES,
+    lexical_prior, log_add, probe_set_fingerprint, Calibration, DecisionRules, ANSWER_PROBES,
+    FOLLOW_UP_PROBES, TOOL_PROBES,
 };
 use crate::grammar::{call_grammar, CallShape};
 use crate::template::{CallSyntax, NativeTemplate, TEXT_PROTOCOL};
@@ -24,13 +24,12 @@ use lantern_core::agent::cut_to_fit;
 use lantern_core::mentions::globs_named;
 use lantern_core::model::{
     CallPath, CancelToken, FinishReason, Flow, GenerateRequest, Generation, GenerationOptions,
-    Message, Model, ModelError, Role, ToolChoice,
+    Message, Model, ModelError, Role, ToolChoice, ToolOffer,
 };
 use lantern_core::protocol::markers::{
     leading_system_messages, protocol_tag_start, text_protocol_messages, CALL_KEY, NOT_IN_ANSWERS,
     PROTOCOL_WORDS,
 };
-use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::ToolSpec;
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::context::LlamaContext;
@@ -244,9 +243,9 @@ impl Model for LocalModel {
     /// Calibrates the call decision for the toolbox's prompt (once per model and prompt; kept
     /// in the calibration file) and makes the cache hold the conversations' opening (loaded
     /// when it was saved), so the first message waits for neither.
-    fn prepare(&mut self, toolbox: &Toolbox, cancel: &CancelToken) -> Result<(), ModelError> {
-        let system = toolbox.system_prompt_for(self.call_path());
-        self.offer_tools(toolbox.specs());
+    fn prepare(&mut self, offer: &dyn ToolOffer, cancel: &CancelToken) -> Result<(), ModelError> {
+        let system = offer.system_prompt_for(self.call_path());
+        self.offer_tools(offer.specs());
         self.calibration(system, cancel)?;
         let first = [
             Message::new(Role::System, system),

@@ -1,8 +1,7 @@
 //! `cargo check`: Rust projects, found by their `Cargo.toml`.
 
-use crate::diagnostics::checker::{u32_of, Checker, Note, PathMap, Scope, Setup};
+use crate::diagnostics::checker::{tail, u32_of, Checker, Note, PathMap, Scope, Setup};
 use crate::diagnostics::detect::{marker_dirs, outermost};
-use crate::diagnostics::run::tail;
 use crate::diagnostics::{Diagnostic, Language, Severity};
 use crate::exec::{self, profile::PrivateDirs};
 use crate::sandbox::Workspace;

@@ -2,8 +2,12 @@
 //! (prompt processing of N tokens in one batch, generation of N tokens one at a time), plus
 //! what only Lantern has: grammar-constrained calls and follow-up steps with KV reuse.
 
-use crate::bench_grounding::GroundingSpeed;
-use crate::bench_opening::FirstAnswer;
+mod grounding;
+mod opening;
+
+pub use grounding::GroundingSpeed;
+pub use opening::FirstAnswer;
+
 use crate::engine::{LocalModel, ModelFacts};
 use lantern_core::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role, ToolChoice};
 use lantern_core::protocol::STOP_SEQUENCES;
@@ -203,9 +207,9 @@ pub fn bench_model(
         .map(|_| generation_speed(model, gen_tokens))
         .collect();
     let grammar = grammar_speed(model, toolbox, &GRAMMAR_QUESTIONS);
-    let grounding = crate::bench_grounding::grounding_speed(model, toolbox);
+    let grounding = grounding::grounding_speed(model, toolbox);
     let follow_up = follow_up(model, toolbox);
-    let first_answer = crate::bench_opening::first_answer(model, toolbox);
+    let first_answer = opening::first_answer(model, toolbox);
     ModelBench {
         model: model.facts().clone(),
         threads: model.facts().threads,

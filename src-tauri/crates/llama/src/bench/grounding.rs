@@ -5,7 +5,7 @@
 //! in a project of a few files and in one of 100,000. Also what the list of paths grounding
 //! draws on costs to build from a 100,000-file tree on disk, and its size.
 
-use crate::bench::median;
+use super::median;
 use crate::engine::LocalModel;
 use lantern_core::model::{
     CancelToken, FileTexts, Flow, GenerateRequest, GenerationOptions, KnownPaths, Message, Model,
@@ -14,7 +14,7 @@ use lantern_core::model::{
 use lantern_core::protocol::STOP_SEQUENCES;
 use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
-use lantern_core::tools::walk::known_paths;
+use lantern_core::walk::known_paths;
 use serde::Serialize;
 use std::time::Instant;
 
