@@ -215,4 +215,13 @@ describe("ChatPanel", () => {
     chat.event({ event: "turn_finished", reason: "repetition", text: "", steps: 3, explanation: "Stopped: the model made the same call 3 times in a row." }, null);
     expect(root.querySelector(".guard")?.textContent).toBe("Stopped: the model made the same call 3 times in a row.");
   });
+
+  it("says so when the model's reply held no text", () => {
+    const { root, chat } = setup();
+    chat.startTurn("where is echo defined?");
+    chat.event({ event: "text_delta", step: 1, text: "\n\n\n" }, null);
+    const why = "The model gave no answer: its reply held no text. Ask again, perhaps in other words.";
+    chat.event({ event: "turn_finished", reason: "answer", text: "", steps: 1, explanation: why }, null);
+    expect(root.textContent).toContain(why);
+  });
 });

@@ -258,8 +258,9 @@ export class ChatPanel {
         if (event.reason !== "answer") {
           const detail = event.reason === "error" && event.text ? ` ${event.text}` : "";
           reply.append(h("div", { class: `guard guard-${event.reason}`, text: `${event.explanation}${detail}` }));
-        } else if (!reply.querySelector(".msg-text")) {
-          reply.append(h("div", { class: "muted small", text: "(The assistant gave no text.)" }));
+        } else if (!event.text.trim() && !reply.querySelector(".msg-text")?.textContent?.trim()) {
+          // A reply with no text (ended at once, or only blank lines): say why, not nothing.
+          reply.append(h("div", { class: "muted small", text: event.explanation }));
         }
         this.reply = null;
         this.segment = null;

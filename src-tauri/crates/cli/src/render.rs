@@ -161,6 +161,10 @@ impl Human {
             } => {
                 self.end_line();
                 match reason {
+                    // A reply with no text: say so rather than print nothing.
+                    lantern_core::event::FinishedReason::Answer if text.trim().is_empty() => {
+                        eprintln!("{explanation}")
+                    }
                     lantern_core::event::FinishedReason::Answer => {}
                     // The text of a failed turn is the model's error: what went wrong and why.
                     lantern_core::event::FinishedReason::Error => {

@@ -29,6 +29,12 @@ pub enum FinishedReason {
     Error,
 }
 
+/// Why a turn the model ended with a reply has no answer to show: the reply held no text (it
+/// ended at once, or repeated nothing but blank lines until it was ended). Said in place of
+/// "answered", so that the user is never left with silence.
+pub const NO_ANSWER: &str =
+    "The model gave no answer: its reply held no text. Ask again, perhaps in other words.";
+
 impl FinishedReason {
     /// The reason in plain words, for people.
     pub fn explain(self, limit: usize) -> String {

@@ -264,6 +264,10 @@ pub struct Generation {
     /// so the agent reads every call the same way.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub native_deltas: Vec<serde_json::Value>,
+    /// The id the server gave the reply's first native call: the conversation sent back names
+    /// the call by it, since some providers check that a result answers a call they made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native_call_id: Option<String>,
     /// The model was prompted through its own chat template with the tools given natively, so
     /// a call in `text` is in the model's own form (local models).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -288,6 +292,7 @@ impl Generation {
             context_used: None,
             context_size: None,
             native_deltas: Vec::new(),
+            native_call_id: None,
             native_template: false,
             thinking: String::new(),
         }

@@ -202,3 +202,83 @@ fn an_answer_to_where_that_names_another_place_is_followed_by_where_the_search_f
     );
     assert_eq!(finished(&events).1, answer);
 }
+
+#[test]
+fn a_reply_of_nothing_but_repeated_blank_lines_says_there_is_no_answer() {
+    /// A backend whose reply is blank lines until it ends it for repeating.
+    struct Blank;
+    impl Model for Blank {
+        fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+            self
+        }
+        fn name(&self) -> String {
+            "blank".into()
+        }
+        fn generate(
+            &mut self,
+            _: &GenerateRequest<'_>,
+            on_text: &mut dyn FnMut(&str) -> Flow,
+        ) -> Result<Generation, ModelError> {
+            let text = "\n".repeat(40);
+            on_text(&text);
+            Ok(Generation::text(text, FinishReason::Repeating))
+        }
+    }
+    let dir = workspace();
+    let mut events = Vec::new();
+    session(dir.path()).send(
+        "Where is echo defined?",
+        &mut Blank,
+        &mut FixedAnswer(Answer::Deny { message: None }),
+        &mut |e| events.push(e.clone()),
+        &CancelToken::new(),
+    );
+    match events.last() {
+        Some(Event::TurnFinished {
+            text, explanation, ..
+        }) => {
+            assert_eq!(text.trim(), "");
+            assert_eq!(explanation, lantern_core::event::NO_ANSWER);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn an_answer_that_talks_about_the_protocol_is_an_answer_not_a_broken_call() {
+    let dir = workspace();
+    let prose =
+        "To call a tool you write a TOOL_CALL block; I do not need one here. The answer is 42.";
+    let (events, _) = asking(
+        &mut session(dir.path()),
+        "What is six times seven?",
+        vec![prose.to_string()],
+        &mut FixedAnswer(Answer::Deny { message: None }),
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::CallRejected { .. })),
+        "{events:?}"
+    );
+    assert_eq!(
+        finished(&events),
+        (FinishedReason::Answer, prose.to_string())
+    );
+
+    // The same word where the protocol puts it is still refused as a broken call.
+    let soup = "TOOL_RESULT: {\"answer\": 42}";
+    let (events, _) = asking(
+        &mut session(dir.path()),
+        "What is six times seven?",
+        vec![soup.to_string(), "It is 42.".to_string()],
+        &mut FixedAnswer(Answer::Deny { message: None }),
+    );
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::CallRejected { .. })));
+    assert_eq!(
+        finished(&events),
+        (FinishedReason::Answer, "It is 42.".to_string())
+    );
+}

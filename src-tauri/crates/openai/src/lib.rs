@@ -564,6 +564,7 @@ impl OpenAiModel {
         let mut generation = Generation::text(text, finish);
         generation.thinking = thinking;
         if native_call {
+            generation.native_call_id = calls.first_id();
             generation.native_deltas = calls.into_pieces();
         }
         if let Some(usage) = usage {

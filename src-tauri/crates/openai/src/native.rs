@@ -27,6 +27,8 @@ pub(crate) fn wire_choice(choice: ToolChoice) -> &'static str {
 /// One call as its pieces arrive.
 #[derive(Debug, Default)]
 struct PartialCall {
+    /// The server's id for the call, from the first piece that carries one.
+    id: Option<String>,
     name: String,
     arguments: String,
 }
@@ -44,6 +46,13 @@ impl CallAssembler {
         // A server that sends one call without an index means the first.
         let index = piece.get("index").and_then(Value::as_u64).unwrap_or(0);
         let call = self.calls.entry(index).or_default();
+        if let Some(id) = piece
+            .get("id")
+            .and_then(Value::as_str)
+            .filter(|id| !id.is_empty())
+        {
+            call.id.get_or_insert_with(|| id.to_string());
+        }
         if let Some(function) = piece.get("function") {
             if let Some(name) = function.get("name").and_then(Value::as_str) {
                 call.name.push_str(name);
@@ -85,6 +94,11 @@ impl CallAssembler {
             })
             .collect::<Vec<_>>()
             .join("\n")
+    }
+
+    /// The server's id of the first call, the one the agent runs.
+    pub fn first_id(&self) -> Option<String> {
+        self.calls.values().next().and_then(|call| call.id.clone())
     }
 
     pub fn into_pieces(self) -> Vec<Value> {

@@ -329,6 +329,19 @@ fn native_tool_calls_through_a_real_llama_server_read_a_file_and_answer() {
         _ => None,
     });
     let (tool, args, via) = call.expect("the model made a call");
+    // The conversation names the call by the id the server gave it.
+    let server_id = events.iter().find_map(|e| match e {
+        Event::ResponseFinished { native_deltas, .. } => native_deltas
+            .iter()
+            .find_map(|piece| piece["id"].as_str().map(str::to_string)),
+        _ => None,
+    });
+    let call_id = events.iter().find_map(|e| match e {
+        Event::CallParsed { call_id, .. } => Some(call_id.clone()),
+        _ => None,
+    });
+    assert!(server_id.is_some(), "llama-server names its calls");
+    assert_eq!(call_id, server_id);
     assert_eq!(
         via,
         CallPath::Native,

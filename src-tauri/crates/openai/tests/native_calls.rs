@@ -173,6 +173,7 @@ fn a_session_reads_a_file_through_native_calls_and_answers() {
     assert_eq!(call["role"], "assistant");
     assert_eq!(call["tool_calls"][0]["function"]["name"], "read_file");
     let id = call["tool_calls"][0]["id"].as_str().unwrap();
+    assert_eq!(id, "srv-1", "the call keeps the id the server gave it");
     let result = messages.last().unwrap();
     assert_eq!(result["role"], "tool");
     assert_eq!(result["tool_call_id"], id);

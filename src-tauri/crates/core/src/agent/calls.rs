@@ -130,6 +130,24 @@ impl CallOutcome {
     }
 }
 
+impl super::Session {
+    /// The id of the call the model just made: the server's own, when it gave one this
+    /// conversation has not used (the result sent back must name the call the server made),
+    /// else Lantern's next `call-N`.
+    pub(super) fn call_id_for(&self, native: Option<&str>) -> String {
+        let unused = |id: &&str| {
+            !self
+                .history
+                .iter()
+                .any(|m| m.call_id.as_deref() == Some(*id))
+        };
+        match native.filter(unused) {
+            Some(id) => id.to_string(),
+            None => format!("call-{}", self.calls),
+        }
+    }
+}
+
 /// A tool message's JSON with a `note` the model should read beside the result (e.g. that a
 /// second call in the same reply was not run). Text that is not a JSON object keeps the note
 /// on a line of its own.

@@ -28,7 +28,7 @@ use texts::VisibleTexts;
 
 use crate::checkpoint::CheckpointStore;
 use crate::error::ErrorType;
-use crate::event::{AnswerKind, Event, FinishedReason};
+use crate::event::{AnswerKind, Event, FinishedReason, NO_ANSWER};
 use crate::model::{
     CallPath, CancelToken, Flow, GenerateRequest, KnownPaths, Message, Model, Role,
 };
@@ -300,7 +300,7 @@ impl Session {
                 } => {
                     protocol_errors = 0;
                     self.calls += 1;
-                    let call_id = format!("call-{}", self.calls);
+                    let call_id = self.call_id_for(generation.native_call_id.as_deref());
                     // The model hears about calls it made that were not run, with the result.
                     let not_run = problems
                         .iter()
@@ -356,14 +356,18 @@ impl Session {
                 }
             }
         };
-        let finished = Event::TurnFinished {
-            reason,
-            explanation: reason.explain(match reason {
+        let explanation = match reason {
+            FinishedReason::Answer if text.trim().is_empty() => NO_ANSWER.to_string(),
+            _ => reason.explain(match reason {
                 FinishedReason::MaxSteps => self.config.max_steps,
                 FinishedReason::Repetition => self.config.max_repeats,
                 FinishedReason::ProtocolErrors => self.config.max_protocol_errors,
                 _ => 0,
             }),
+        };
+        let finished = Event::TurnFinished {
+            reason,
+            explanation,
             text,
             steps,
         };

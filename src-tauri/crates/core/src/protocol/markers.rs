@@ -68,11 +68,12 @@ pub const CALL_KEY: &str = "\"tool\"";
 
 /// The first piece of `text` shaped like the protocol: a call or a result in a near-miss
 /// spelling small models write instead of a call or an answer (`<TOML_CALL>`, `</TOUB_RESULT>`,
-/// `TOOL_RESULT:`, a bare `{"tool": …}` object). Such text is never a final answer.
+/// `TOOL_RESULT:`, a bare `{"tool": …}` object). Such text is never a final answer. A protocol
+/// word used in a sentence ("you write a TOOL_CALL block") is prose, not protocol.
 pub fn protocol_fragment(text: &str) -> Option<&str> {
     let lower = text.to_ascii_lowercase();
     for word in PROTOCOL_WORDS {
-        if let Some(at) = lower.find(&word.to_ascii_lowercase()) {
+        if let Some(at) = protocol_word_at(&lower, &word.to_ascii_lowercase()) {
             return Some(&text[at..at + word.len()]);
         }
     }
@@ -92,6 +93,19 @@ pub fn protocol_fragment(text: &str) -> Option<&str> {
         return Some(&text[at..end]);
     }
     None
+}
+
+/// Where `word` (lower case, in lower-cased `text`) stands as the protocol writes it: opening a
+/// line (after a tag's `<`, `</` or a bracket) or closed like a tag or a label (`>`, `:`, `]`,
+/// `{`, the end of the line). In the middle of a sentence it is a word about the protocol.
+fn protocol_word_at(text: &str, word: &str) -> Option<usize> {
+    text.match_indices(word).map(|(at, _)| at).find(|&at| {
+        let before = text[..at].trim_end_matches(['<', '/', '[', '`', ' ', '\t']);
+        let opens_a_line = before.is_empty() || before.ends_with('\n');
+        let after = text[at + word.len()..].trim_start_matches([' ', '\t']);
+        let closed = after.is_empty() || after.starts_with(['>', ':', ']', '{', '\n', '`']);
+        opens_a_line || closed
+    })
 }
 
 /// Where a tag shaped like the protocol's own begins: a name that joins words with an
@@ -236,6 +250,9 @@ mod tests {
             ),
             ("Sure: <TOML_CALL>{}</TOML_CALL>", "<TOML_CALL>"),
             ("TOOL_RESULT: {\"success\": true}", "TOOL_RESULT"),
+            ("The file says:\nTOOL_CALL\n{}", "TOOL_CALL"),
+            ("Done. [TOOL_CALL] read_file", "TOOL_CALL"),
+            ("The call was tool_call", "tool_call"),
             ("</Tool_Output>", "</Tool_Output>"),
             ("<TOUBLE>\n{\"tool}: list_files", "<TOUBLE>"),
             ("The answer. <TOML>", "<TOML>"),
@@ -258,6 +275,8 @@ mod tests {
             "Vec<u8> and HashMap<K, V> are generic types.",
             "Option<String> or Result<T, E> or <Ok>",
             "The tool reads files; the argument is a path.",
+            "To call a tool you write a TOOL_CALL block; I do not need one here. The answer is 42.",
+            "A tool_result message follows each call.",
         ] {
             assert_eq!(protocol_fragment(prose), None, "{prose}");
         }
