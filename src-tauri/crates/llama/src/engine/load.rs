@@ -162,13 +162,7 @@ impl LocalModel {
 
         let meta = |key: &str| model.meta_val_str(key).ok().filter(|v| !v.is_empty());
         let architecture = meta("general.architecture").unwrap_or_else(|| "unknown".into());
-        let name = meta("general.name").unwrap_or_else(|| {
-            options
-                .path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        });
+        let name = readable_name(meta("general.name"), &options.path);
         let (template, chat_template) = pick_template(&model, &architecture);
         let source = meta("tokenizer.chat_template");
         let native = match (&source, options.native_template) {
@@ -246,5 +240,95 @@ impl LocalModel {
 
     pub fn facts(&self) -> &ModelFacts {
         &self.facts
+    }
+}
+
+/// The model's name as a person reads it. A GGUF's `general.name` is often made by the
+/// converter from a training folder ("Smollm2 135M 8k Lc100K Mix1 Ep2"), while the file name
+/// keeps the publisher's own spelling ("SmolLM2-135M-Instruct.Q4_1.gguf"). The file's name wins
+/// when it has that spelling (capitals and small letters both); a lower-case file name
+/// ("gemma-3-270m-q4_k_m.gguf") gives way to `general.name`.
+fn readable_name(general_name: Option<String>, path: &Path) -> String {
+    let file = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut stem = file.strip_suffix(".gguf").unwrap_or(&file).to_string();
+    // The quantisation label ("Q4_1", "q4_k_m", "IQ3_XS", "F16", "BF16"), then copies'
+    // lower-case tags (".tools", ".llama3-tools").
+    let is_quant = |label: &str| {
+        let label = label.to_ascii_uppercase();
+        let numbered = ["Q", "IQ"].iter().any(|p| {
+            label
+                .strip_prefix(p)
+                .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+        });
+        (numbered || ["F16", "BF16", "F32", "FP16", "FP32"].contains(&label.as_str()))
+            && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    let quant_at = stem
+        .char_indices()
+        .find(|&(i, c)| matches!(c, '.' | '-' | '_') && i > 0 && is_quant(&stem[i + 1..]))
+        .map(|(i, _)| i);
+    if let Some(at) = quant_at {
+        stem.truncate(at);
+    }
+    while let Some(at) = stem.rfind('.') {
+        let tag = &stem[at + 1..];
+        let is_tag = tag.starts_with(|c: char| c.is_ascii_lowercase())
+            && tag
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+        if !is_tag {
+            break;
+        }
+        stem.truncate(at);
+    }
+    let spelled = stem.chars().any(|c| c.is_uppercase()) && stem.chars().any(|c| c.is_lowercase());
+    match general_name {
+        Some(name) if !spelled => name,
+        _ => stem.replace(['-', '_'], " "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::readable_name;
+    use std::path::Path;
+
+    #[test]
+    fn a_model_is_named_as_its_publisher_spells_it() {
+        let cases = [
+            (
+                Some("Smollm2 135M 8k Lc100K Mix1 Ep2"),
+                "models/SmolLM2-135M-Instruct.Q4_1.gguf",
+                "SmolLM2 135M Instruct",
+            ),
+            (
+                Some("Smollm2 135M 8k Lc100K Mix1 Ep2"),
+                "SmolLM2-135M-Instruct.llama3-tools.Q4_1.gguf",
+                "SmolLM2 135M Instruct",
+            ),
+            (
+                Some("Gemma 3 270m"),
+                "gemma-3-270m-q4_k_m.gguf",
+                "Gemma 3 270m",
+            ),
+            (None, "gemma-3-270m-q4_k_m.gguf", "gemma 3 270m"),
+            (
+                Some("Qwen2.5 0.5B Instruct"),
+                "Qwen2.5-0.5B-Instruct-Q4_K_M.gguf",
+                "Qwen2.5 0.5B Instruct",
+            ),
+            (
+                Some("Phi 3 Mini"),
+                "Phi-3-mini-4k-instruct-fp16.gguf",
+                "Phi 3 mini 4k instruct",
+            ),
+        ];
+        for (general, file, want) in cases {
+            let got = readable_name(general.map(str::to_string), Path::new(file));
+            assert_eq!(got, want, "{file}");
+        }
     }
 }
