@@ -180,3 +180,67 @@ fn two_hundred_steps_keep_the_session_bounded() {
         rss_kib("VmHWM:")
     );
 }
+
+/// One long reply handed over a character at a time, as a hostile or odd server may stream it.
+struct CharByChar(String);
+
+impl Model for CharByChar {
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+
+    fn name(&self) -> String {
+        "char-by-char".to_string()
+    }
+
+    fn generate(
+        &mut self,
+        _request: &GenerateRequest<'_>,
+        on_text: &mut dyn FnMut(&str) -> Flow,
+    ) -> Result<Generation, ModelError> {
+        let mut piece = [0u8; 4];
+        for c in self.0.chars() {
+            on_text(c.encode_utf8(&mut piece));
+        }
+        Ok(Generation::text(self.0.clone(), FinishReason::EndOfText))
+    }
+}
+
+#[test]
+fn a_reply_streamed_a_character_at_a_time_makes_live_events_the_size_of_its_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = Session::new(
+        Workspace::open(dir.path()).unwrap(),
+        SessionOptions {
+            toolbox: Toolbox::standard().into(),
+            policy: None,
+            checkpoints: None,
+            config: Default::default(),
+        },
+    );
+    let reply = "ab ".repeat(200_000);
+    let (mut bytes, mut deltas) = (0usize, 0usize);
+    let mut streamed = String::new();
+    session.send(
+        "hello",
+        &mut CharByChar(reply.clone()),
+        &mut FixedAnswer(Answer::Deny { message: None }),
+        &mut |event| {
+            bytes += serde_json::to_vec(event).unwrap().len() + 1;
+            if let Event::TextDelta { text, .. } = event {
+                deltas += 1;
+                streamed.push_str(text);
+            }
+        },
+        &CancelToken::new(),
+    );
+    assert_eq!(streamed.trim_end(), reply.trim_end(), "nothing of the text is lost");
+    // The text goes out as it streams, with the step's raw reply and as the answer: three
+    // times, each framed once, not once per character.
+    assert!(deltas < reply.len() / 100, "{deltas} text events");
+    assert!(
+        bytes < 4 * reply.len(),
+        "{bytes} bytes of events for a reply of {}",
+        reply.len()
+    );
+}

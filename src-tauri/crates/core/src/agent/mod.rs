@@ -15,6 +15,7 @@ mod calls;
 mod compaction;
 mod config;
 mod grants;
+mod live;
 mod resume;
 mod texts;
 
@@ -180,6 +181,7 @@ impl Session {
 
             let mut parser = TurnParser::new();
             let mut streamed = String::new();
+            let mut live = live::LiveText::new();
             let texts = VisibleTexts::of(&self.ctx.workspace, &mut self.known_paths);
             let request = GenerateRequest {
                 messages: &self.history,
@@ -195,10 +197,9 @@ impl Session {
                 let settled = parser.push(piece);
                 if !settled.is_empty() {
                     streamed.push_str(&settled);
-                    emit(&Event::TextDelta {
-                        step: steps,
-                        text: settled,
-                    });
+                    if let Some(text) = live.push(&settled) {
+                        emit(&Event::TextDelta { step: steps, text });
+                    }
                 }
                 if parser.call_complete() {
                     Flow::Stop
@@ -206,6 +207,9 @@ impl Session {
                     Flow::Continue
                 }
             });
+            if let Some(text) = live.flush() {
+                emit(&Event::TextDelta { step: steps, text });
+            }
             let generation = match generated {
                 Ok(g) => g,
                 Err(e) => break (FinishedReason::Error, e.0),
