@@ -233,7 +233,7 @@ mod tests {
 
     #[test]
     fn the_first_step_must_call_when_the_message_names_a_file_a_definition_or_the_project() {
-        use crate::model::{CancelToken, KnownPaths, ToolChoice};
+        use crate::model::{CancelToken, KnownPaths};
         let known = KnownPaths::from_files(vec!["package.json".into(), "src/wrap.py".into()]);
         let files = [
             ("package.json", r#"{"name": "wrapkit", "version": "1.0.0"}"#),
@@ -243,16 +243,7 @@ mod tests {
             ),
         ];
         let cancel = CancelToken::new();
-        let request = GenerateRequest {
-            messages: &[],
-            tools: &[],
-            paths: Some(&known),
-            files: Some(&files),
-            stop: &[],
-            tool_choice: ToolChoice::Auto,
-            max_tokens: 16,
-            cancel: &cancel,
-        };
+        let request = GenerateRequest::new(&[], 16, &cancel).with_workspace(&known, &files);
         let all = FirstStepRules {
             named_paths: true,
             named_definitions: true,

@@ -214,6 +214,49 @@ pub struct GenerateRequest<'a> {
     pub cancel: &'a CancelToken,
 }
 
+impl<'a> GenerateRequest<'a> {
+    /// A request to continue `messages` with at most `max_tokens`: no tools (the reply is
+    /// text), no workspace, no stop sequence, the tool choice left to the model. The methods
+    /// below add what a step needs.
+    pub fn new(messages: &'a [Message], max_tokens: usize, cancel: &'a CancelToken) -> Self {
+        GenerateRequest {
+            messages,
+            tools: &[],
+            paths: None,
+            files: None,
+            stop: &[],
+            tool_choice: ToolChoice::Auto,
+            max_tokens,
+            cancel,
+        }
+    }
+
+    /// The tools this step may call.
+    pub fn with_tools(mut self, tools: &'a [ToolSpec]) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// The workspace's paths and the text of its files.
+    pub fn with_workspace(mut self, paths: &'a KnownPaths, files: &'a dyn FileTexts) -> Self {
+        self.paths = Some(paths);
+        self.files = Some(files);
+        self
+    }
+
+    /// Where generation ends (each stop sequence stays in the text).
+    pub fn with_stop(mut self, stop: &'a [&'a str]) -> Self {
+        self.stop = stop;
+        self
+    }
+
+    /// Whether the step must call, may call or must not.
+    pub fn with_tool_choice(mut self, tool_choice: ToolChoice) -> Self {
+        self.tool_choice = tool_choice;
+        self
+    }
+}
+
 /// What the text callback tells the backend.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {

@@ -508,12 +508,7 @@ fn a_hard_link_to_an_outside_file_reads_through_but_a_write_replaces_only_the_li
     std::fs::hard_link(&outside_file, ws_dir.join("linked.txt")).unwrap();
     let mut session = Session::new(
         Workspace::open(&ws_dir).unwrap(),
-        SessionOptions {
-            toolbox: Toolbox::standard().into(),
-            policy: None,
-            checkpoints: None,
-            config: Default::default(),
-        },
+        SessionOptions::in_memory(Toolbox::standard().into()),
     );
     let mut yes = FixedAnswer(Answer::AllowOnce);
     // Not detectable: to the kernel, the link *is* a file of the workspace.

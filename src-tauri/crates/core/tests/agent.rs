@@ -113,13 +113,11 @@ fn search_result_read(definition_bodies: bool) -> String {
     let mut s = Session::new(
         Workspace::open(dir.path()).unwrap(),
         SessionOptions {
-            toolbox: Toolbox::standard().into(),
-            policy: None,
-            checkpoints: None,
             config: lantern_core::agent::AgentConfig {
                 definition_bodies,
                 ..Default::default()
             },
+            ..SessionOptions::in_memory(Toolbox::standard().into())
         },
     );
     let mut model = ScriptedModel::new(vec![

@@ -114,12 +114,7 @@ fn two_hundred_steps_keep_the_session_bounded() {
     }
     let mut session = Session::new(
         Workspace::open(dir.path()).unwrap(),
-        SessionOptions {
-            toolbox: Toolbox::standard().into(),
-            policy: None,
-            checkpoints: None,
-            config: Default::default(),
-        },
+        SessionOptions::in_memory(Toolbox::standard().into()),
     );
     session.config.max_steps = STEPS_PER_MESSAGE + 1;
     let mut yes = FixedAnswer(Answer::AllowOnce);
@@ -211,12 +206,7 @@ fn a_reply_streamed_a_character_at_a_time_makes_live_events_the_size_of_its_text
     let dir = tempfile::tempdir().unwrap();
     let mut session = Session::new(
         Workspace::open(dir.path()).unwrap(),
-        SessionOptions {
-            toolbox: Toolbox::standard().into(),
-            policy: None,
-            checkpoints: None,
-            config: Default::default(),
-        },
+        SessionOptions::in_memory(Toolbox::standard().into()),
     );
     let reply = "ab ".repeat(200_000);
     let (mut bytes, mut deltas) = (0usize, 0usize);
@@ -234,7 +224,11 @@ fn a_reply_streamed_a_character_at_a_time_makes_live_events_the_size_of_its_text
         },
         &CancelToken::new(),
     );
-    assert_eq!(streamed.trim_end(), reply.trim_end(), "nothing of the text is lost");
+    assert_eq!(
+        streamed.trim_end(),
+        reply.trim_end(),
+        "nothing of the text is lost"
+    );
     // The text goes out as it streams, with the step's raw reply and as the answer: three
     // times, each framed once, not once per character.
     assert!(deltas < reply.len() / 100, "{deltas} text events");

@@ -186,10 +186,8 @@ pub fn run_task(
     let mut session = Session::new(
         workspace,
         SessionOptions {
-            toolbox: toolbox.clone(),
-            policy: None,
-            checkpoints: None,
             config: config.clone(),
+            ..SessionOptions::in_memory(toolbox.clone())
         },
     );
     let mut events = Vec::new();

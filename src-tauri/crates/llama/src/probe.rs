@@ -5,7 +5,7 @@
 use crate::bench::{generation_speed, prompt_speed};
 use crate::decide::DecisionRules;
 use crate::engine::{LocalModel, ModelFacts};
-use lantern_core::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role, ToolChoice};
+use lantern_core::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role};
 use lantern_core::protocol::{interpret, parse, Outcome, STOP_SEQUENCES};
 use lantern_core::toolbox::Toolbox;
 use schemars::JsonSchema;
@@ -74,16 +74,9 @@ pub fn probe(model: &mut LocalModel, toolbox: &Toolbox) -> Result<ProbeReport, S
             Message::new(Role::System, system_prompt),
             Message::new(Role::User, *question),
         ];
-        let request = GenerateRequest {
-            messages: &messages,
-            tools: toolbox.specs(),
-            paths: None,
-            files: None,
-            stop: STOP_SEQUENCES,
-            tool_choice: ToolChoice::Auto,
-            max_tokens: 200,
-            cancel: &cancel,
-        };
+        let request = GenerateRequest::new(&messages, 200, &cancel)
+            .with_tools(toolbox.specs())
+            .with_stop(STOP_SEQUENCES);
         let started = std::time::Instant::now();
         let generation = model
             .generate(&request, &mut |_| Flow::Continue)

@@ -113,14 +113,12 @@ fn session_at_a_small_context(turns: usize, lines: usize) {
     let mut session = Session::new(
         Workspace::open(dir.path()).unwrap(),
         SessionOptions {
-            toolbox: Toolbox::standard().into(),
-            policy: None,
-            checkpoints: None,
             config: AgentConfig {
                 max_steps: 2,
                 max_tokens: 48,
                 ..AgentConfig::default()
             },
+            ..SessionOptions::in_memory(Toolbox::standard().into())
         },
     );
     let started = Instant::now();

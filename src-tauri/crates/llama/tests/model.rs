@@ -60,16 +60,10 @@ fn generate(
     max_tokens: usize,
 ) -> (lantern_core::model::Generation, Vec<String>) {
     let cancel = CancelToken::new();
-    let request = GenerateRequest {
-        messages,
-        tools: toolbox().specs(),
-        paths: None,
-        files: None,
-        stop: STOP_SEQUENCES,
-        tool_choice: choice,
-        max_tokens,
-        cancel: &cancel,
-    };
+    let request = GenerateRequest::new(messages, max_tokens, &cancel)
+        .with_tools(toolbox().specs())
+        .with_stop(STOP_SEQUENCES)
+        .with_tool_choice(choice);
     let mut pieces = Vec::new();
     let generation = model
         .generate(&request, &mut |p| {
@@ -180,16 +174,10 @@ fn the_grammar_offers_exactly_the_tools_of_the_request() {
     let cancel = CancelToken::new();
     // A question that asks for reading, while the request offers only listing.
     let messages = conversation("What version is in package.json?");
-    let request = GenerateRequest {
-        messages: &messages,
-        tools: &only_listing,
-        paths: None,
-        files: None,
-        stop: STOP_SEQUENCES,
-        tool_choice: ToolChoice::Required,
-        max_tokens: 200,
-        cancel: &cancel,
-    };
+    let request = GenerateRequest::new(&messages, 200, &cancel)
+        .with_tools(&only_listing)
+        .with_stop(STOP_SEQUENCES)
+        .with_tool_choice(ToolChoice::Required);
     let g = model.generate(&request, &mut |_| Flow::Continue).unwrap();
     assert!(g.constrained);
     match interpret(&parse(&g.text), &registry) {
@@ -262,16 +250,10 @@ fn cancellation_stops_generation() {
     let mut model = model();
     let cancel = CancelToken::new();
     let messages = conversation("Write a long story about a lighthouse.");
-    let request = GenerateRequest {
-        messages: &messages,
-        tools: toolbox().specs(),
-        paths: None,
-        files: None,
-        stop: STOP_SEQUENCES,
-        tool_choice: ToolChoice::None,
-        max_tokens: 400,
-        cancel: &cancel,
-    };
+    let request = GenerateRequest::new(&messages, 400, &cancel)
+        .with_tools(toolbox().specs())
+        .with_stop(STOP_SEQUENCES)
+        .with_tool_choice(ToolChoice::None);
     let mut pieces = 0;
     let started = std::time::Instant::now();
     let mut cancelled_at = None;
@@ -343,16 +325,10 @@ fn an_overflowing_conversation_drops_its_oldest_turns() {
     // A single message too large for the context is an error in plain words.
     let huge = vec![Message::new(Role::User, "word ".repeat(3000))];
     let cancel = CancelToken::new();
-    let request = GenerateRequest {
-        messages: &huge,
-        tools: toolbox().specs(),
-        paths: None,
-        files: None,
-        stop: STOP_SEQUENCES,
-        tool_choice: ToolChoice::None,
-        max_tokens: 8,
-        cancel: &cancel,
-    };
+    let request = GenerateRequest::new(&huge, 8, &cancel)
+        .with_tools(toolbox().specs())
+        .with_stop(STOP_SEQUENCES)
+        .with_tool_choice(ToolChoice::None);
     let err = model
         .generate(&request, &mut |_| Flow::Continue)
         .err()
@@ -404,12 +380,7 @@ fn the_agent_reads_a_file_through_a_valid_call() {
 fn fresh_session(dir: &std::path::Path, toolbox: std::sync::Arc<Toolbox>) -> Session {
     Session::new(
         Workspace::open(dir).unwrap(),
-        SessionOptions {
-            toolbox,
-            policy: None,
-            checkpoints: None,
-            config: Default::default(),
-        },
+        SessionOptions::in_memory(toolbox),
     )
 }
 
@@ -472,16 +443,11 @@ fn an_edit_s_old_text_is_always_found_once_in_the_file_it_names() {
         let texts = FixtureTexts(root.clone());
         let cancel = CancelToken::new();
         let messages = conversation(question);
-        let request = GenerateRequest {
-            messages: &messages,
-            tools: std::slice::from_ref(&edit),
-            paths: Some(&known),
-            files: Some(&texts),
-            stop: STOP_SEQUENCES,
-            tool_choice: ToolChoice::Required,
-            max_tokens: 400,
-            cancel: &cancel,
-        };
+        let request = GenerateRequest::new(&messages, 400, &cancel)
+            .with_tools(std::slice::from_ref(&edit))
+            .with_workspace(&known, &texts)
+            .with_stop(STOP_SEQUENCES)
+            .with_tool_choice(ToolChoice::Required);
         let generation = model.generate(&request, &mut |_| Flow::Continue).unwrap();
         let turn = parse(&generation.text);
         let call = turn
@@ -658,16 +624,10 @@ fn a_message_that_names_the_project_makes_the_first_step_a_call() {
         ..Default::default()
     });
     let cancel = CancelToken::new();
-    let request = GenerateRequest {
-        messages: &messages,
-        tools: toolbox().specs(),
-        paths: Some(&known),
-        files: Some(&texts),
-        stop: STOP_SEQUENCES,
-        tool_choice: ToolChoice::Auto,
-        max_tokens: 120,
-        cancel: &cancel,
-    };
+    let request = GenerateRequest::new(&messages, 120, &cancel)
+        .with_tools(toolbox().specs())
+        .with_workspace(&known, &texts)
+        .with_stop(STOP_SEQUENCES);
     model.generate(&request, &mut |_| Flow::Continue).unwrap();
     let decision = model.last_step().decision.clone();
     model.configure(&Default::default());
@@ -756,16 +716,11 @@ fn a_listing_asked_about_a_glob_is_narrowed_to_it() {
         .clone();
     let messages = conversation("How many test_*.py files does the tests folder hold?");
     let cancel = CancelToken::new();
-    let request = GenerateRequest {
-        messages: &messages,
-        tools: std::slice::from_ref(&list),
-        paths: Some(&known),
-        files: Some(&texts),
-        stop: STOP_SEQUENCES,
-        tool_choice: ToolChoice::Required,
-        max_tokens: 120,
-        cancel: &cancel,
-    };
+    let request = GenerateRequest::new(&messages, 120, &cancel)
+        .with_tools(std::slice::from_ref(&list))
+        .with_workspace(&known, &texts)
+        .with_stop(STOP_SEQUENCES)
+        .with_tool_choice(ToolChoice::Required);
     let generation = model().generate(&request, &mut |_| Flow::Continue).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     let turn = parse(&generation.text);

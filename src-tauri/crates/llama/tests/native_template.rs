@@ -97,12 +97,7 @@ fn a_turn_through_the_model_s_own_template_reads_a_file_and_answers() {
 
     let mut session = Session::new(
         Workspace::open(dir.path()).unwrap(),
-        SessionOptions {
-            toolbox,
-            policy: None,
-            checkpoints: None,
-            config: Default::default(),
-        },
+        SessionOptions::in_memory(toolbox),
     );
     session.config.tool_choice = ToolChoice::Auto;
     session.config.max_steps = 3;
@@ -204,16 +199,10 @@ fn required_call(model: &mut LocalModel) -> (String, Generation) {
     let messages = manifest_question();
     let tools = reading_tools();
     let cancel = CancelToken::new();
-    let request = GenerateRequest {
-        messages: &messages,
-        tools: &tools,
-        paths: None,
-        files: None,
-        stop: STOP_SEQUENCES,
-        tool_choice: ToolChoice::Required,
-        max_tokens: 120,
-        cancel: &cancel,
-    };
+    let request = GenerateRequest::new(&messages, 120, &cancel)
+        .with_tools(&tools)
+        .with_stop(STOP_SEQUENCES)
+        .with_tool_choice(ToolChoice::Required);
     let mut shown = String::new();
     let generation = model
         .generate(&request, &mut |piece| {

@@ -60,16 +60,11 @@ fn edited_path(
         .clone();
     let texts = Texts(root.to_path_buf());
     let cancel = CancelToken::new();
-    let request = GenerateRequest {
-        messages,
-        tools: std::slice::from_ref(&edit),
-        paths: Some(known),
-        files: Some(&texts),
-        stop: STOP_SEQUENCES,
-        tool_choice: ToolChoice::Required,
-        max_tokens: 300,
-        cancel: &cancel,
-    };
+    let request = GenerateRequest::new(messages, 300, &cancel)
+        .with_tools(std::slice::from_ref(&edit))
+        .with_workspace(known, &texts)
+        .with_stop(STOP_SEQUENCES)
+        .with_tool_choice(ToolChoice::Required);
     let generation = model.generate(&request, &mut |_| Flow::Continue).unwrap();
     let turn = parse(&generation.text);
     let call = turn

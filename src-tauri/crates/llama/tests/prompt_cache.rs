@@ -31,16 +31,10 @@ fn answer(model: &mut LocalModel, question: &str) -> (String, lantern_llama::Ste
         Message::new(Role::User, question),
     ];
     let cancel = CancelToken::new();
-    let request = GenerateRequest {
-        messages: &messages,
-        tools: toolbox.specs(),
-        paths: None,
-        files: None,
-        stop: STOP_SEQUENCES,
-        tool_choice: ToolChoice::None,
-        max_tokens: 12,
-        cancel: &cancel,
-    };
+    let request = GenerateRequest::new(&messages, 12, &cancel)
+        .with_tools(toolbox.specs())
+        .with_stop(STOP_SEQUENCES)
+        .with_tool_choice(ToolChoice::None);
     let text = model
         .generate(&request, &mut |_| Flow::Continue)
         .unwrap()

@@ -251,16 +251,9 @@ impl OpenAiModel {
         // renders, answered the same way every time.
         let messages = [Message::new(Role::User, "What time is it now?")];
         let cancel = lantern_core::model::CancelToken::new();
-        let request = GenerateRequest {
-            messages: &messages,
-            tools: std::slice::from_ref(&probe_tool),
-            paths: None,
-            files: None,
-            stop: &[],
-            tool_choice: ToolChoice::Required,
-            max_tokens: 64,
-            cancel: &cancel,
-        };
+        let request = GenerateRequest::new(&messages, 64, &cancel)
+            .with_tools(std::slice::from_ref(&probe_tool))
+            .with_tool_choice(ToolChoice::Required);
         let temperature = std::mem::replace(&mut self.options.temperature, 0.0);
         let opened = self.open_stream(&request, CallPath::Native);
         self.options.temperature = temperature;

@@ -3,7 +3,7 @@
 
 mod support;
 
-use lantern_core::agent::{AgentConfig, Answer, FixedAnswer, Session, SessionOptions};
+use lantern_core::agent::{Answer, FixedAnswer, Session, SessionOptions};
 use lantern_core::event::{Event, FinishedReason};
 use lantern_core::model::{
     CancelToken, FinishReason, Flow, GenerateRequest, Generation, Message, Model, ModelError, Role,
@@ -37,16 +37,9 @@ fn generate_with(
     mut on_piece: impl FnMut(&str, usize) -> Flow,
 ) -> (Result<Generation, ModelError>, Vec<String>) {
     let messages = conversation();
-    let request = GenerateRequest {
-        messages: &messages,
-        tools: &[],
-        paths: None,
-        files: None,
-        stop: STOP_SEQUENCES,
-        tool_choice,
-        max_tokens: 256,
-        cancel,
-    };
+    let request = GenerateRequest::new(&messages, 256, cancel)
+        .with_stop(STOP_SEQUENCES)
+        .with_tool_choice(tool_choice);
     let mut pieces = Vec::new();
     let result = model.generate(&request, &mut |piece| {
         pieces.push(piece.to_string());
@@ -398,12 +391,7 @@ fn a_session_reads_a_file_and_answers_through_the_server() {
     let mut model = model(&server);
     let mut session = Session::new(
         Workspace::open(dir.path()).unwrap(),
-        SessionOptions {
-            toolbox: Toolbox::standard().into(),
-            policy: None,
-            checkpoints: None,
-            config: AgentConfig::default(),
-        },
+        SessionOptions::in_memory(Toolbox::standard().into()),
     );
     let mut events = Vec::new();
     let finished = session.send(

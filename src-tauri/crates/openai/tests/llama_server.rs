@@ -14,9 +14,7 @@
 use lantern_core::agent::{AgentConfig, Answer, FixedAnswer, Session, SessionOptions};
 use lantern_core::event::{Event, FinishedReason};
 use lantern_core::model::CallPath;
-use lantern_core::model::{
-    CancelToken, FinishReason, Flow, GenerateRequest, Message, Model, Role, ToolChoice,
-};
+use lantern_core::model::{CancelToken, FinishReason, Flow, GenerateRequest, Message, Model, Role};
 use lantern_core::protocol::STOP_SEQUENCES;
 use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
@@ -188,16 +186,8 @@ fn streams_and_runs_a_turn_against_a_real_llama_server() {
         Message::new(Role::System, "You are a helpful assistant."),
         Message::new(Role::User, "Say hello in one short sentence."),
     ];
-    let request = GenerateRequest {
-        messages: &messages,
-        tools: &[],
-        paths: None,
-        files: None,
-        stop: STOP_SEQUENCES,
-        tool_choice: ToolChoice::Auto,
-        max_tokens: 32,
-        cancel: &CancelToken::new(),
-    };
+    let cancel = CancelToken::new();
+    let request = GenerateRequest::new(&messages, 32, &cancel).with_stop(STOP_SEQUENCES);
     let mut pieces = Vec::new();
     let generation = model
         .generate(&request, &mut |piece| {
@@ -249,14 +239,12 @@ fn turn_about_notes(
     let mut session = Session::new(
         Workspace::open(dir.path()).unwrap(),
         SessionOptions {
-            toolbox: Toolbox::standard().into(),
-            policy: None,
-            checkpoints: None,
             config: AgentConfig {
                 max_steps: 3,
                 max_tokens,
                 ..AgentConfig::default()
             },
+            ..SessionOptions::in_memory(Toolbox::standard().into())
         },
     );
     let mut events = Vec::new();

@@ -6,7 +6,7 @@
 #[allow(dead_code)]
 mod support;
 
-use lantern_core::agent::{AgentConfig, Answer, FixedAnswer, Session, SessionOptions};
+use lantern_core::agent::{Answer, FixedAnswer, Session, SessionOptions};
 use lantern_core::event::{Event, FinishedReason};
 use lantern_core::model::{CallPath, CancelToken, FinishReason, Flow, GenerateRequest, Model};
 use lantern_core::protocol::STOP_SEQUENCES;
@@ -42,12 +42,7 @@ fn call_pieces(index: u64, id: &str, name: &str, arguments: &str, step: usize) -
 fn session(dir: &std::path::Path) -> Session {
     Session::new(
         Workspace::open(dir).unwrap(),
-        SessionOptions {
-            toolbox: Toolbox::standard().into(),
-            policy: None,
-            checkpoints: None,
-            config: AgentConfig::default(),
-        },
+        SessionOptions::in_memory(Toolbox::standard().into()),
     )
 }
 
@@ -251,16 +246,9 @@ fn thinking_is_kept_apart_and_an_over_long_stream_is_cut() {
         "Hi",
     )];
     let cancel = CancelToken::new();
-    let request = GenerateRequest {
-        messages: &messages,
-        tools: &[],
-        paths: None,
-        files: None,
-        stop: STOP_SEQUENCES,
-        tool_choice: lantern_core::model::ToolChoice::Auto,
-        max_tokens: 16,
-        cancel: &cancel,
-    };
+    let request = GenerateRequest::new(&messages, 16, &cancel)
+        .with_stop(STOP_SEQUENCES)
+        .with_tool_choice(lantern_core::model::ToolChoice::Auto);
     let mut pieces = String::new();
     let greeting = model
         .generate(&request, &mut |piece| {

@@ -5,7 +5,7 @@
 #[allow(dead_code)]
 mod support;
 
-use lantern_core::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role, ToolChoice};
+use lantern_core::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role};
 use lantern_openai::{OpenAiModel, OpenAiOptions};
 use support::{FakeServer, Reply};
 
@@ -20,16 +20,8 @@ fn http_proxy_from_the_environment_is_ignored() {
     let server = FakeServer::start(vec![Reply::stream(&["direct"], "stop")]);
     let mut model = OpenAiModel::new(OpenAiOptions::new(&server.base_url, "m")).unwrap();
     let messages = [Message::new(Role::User, "hi")];
-    let request = GenerateRequest {
-        messages: &messages,
-        tools: &[],
-        paths: None,
-        files: None,
-        stop: &[],
-        tool_choice: ToolChoice::Auto,
-        max_tokens: 8,
-        cancel: &CancelToken::new(),
-    };
+    let cancel = CancelToken::new();
+    let request = GenerateRequest::new(&messages, 8, &cancel);
     let generation = model.generate(&request, &mut |_| Flow::Continue).unwrap();
     assert_eq!(generation.text, "direct");
     server.finish();

@@ -209,7 +209,7 @@ fn open_local_boxed(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lantern_core::model::{CancelToken, Flow, GenerateRequest, ToolChoice};
+    use lantern_core::model::{CancelToken, Flow, GenerateRequest};
 
     #[test]
     fn a_script_opens_and_replies() {
@@ -224,19 +224,9 @@ mod tests {
         .unwrap();
         let cancel = CancelToken::new();
         let g = model
-            .generate(
-                &GenerateRequest {
-                    messages: &[],
-                    tools: &[],
-                    paths: None,
-                    files: None,
-                    stop: &[],
-                    tool_choice: ToolChoice::Auto,
-                    max_tokens: 16,
-                    cancel: &cancel,
-                },
-                &mut |_| Flow::Continue,
-            )
+            .generate(&GenerateRequest::new(&[], 16, &cancel), &mut |_| {
+                Flow::Continue
+            })
             .unwrap();
         assert_eq!(g.text, "The answer.");
     }

@@ -183,16 +183,8 @@ pub fn summarise_earlier_turns(
         Message::new(Role::System, SUMMARY_PROMPT),
         Message::new(Role::User, conversation_text(earlier)),
     ];
-    let request = GenerateRequest {
-        messages: &messages,
-        tools: &[],
-        paths: None,
-        files: None,
-        stop: &[],
-        tool_choice: ToolChoice::None,
-        max_tokens: SUMMARY_TOKENS,
-        cancel,
-    };
+    let request =
+        GenerateRequest::new(&messages, SUMMARY_TOKENS, cancel).with_tool_choice(ToolChoice::None);
     let generation = model.generate(&request, &mut |_| Flow::Continue)?;
     let summary = crate::protocol::parse(&generation.text).text;
     if summary.is_empty() {

@@ -75,6 +75,17 @@ pub struct SessionOptions {
 }
 
 impl SessionOptions {
+    /// Nothing kept beyond the session: no saved grants (every call the policy asks about is
+    /// asked anew) and no checkpoints (no undo); the default agent settings.
+    pub fn in_memory(toolbox: Arc<Toolbox>) -> Self {
+        SessionOptions {
+            toolbox,
+            policy: None,
+            checkpoints: None,
+            config: AgentConfig::default(),
+        }
+    }
+
     /// Grants and checkpoints in the user's config and data directories.
     pub fn persistent(workspace: &Workspace, toolbox: Arc<Toolbox>) -> Self {
         SessionOptions {
@@ -183,16 +194,11 @@ impl Session {
             let mut streamed = String::new();
             let mut live = live::LiveText::new();
             let texts = VisibleTexts::of(&self.ctx.workspace, &mut self.known_paths);
-            let request = GenerateRequest {
-                messages: &self.history,
-                tools: self.toolbox.specs(),
-                paths: Some(texts.known),
-                files: Some(&texts),
-                stop: STOP_SEQUENCES,
-                tool_choice: self.config.tool_choice,
-                max_tokens: self.config.max_tokens,
-                cancel,
-            };
+            let request = GenerateRequest::new(&self.history, self.config.max_tokens, cancel)
+                .with_tools(self.toolbox.specs())
+                .with_workspace(texts.known, &texts)
+                .with_stop(STOP_SEQUENCES)
+                .with_tool_choice(self.config.tool_choice);
             let generated = model.generate(&request, &mut |piece| {
                 let settled = parser.push(piece);
                 if !settled.is_empty() {

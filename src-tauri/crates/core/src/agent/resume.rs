@@ -113,12 +113,7 @@ mod tests {
     fn session(dir: &std::path::Path) -> Session {
         Session::new(
             Workspace::open(dir).unwrap(),
-            SessionOptions {
-                toolbox: Toolbox::standard().into(),
-                policy: None,
-                checkpoints: None,
-                config: Default::default(),
-            },
+            SessionOptions::in_memory(Toolbox::standard().into()),
         )
     }
 

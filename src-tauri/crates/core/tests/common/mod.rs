@@ -26,12 +26,7 @@ pub fn workspace() -> tempfile::TempDir {
 pub fn session(dir: &Path) -> Session {
     Session::new(
         Workspace::open(dir).unwrap(),
-        SessionOptions {
-            toolbox: Toolbox::standard().into(),
-            policy: None,
-            checkpoints: None,
-            config: Default::default(),
-        },
+        SessionOptions::in_memory(Toolbox::standard().into()),
     )
 }
 

@@ -149,16 +149,13 @@ fn run_calls(
             Message::new(Role::User, question),
         ];
         let cancel = CancelToken::new();
-        let request = GenerateRequest {
-            messages: &messages,
-            tools: toolbox.specs(),
-            paths: workspace.map(|(paths, _)| paths),
-            files: workspace.map(|(_, texts)| texts as &dyn FileTexts),
-            stop: STOP_SEQUENCES,
-            tool_choice: ToolChoice::Required,
-            max_tokens: 160,
-            cancel: &cancel,
-        };
+        let mut request = GenerateRequest::new(&messages, 160, &cancel)
+            .with_tools(toolbox.specs())
+            .with_stop(STOP_SEQUENCES)
+            .with_tool_choice(ToolChoice::Required);
+        if let Some((paths, texts)) = workspace {
+            request = request.with_workspace(paths, texts as &dyn FileTexts);
+        }
         if let Ok(generation) = model.generate(&request, &mut |_| Flow::Continue) {
             let step = model.last_step();
             if step.tokens_generated > 0 {

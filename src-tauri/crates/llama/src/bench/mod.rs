@@ -63,16 +63,10 @@ pub fn grammar_speed(
                 Message::new(Role::User, *q),
             ];
             let cancel = CancelToken::new();
-            let request = GenerateRequest {
-                messages: &messages,
-                tools: toolbox.specs(),
-                paths: None,
-                files: None,
-                stop: STOP_SEQUENCES,
-                tool_choice: ToolChoice::Required,
-                max_tokens: 160,
-                cancel: &cancel,
-            };
+            let request = GenerateRequest::new(&messages, 160, &cancel)
+                .with_tools(toolbox.specs())
+                .with_stop(STOP_SEQUENCES)
+                .with_tool_choice(ToolChoice::Required);
             if model.generate(&request, &mut |_| Flow::Continue).is_ok() {
                 let step = model.last_step();
                 tokens += step.tokens_generated;
@@ -113,16 +107,10 @@ pub fn follow_up(model: &mut LocalModel, toolbox: &Toolbox) -> FollowUp {
     ];
     let step = |model: &mut LocalModel, messages: &[Message], choice: ToolChoice| {
         let cancel = CancelToken::new();
-        let request = GenerateRequest {
-            messages,
-            tools: toolbox.specs(),
-            paths: None,
-            files: None,
-            stop: STOP_SEQUENCES,
-            tool_choice: choice,
-            max_tokens: 160,
-            cancel: &cancel,
-        };
+        let request = GenerateRequest::new(messages, 160, &cancel)
+            .with_tools(toolbox.specs())
+            .with_stop(STOP_SEQUENCES)
+            .with_tool_choice(choice);
         model
             .generate(&request, &mut |_| Flow::Continue)
             .map(|g| g.text)

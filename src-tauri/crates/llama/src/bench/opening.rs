@@ -72,16 +72,10 @@ pub fn first_answer(model: &mut LocalModel, toolbox: &Toolbox) -> Option<FirstAn
 
 fn first_step(model: &mut LocalModel, toolbox: &Toolbox, messages: &[Message]) -> FirstStep {
     let cancel = CancelToken::new();
-    let request = GenerateRequest {
-        messages,
-        tools: toolbox.specs(),
-        paths: None,
-        files: None,
-        stop: STOP_SEQUENCES,
-        tool_choice: ToolChoice::None,
-        max_tokens: 4,
-        cancel: &cancel,
-    };
+    let request = GenerateRequest::new(messages, 4, &cancel)
+        .with_tools(toolbox.specs())
+        .with_stop(STOP_SEQUENCES)
+        .with_tool_choice(ToolChoice::None);
     let _ = model.generate(&request, &mut |_| Flow::Continue);
     let step = model.last_step();
     FirstStep {
