@@ -60,6 +60,17 @@ describe("CallLog", () => {
     expect(byCall(log, "call-2")).toMatchObject({ via: "text", nativeDeltas: [] });
   });
 
+  it("keeps why the backend made the step a call with the call of that step", () => {
+    const log = new CallLog();
+    const why = "call (the message names a file of the workspace)";
+    log.apply({ event: "response_finished", step: 1, raw: "", constrained: true, call_confidence: -0.4, tokens_evaluated: null, tokens_generated: null, context_used: null, context_size: null, decision: why });
+    log.apply(parsed);
+    expect(byCall(log, "call-1")?.whyACall).toBe(why);
+    log.apply({ event: "response_finished", step: 2, raw: "", constrained: false, call_confidence: null, tokens_evaluated: null, tokens_generated: null, context_used: null, context_size: null });
+    log.apply({ ...parsed, step: 2, call_id: "call-2" } as AgentEvent);
+    expect(byCall(log, "call-2")?.whyACall).toBeNull();
+  });
+
   it("records a denial with the user's message", () => {
     const log = new CallLog();
     log.apply(parsed);

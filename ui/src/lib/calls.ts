@@ -32,6 +32,8 @@ export interface CallRecord {
   thinking: string | null;
   constrained: boolean | null;
   confidence: number | null;
+  /** Why the backend made the step a call (the local engine says), e.g. "call (lexical prior)". */
+  whyACall: string | null;
   /** The call's exact text, and the whole response it sits in. */
   raw: string | null;
   response: string | null;
@@ -86,6 +88,7 @@ function blank(key: string, origin: CallRecord["origin"], tool: string, args: un
     thinking: null,
     constrained: null,
     confidence: null,
+    whyACall: null,
     raw: null,
     response: null,
     span: null,
@@ -118,7 +121,7 @@ export class CallLog {
   private manualCount = 0;
   private rejectedCount = 0;
   /** What the last reply carried besides its text, until the call it makes is parsed. */
-  private lastReply: { step: number; deltas: unknown[]; thinking: string | null } | null = null;
+  private lastReply: { step: number; deltas: unknown[]; thinking: string | null; decision: string | null } | null = null;
   private readonly listeners = new Set<(changed: CallRecord) => void>();
 
   /** Forgets every call (another folder was opened). */
@@ -180,7 +183,12 @@ export class CallLog {
   apply(event: AgentEvent, manualKey?: string): CallRecord | null {
     switch (event.event) {
       case "response_finished":
-        this.lastReply = { step: event.step, deltas: event.native_deltas ?? [], thinking: event.thinking ?? null };
+        this.lastReply = {
+          step: event.step,
+          deltas: event.native_deltas ?? [],
+          thinking: event.thinking ?? null,
+          decision: event.decision ?? null,
+        };
         return null;
       case "call_parsed": {
         const call = blank(event.call_id, "model", event.tool, event.args);
@@ -192,6 +200,7 @@ export class CallLog {
           via: event.via,
           nativeDeltas: this.lastReply?.step === event.step ? this.lastReply.deltas : [],
           thinking: this.lastReply?.step === event.step ? this.lastReply.thinking : null,
+          whyACall: this.lastReply?.step === event.step ? this.lastReply.decision : null,
           constrained: event.constrained,
           confidence: event.call_confidence,
           raw: event.raw,

@@ -183,6 +183,7 @@ export class InspectorPanel {
       rows.push(["Grammar", call.constrained === null ? "—" : call.constrained ? "constrained by the grammar" : "not constrained"]);
     }
     if (call.confidence !== null) rows.push(["Call confidence", `${call.confidence.toFixed(2)} (log-probability)`]);
+    if (call.whyACall) rows.push(["Why a call", call.whyACall]);
     if (call.errorType) rows.push(["Error type", call.errorType]);
     const matched = call.result?.success ? describeMatch(call.result.data) : null;
     if (matched) rows.push(["Old text found", matched]);

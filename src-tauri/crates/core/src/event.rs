@@ -99,6 +99,10 @@ pub enum Event {
         /// A reasoning model's thinking, shown apart (collapsed) and never read as a reply.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         thinking: Option<String>,
+        /// Why the backend made this step a call or an answer ("call (the message names a file
+        /// of the workspace)"), when it decided (the local engine does).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        decision: Option<String>,
     },
     CallParsed {
         step: usize,

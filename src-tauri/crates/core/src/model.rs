@@ -319,6 +319,9 @@ pub struct Generation {
     /// read as a call or an answer.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub thinking: String,
+    /// Why the backend made this step a call or an answer, when it decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<String>,
 }
 
 impl Generation {
@@ -338,6 +341,7 @@ impl Generation {
             native_call_id: None,
             native_template: false,
             thinking: String::new(),
+            decision: None,
         }
     }
 }

@@ -364,6 +364,12 @@ fn the_agent_reads_a_file_through_a_valid_call() {
     let (tool, constrained) = call.expect("a call was parsed");
     assert!(constrained);
     assert!(ToolRegistry::standard().spec(&tool).is_some());
+    // The step says why it was a call: here the tool choice required one.
+    let why = events.iter().find_map(|e| match e {
+        Event::ResponseFinished { decision, .. } => decision.clone(),
+        _ => None,
+    });
+    assert_eq!(why.as_deref(), Some("call (required)"));
     assert!(events
         .iter()
         .any(|e| matches!(e, Event::ToolFinished { .. })));

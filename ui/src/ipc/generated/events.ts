@@ -68,6 +68,11 @@ export type Event =
       native_deltas?: unknown[];
       /** A reasoning model's thinking, shown apart (collapsed) and never read as a reply. */
       thinking?: string | null;
+      /**
+       * Why the backend made this step a call or an answer ("call (the message names a file
+       * of the workspace)"), when it decided (the local engine does).
+       */
+      decision?: string | null;
     }
   | {
       event: "call_parsed";

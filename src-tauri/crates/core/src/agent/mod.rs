@@ -248,6 +248,7 @@ impl Session {
                 thinking: Some(generation.thinking.clone())
                     .filter(|t| !t.is_empty())
                     .or_else(|| turn.thinking.clone()),
+                decision: generation.decision.clone(),
             });
             let mut outcome = interpret(&turn, self.toolbox.registry());
             if !self.config.protocol_guard && is_protocol_shaped_text(&turn) {

@@ -592,6 +592,7 @@ impl LocalModel {
             context_used: Some(stats.prompt_tokens + stats.tokens_generated),
             context_size: Some(self.facts.context as usize),
             native_template: self.native.is_some(),
+            decision: (!stats.decision.is_empty()).then(|| stats.decision.clone()),
             ..Generation::text("", finish)
         };
         self.last = stats;
