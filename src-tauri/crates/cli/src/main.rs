@@ -27,6 +27,7 @@ use evaluate::evaluate;
 use lantern_core::agent::AgentConfig;
 use lantern_core::checkpoint::{CheckpointStore, UndoConflict};
 use lantern_core::event::load_transcript;
+use lantern_core::levers::AGENT_LEVERS;
 use lantern_core::paths;
 use lantern_core::policy::PolicyStore;
 use lantern_core::protocol::{interpret, parse};
@@ -195,9 +196,9 @@ enum Command {
         /// Print the outcomes and the summary as JSON instead of the markdown table.
         #[arg(long)]
         json: bool,
-        /// Turn a lever off to measure what it is worth (repeatable).
-        #[arg(long = "off", value_enum)]
-        off: Vec<Lever>,
+        /// Turn one of the agent's levers off to measure what it is worth (repeatable).
+        #[arg(long = "off", value_parser = agent_lever_names())]
+        off: Vec<String>,
         /// The most characters of the project map each task's conversation starts with (0: no
         /// map, the default).
         #[arg(long, default_value_t = AgentConfig::default().project_map)]
@@ -205,21 +206,13 @@ enum Command {
     },
 }
 
-/// The parts of the agent an evaluation can turn off, one at a time, to measure each.
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Lever {
-    /// Refusing protocol-shaped replies (`<TOML_CALL>…`) as final answers.
-    ProtocolGuard,
-    /// Showing the lines of a file that match the question before the whole file.
-    FocusedResults,
-    /// Showing under a search's definitions the lines of their bodies about the question.
-    DefinitionBodies,
-    /// Giving a file the answer names by its name alone by the path the results showed.
-    AnswerPaths,
-    /// Following an answer to "how many files" with the count of the turn's last listing.
-    CountNotes,
-    /// Following an answer to "where is" with the places the turn's searches show defined.
-    DefinitionNotes,
+/// The agent's levers an evaluation can turn off, by name (see [`AGENT_LEVERS`]).
+fn agent_lever_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        AGENT_LEVERS
+            .iter()
+            .map(|lever| clap::builder::PossibleValue::new(lever.name).help(lever.purpose)),
+    )
 }
 
 #[derive(Subcommand)]
@@ -464,28 +457,21 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
             off,
             map_budget,
         } => {
-            let config = AgentConfig {
+            let mut config = AgentConfig {
                 tool_choice: model.tool_choice,
                 max_steps,
-                protocol_guard: !off.contains(&Lever::ProtocolGuard),
-                focus_results: !off.contains(&Lever::FocusedResults),
-                definition_bodies: !off.contains(&Lever::DefinitionBodies),
-                answer_paths: !off.contains(&Lever::AnswerPaths),
-                count_notes: !off.contains(&Lever::CountNotes),
-                definition_notes: !off.contains(&Lever::DefinitionNotes),
                 project_map: map_budget,
                 ..AgentConfig::default()
             };
-            let label = label.unwrap_or_else(|| {
-                let off: Vec<String> = off
-                    .iter()
-                    .filter_map(|l| l.to_possible_value())
-                    .map(|v| v.get_name().to_string())
-                    .collect();
-                match off.is_empty() {
-                    true => model.describe(),
-                    false => format!("{}, off: {}", model.describe(), off.join(", ")),
-                }
+            for lever in AGENT_LEVERS
+                .iter()
+                .filter(|l| off.iter().any(|o| o == l.name))
+            {
+                (lever.set)(&mut config, false);
+            }
+            let label = label.unwrap_or_else(|| match off.is_empty() {
+                true => model.describe(),
+                false => format!("{}, off: {}", model.describe(), off.join(", ")),
             });
             let set = evaluate::TaskSet {
                 tasks,

@@ -3,6 +3,7 @@
 
 use crate::{usage, Failure};
 use clap::ValueEnum;
+use lantern_core::levers::{changed, GENERATION_LEVERS};
 use lantern_core::model::{GenerationOptions, Model, ToolChoice};
 #[cfg(feature = "llama")]
 use lantern_llama::{default_model_path, LocalModel};
@@ -38,19 +39,43 @@ impl From<Calls> for CallMode {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OnOff {
-    On,
-    Off,
+/// The generation settings the lever flags choose: one `--NAME on|off` flag per lever of
+/// [`GENERATION_LEVERS`], its help the lever's purpose and its default the lever's own.
+pub struct LeverFlags(pub GenerationOptions);
+
+impl clap::FromArgMatches for LeverFlags {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let mut options = GenerationOptions::default();
+        for lever in GENERATION_LEVERS {
+            if let Some(value) = matches.get_one::<String>(lever.name) {
+                (lever.set)(&mut options, value == "on");
+            }
+        }
+        Ok(LeverFlags(options))
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
 }
 
-impl From<bool> for OnOff {
-    fn from(on: bool) -> Self {
-        if on {
-            OnOff::On
-        } else {
-            OnOff::Off
-        }
+impl clap::Args for LeverFlags {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        GENERATION_LEVERS.iter().fold(command, |command, lever| {
+            command.arg(
+                clap::Arg::new(lever.name)
+                    .long(lever.name)
+                    .value_name("on|off")
+                    .value_parser(["on", "off"])
+                    .default_value(if lever.default() { "on" } else { "off" })
+                    .help(lever.purpose),
+            )
+        })
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        Self::augment_args(command)
     }
 }
 
@@ -81,65 +106,9 @@ pub struct ModelArgs {
     /// Whether each step may (auto), must (required) or must not (none) be a tool call.
     #[arg(long, default_value = "auto", value_parser = parse_tool_choice)]
     pub tool_choice: ToolChoice,
-    /// Constrain tool calls with the grammar built from the tool schemas (local models).
-    #[arg(long, value_enum, default_value_t = OnOff::On)]
-    pub grammar: OnOff,
-    /// Let a constrained call carry a `reasoning` string after its arguments (local models).
-    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().call_reasoning))]
-    pub call_reasoning: OnOff,
-    /// Choose path arguments among the workspace's files and folders (local models).
-    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().grounded_paths))]
-    pub grounded_paths: OnOff,
-    /// Offer constrained calls only their required and path arguments (local models).
-    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().lean_calls))]
-    pub lean_calls: OnOff,
-    /// Choose a call's tool by its whole name and the words the question shares with each
-    /// tool's description (local models).
-    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().ranked_tools))]
-    pub ranked_tools: OnOff,
-    /// Choose a search's query among the words of the question (local models).
-    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().question_words))]
-    pub question_words: OnOff,
-    /// Offer a listing the glob the question names (`test_*.py`) as its pattern (local
-    /// models).
-    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().question_globs))]
-    pub question_globs: OnOff,
-    /// In an answer after a tool result, favour copying the result's paths, numbers and names
-    /// exactly (local models).
-    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().copy_spans))]
-    pub copy_spans: OnOff,
-    /// Let an edit's old text become only text that is in the file, found there once (local
-    /// models).
-    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().file_spans))]
-    pub file_spans: OnOff,
-    /// In an edit's new text, favour the question's values where the old text holds what they
-    /// replace, and never end it equal to the old text (local models).
-    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().replace_values))]
-    pub replace_values: OnOff,
-    /// Make a first step a call when the message names a file or folder of the workspace
-    /// (local models).
-    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().named_paths))]
-    pub named_paths: OnOff,
-    /// Make a first step a call when the message names something a file of the workspace
-    /// defines, by a word only code uses (`make_default_short_help`, `UsageError`).
-    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().named_definitions))]
-    pub named_definitions: OnOff,
-    /// Make a first step a call when the message names the project by its manifest's name
-    /// (local models).
-    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().named_project))]
-    pub named_project: OnOff,
-    /// Offer tools that write or run commands only at a large cost when the message asks for
-    /// no change (local models).
-    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().changes_when_asked))]
-    pub changes_when_asked: OnOff,
-    /// Make the step after a result that found nothing (a failed call, no matches, no files)
-    /// another call (local models).
-    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().call_after_nothing))]
-    pub call_after_nothing: OnOff,
-    /// Offer a write's path only the files the conversation points at (the user named them
-    /// or a result showed them), when there are any (local models).
-    #[arg(long, value_enum, default_value_t = OnOff::from(GenerationOptions::default().pointed_writes))]
-    pub pointed_writes: OnOff,
+    /// One `--NAME on|off` flag per lever of the lever table.
+    #[command(flatten)]
+    pub levers: LeverFlags,
     /// The most tokens a local reasoning model may think before its reply (0: no thinking).
     #[arg(long, default_value_t = GenerationOptions::default().thinking_budget)]
     pub thinking_budget: u32,
@@ -196,37 +165,13 @@ impl ModelArgs {
                 )
             }
             (Provider::Local, model) => {
-                let grammar = match self.grammar {
-                    OnOff::On => {
-                        let mut levers = vec!["grammar on"];
-                        let off = [
-                            (self.call_reasoning, "no reasoning in calls"),
-                            (self.grounded_paths, "paths not grounded"),
-                            (self.lean_calls, "all optional arguments offered"),
-                            (self.ranked_tools, "tools not ranked"),
-                            (self.question_words, "queries not from the question"),
-                            (self.question_globs, "no patterns from the question"),
-                            (self.copy_spans, "no copying from results"),
-                            (self.file_spans, "old text not constrained"),
-                            (self.replace_values, "new text not steered"),
-                            (self.named_paths, "named paths not decisive"),
-                            (self.named_definitions, "named definitions not decisive"),
-                            (self.named_project, "the project's name not decisive"),
-                            (self.changes_when_asked, "writes offered to questions"),
-                            (self.call_after_nothing, "no call after an empty result"),
-                        ];
-                        levers.extend(
-                            off.iter()
-                                .filter(|(lever, _)| *lever == OnOff::Off)
-                                .map(|(_, words)| *words),
-                        );
-                        // Levers still off by default are named when turned on.
-                        if self.pointed_writes == OnOff::On {
-                            levers.push("writes offered only the files pointed at");
-                        }
-                        levers.join(", ")
-                    }
-                    OnOff::Off => "grammar off".to_string(),
+                let options = &self.levers.0;
+                let grammar = match options.grammar {
+                    true => std::iter::once("grammar on")
+                        .chain(changed(GENERATION_LEVERS, options))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    false => "grammar off".to_string(),
                 };
                 let model = model.map_or_else(|| DEFAULT_MODEL_FILE.to_string(), file_name);
                 format!("{model}, tool choice {choice}, {grammar}")
@@ -237,25 +182,10 @@ impl ModelArgs {
     /// The generation settings these options ask for.
     fn generation(&self) -> GenerationOptions {
         GenerationOptions {
-            grammar: self.grammar == OnOff::On,
-            call_reasoning: self.call_reasoning == OnOff::On,
-            grounded_paths: self.grounded_paths == OnOff::On,
-            lean_calls: self.lean_calls == OnOff::On,
-            ranked_tools: self.ranked_tools == OnOff::On,
-            question_words: self.question_words == OnOff::On,
-            question_globs: self.question_globs == OnOff::On,
-            copy_spans: self.copy_spans == OnOff::On,
-            file_spans: self.file_spans == OnOff::On,
-            replace_values: self.replace_values == OnOff::On,
-            named_paths: self.named_paths == OnOff::On,
-            named_definitions: self.named_definitions == OnOff::On,
-            named_project: self.named_project == OnOff::On,
-            changes_when_asked: self.changes_when_asked == OnOff::On,
-            call_after_nothing: self.call_after_nothing == OnOff::On,
-            pointed_writes: self.pointed_writes == OnOff::On,
             thinking_budget: self.thinking_budget,
             temperature: self.temperature,
             seed: self.seed,
+            ..self.levers.0
         }
     }
 

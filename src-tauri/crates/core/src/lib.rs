@@ -19,6 +19,7 @@
 //! - [`agent`] — the loop that drives a [`model::Model`] and reports [`event::Event`]s.
 //! - [`project_map`] — the bounded map of the project's names the model is shown once per
 //!   conversation.
+//! - [`levers`] — every switch of the answer machinery, declared once.
 //! - [`toolbox`] — the composition root: the tools and the system prompt made from them, built
 //!   once per process.
 //!
@@ -47,6 +48,7 @@ pub mod error;
 pub mod event;
 pub mod exec;
 pub mod intent;
+pub mod levers;
 pub mod mentions;
 pub mod model;
 pub mod paths;
