@@ -157,17 +157,6 @@ impl Turn {
     }
 }
 
-/// A call that names a known tool and whose arguments match its schema.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ValidCall {
-    pub tool: String,
-    pub args: Value,
-    pub reasoning: Option<String>,
-    pub dialect: Dialect,
-    pub raw: String,
-    pub span: Span,
-}
-
 /// What a response means, after parsing and validation. Serialised as `lantern parse` prints it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
