@@ -32,7 +32,7 @@ const CLOCK_EVERY: usize = 64;
 
 /// Folders that hold a version-control system's store, never the project's files: no walk
 /// enters them.
-pub const VCS_FOLDERS: [&str; 4] = [".git", ".hg", ".svn", ".jj"];
+pub use crate::sandbox::VCS_FOLDERS;
 
 /// The most entries (files and folders) one walk looks at.
 pub const MAX_WALK_ENTRIES: usize = 200_000;

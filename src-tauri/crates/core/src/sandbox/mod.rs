@@ -93,7 +93,12 @@ const TEMP_NAME_ATTEMPTS: usize = 8;
 
 const PATH_HINT: &str = "Use a path inside the workspace, relative to its root, e.g. src/main.rs";
 
-const GIT_RULE: &str = ".git directories belong to Git and are never written by Lantern";
+const VCS_RULE: &str =
+    "version-control folders (.git, .hg, .svn, .jj) belong to their tools and are never written by Lantern";
+
+/// The folders version-control systems keep their stores in: never written (see
+/// [`protected_reason`]), never walked (see `crate::walk`).
+pub const VCS_FOLDERS: [&str; 4] = [".git", ".hg", ".svn", ".jj"];
 
 const LANTERN_RULE: &str = "the top-level .lantern directory holds Lantern's own state";
 
@@ -248,8 +253,11 @@ pub fn protected_reason(rel: &str) -> Option<&'static str> {
         .split('/')
         .filter(|part| !part.is_empty() && *part != ".")
         .collect();
-    if parts.iter().any(|part| part.eq_ignore_ascii_case(".git")) {
-        return Some(GIT_RULE);
+    if parts
+        .iter()
+        .any(|part| VCS_FOLDERS.iter().any(|vcs| part.eq_ignore_ascii_case(vcs)))
+    {
+        return Some(VCS_RULE);
     }
     if parts
         .first()
