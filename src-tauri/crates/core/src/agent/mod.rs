@@ -18,6 +18,7 @@ mod grants;
 mod live;
 mod resume;
 mod texts;
+mod turn;
 
 pub use crate::model::SUMMARY_PREFIX;
 use calls::Author;
@@ -25,23 +26,16 @@ pub use calls::{Answer, CallOutcome, Confirmer, FixedAnswer, PermissionRequest, 
 pub use compaction::cut_to_fit;
 pub use config::AgentConfig;
 pub use resume::history_from_events;
-use texts::VisibleTexts;
 
 use crate::checkpoint::CheckpointStore;
 use crate::error::ErrorType;
-use crate::event::{AnswerKind, Event, FinishedReason, NO_ANSWER};
-use crate::model::{
-    CallPath, CancelToken, Flow, GenerateRequest, KnownPaths, Message, Model, Role,
-};
+use crate::event::{AnswerKind, Event, FinishedReason};
+use crate::model::{CancelToken, KnownPaths, Message, Model, Role};
 use crate::policy::{decide, Decision, Effect, Grant, Lifetime, PolicyStore, Subject};
-use crate::project_map::project_map;
-use crate::protocol::markers::is_protocol_shaped_text;
-use crate::protocol::{interpret, Outcome, ProblemKind, TurnParser, STOP_SEQUENCES};
 use crate::sandbox::Workspace;
 use crate::tool_result::ToolResult;
 use crate::toolbox::Toolbox;
 use crate::tools::{normalize_args, PrepareError, PreviewKind, Risk, ToolContext, ToolRegistry};
-use crate::walk::known_paths;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -141,6 +135,9 @@ impl Session {
     }
 
     /// Handles one user message to the end; returns the `turn_finished` event.
+    ///
+    /// The turn's phases are in [`turn`]: begin (the prompt, the map, the message), then steps
+    /// of generate → report → act on the reply (answer, refusal or call), then finish.
     pub fn send(
         &mut self,
         message: &str,
@@ -149,241 +146,21 @@ impl Session {
         emit: &mut dyn FnMut(&Event),
         cancel: &CancelToken,
     ) -> Event {
-        emit(&Event::TurnStarted {
-            message: message.to_string(),
-            model: model.name(),
-        });
-        // The model may have been changed since the last turn, and with it how it calls tools.
-        let system = self.toolbox.system_prompt_for(model.call_path());
-        if self.history[0].content != system {
-            self.history[0].content = system.to_string();
-        }
-        // The user may have changed the files since the last turn.
-        self.known_paths = None;
-        if self.config.project_map > 0 && self.history.len() == 1 {
-            let known = known_paths(&self.ctx.workspace);
-            let map = project_map(&known, self.config.project_map);
-            if !map.is_empty() {
-                self.history.push(Message::new(Role::System, map));
-            }
-            self.known_paths = Some(known);
-        }
-        self.history.push(Message::new(Role::User, message));
-        let mut turn_start = self.history.len() - 1;
-        let mut last_calls: Vec<(String, Value)> = Vec::new();
-        let mut protocol_errors = 0;
-        let mut steps = 0;
+        let mut turn = self.begin_turn(message, model, emit);
         let (reason, text) = loop {
             if cancel.is_cancelled() {
                 break (FinishedReason::Cancelled, String::new());
             }
-            if steps == self.config.max_steps {
+            if turn.steps == self.config.max_steps {
                 break (FinishedReason::MaxSteps, String::new());
             }
-            steps += 1;
-            emit(&Event::StepStarted { step: steps });
-            if self
-                .filled
-                .take()
-                .is_some_and(|f| f >= compaction::COMPACT_AT)
-            {
-                turn_start = self.compact(steps, turn_start, model, cancel, emit);
-            }
-
-            let mut parser = TurnParser::new();
-            let mut streamed = String::new();
-            let mut live = live::LiveText::new();
-            let texts = VisibleTexts::of(&self.ctx.workspace, &mut self.known_paths);
-            let request = GenerateRequest::new(&self.history, self.config.max_tokens, cancel)
-                .with_tools(self.toolbox.specs())
-                .with_workspace(texts.known, &texts)
-                .with_stop(STOP_SEQUENCES)
-                .with_tool_choice(self.config.tool_choice);
-            let generated = model.generate(&request, &mut |piece| {
-                let settled = parser.push(piece);
-                if !settled.is_empty() {
-                    streamed.push_str(&settled);
-                    if let Some(text) = live.push(&settled) {
-                        emit(&Event::TextDelta { step: steps, text });
-                    }
-                }
-                if parser.call_complete() {
-                    Flow::Stop
-                } else {
-                    Flow::Continue
-                }
-            });
-            if let Some(text) = live.flush() {
-                emit(&Event::TextDelta { step: steps, text });
-            }
-            let generation = match generated {
-                Ok(g) => g,
-                Err(e) => break (FinishedReason::Error, e.0),
-            };
-            if generation.messages_trimmed > 0 || generation.results_cut > 0 {
-                emit(&Event::ContextTrimmed {
-                    step: steps,
-                    messages_dropped: generation.messages_trimmed,
-                    results_cut: generation.results_cut,
-                });
-            }
-            if let (Some(used), Some(size)) = (generation.context_used, generation.context_size) {
-                self.filled = Some(used as f64 / size.max(1) as f64);
-            }
-            if cancel.is_cancelled() {
-                break (FinishedReason::Cancelled, String::new());
-            }
-            let turn = parser.finish();
-            emit(&Event::ResponseFinished {
-                step: steps,
-                raw: turn.raw.clone(),
-                constrained: generation.constrained,
-                call_confidence: generation.call_confidence,
-                tokens_evaluated: generation.tokens_evaluated,
-                tokens_generated: generation.tokens_generated,
-                context_used: generation.context_used,
-                context_size: generation.context_size,
-                native_deltas: generation.native_deltas.clone(),
-                // Sent apart by a server, or written by the model at the start of its text.
-                thinking: Some(generation.thinking.clone())
-                    .filter(|t| !t.is_empty())
-                    .or_else(|| turn.thinking.clone()),
-                decision: generation.decision.clone(),
-            });
-            let mut outcome = interpret(&turn, self.toolbox.registry());
-            if !self.config.protocol_guard && is_protocol_shaped_text(&turn) {
-                outcome = Outcome::Text {
-                    text: turn.text.clone(),
-                };
-            }
-            match outcome {
-                Outcome::Text { text } => {
-                    // The parser holds back text that might have begun a tag; send the rest.
-                    let sent = streamed.trim_start();
-                    if let Some(rest) = text.strip_prefix(sent).filter(|r| !r.is_empty()) {
-                        emit(&Event::TextDelta {
-                            step: steps,
-                            text: rest.to_string(),
-                        });
-                    }
-                    self.history.push(Message::new(
-                        Role::Assistant,
-                        turn.reply_until(turn.raw.len()),
-                    ));
-                    let answer =
-                        self.answer_from(text, generation.finish, steps, turn_start, message, emit);
-                    break (FinishedReason::Answer, answer);
-                }
-                Outcome::Invalid {
-                    error_type,
-                    message,
-                    feedback,
-                    raw,
-                    ..
-                } => {
-                    emit(&Event::CallRejected {
-                        step: steps,
-                        error_type,
-                        message,
-                        feedback: feedback.clone(),
-                        raw,
-                        response: turn.raw.clone(),
-                    });
-                    self.history.push(Message::new(
-                        Role::Assistant,
-                        turn.reply_until(turn.raw.len()),
-                    ));
-                    self.history.push(Message::call_rejected(feedback));
-                    protocol_errors += 1;
-                    if protocol_errors >= self.config.max_protocol_errors {
-                        break (FinishedReason::ProtocolErrors, String::new());
-                    }
-                }
-                Outcome::ToolCall {
-                    tool,
-                    args,
-                    reasoning,
-                    dialect,
-                    raw,
-                    span,
-                    problems,
-                    ..
-                } => {
-                    protocol_errors = 0;
-                    self.calls += 1;
-                    let call_id = self.call_id_for(generation.native_call_id.as_deref());
-                    // The model hears about calls it made that were not run, with the result.
-                    let not_run = problems
-                        .iter()
-                        .find(|p| p.kind == ProblemKind::ExtraCall)
-                        .map(|p| p.message.clone());
-                    emit(&Event::CallParsed {
-                        step: steps,
-                        call_id: call_id.clone(),
-                        tool: tool.clone(),
-                        args: args.clone(),
-                        reasoning: reasoning.clone(),
-                        dialect,
-                        constrained: generation.constrained,
-                        call_confidence: generation.call_confidence,
-                        raw: raw.clone(),
-                        span,
-                        response: turn.raw.clone(),
-                        problems,
-                        via: if generation.native_deltas.is_empty() && !generation.native_template {
-                            CallPath::Text
-                        } else {
-                            CallPath::Native
-                        },
-                    });
-                    // What the model said up to the end of its call; the rest was discarded, and
-                    // its thinking is not kept, as reasoning models' templates expect.
-                    self.history.push(Message::assistant_call(
-                        &call_id,
-                        turn.reply_until(span.end),
-                    ));
-                    last_calls.push((tool.clone(), args.clone()));
-                    let repeats = last_calls
-                        .iter()
-                        .rev()
-                        .take_while(|c| c.0 == tool && c.1 == args)
-                        .count();
-                    if repeats >= self.config.max_repeats {
-                        break (FinishedReason::Repetition, String::new());
-                    }
-                    let outcome = self.execute(
-                        &call_id,
-                        &tool,
-                        args,
-                        Author::Model { reasoning },
-                        confirmer,
-                        emit,
-                    );
-                    let mut reply = self.reply_to(&call_id, &outcome, message);
-                    if let Some(note) = not_run {
-                        reply.content = calls::with_note(&reply.content, &note);
-                    }
-                    self.history.push(reply);
-                }
+            turn.steps += 1;
+            emit(&Event::StepStarted { step: turn.steps });
+            if let Some(end) = self.step(&mut turn, message, model, confirmer, emit, cancel) {
+                break end;
             }
         };
-        let explanation = match reason {
-            FinishedReason::Answer if text.trim().is_empty() => NO_ANSWER.to_string(),
-            _ => reason.explain(match reason {
-                FinishedReason::MaxSteps => self.config.max_steps,
-                FinishedReason::Repetition => self.config.max_repeats,
-                FinishedReason::ProtocolErrors => self.config.max_protocol_errors,
-                _ => 0,
-            }),
-        };
-        let finished = Event::TurnFinished {
-            reason,
-            explanation,
-            text,
-            steps,
-        };
-        emit(&finished);
-        finished
+        self.finish_turn(reason, text, turn.steps, emit)
     }
 
     /// Runs one call written by hand (the CLI's `tool`, the inspector's manual call and re-run)

@@ -1,0 +1,359 @@
+//! One turn's phases: begin (the system prompt for this model, the project map, the user's
+//! message), each step (generate → report the reply → act on it: an answer ends the turn, an
+//! invalid call is refused with feedback, a call runs), and finish (the `turn_finished` event).
+
+use super::calls::{self, Author, Confirmer};
+use super::live::LiveText;
+use super::texts::VisibleTexts;
+use super::{compaction, Session};
+use crate::event::{Event, FinishedReason, NO_ANSWER};
+use crate::model::{
+    CallPath, CancelToken, Flow, GenerateRequest, Generation, Message, Model, Role,
+};
+use crate::project_map::project_map;
+use crate::protocol::markers::is_protocol_shaped_text;
+use crate::protocol::{interpret, Outcome, ProblemKind, Turn, TurnParser, STOP_SEQUENCES};
+use crate::walk::known_paths;
+use serde_json::Value;
+
+/// How a turn ends: why, and the text it finishes with.
+type TurnEnd = (FinishedReason, String);
+
+/// What a turn keeps from step to step.
+pub(super) struct TurnState {
+    /// Where the turn's messages begin in the history (moves when earlier steps are
+    /// summarised).
+    turn_start: usize,
+    /// The calls made so far, to stop a model that makes the same one again and again.
+    last_calls: Vec<(String, Value)>,
+    /// Invalid replies in a row.
+    protocol_errors: usize,
+    pub(super) steps: usize,
+}
+
+/// A step's reply as the backend gave it and the parser read it.
+struct Reply {
+    turn: Turn,
+    generation: Generation,
+    /// The text already sent as `text_delta` events.
+    streamed: String,
+}
+
+impl Session {
+    /// Readies the history for `message`: the system prompt of the way `model` calls tools,
+    /// the project map on a new conversation (when asked for), the message itself.
+    pub(super) fn begin_turn(
+        &mut self,
+        message: &str,
+        model: &mut dyn Model,
+        emit: &mut dyn FnMut(&Event),
+    ) -> TurnState {
+        emit(&Event::TurnStarted {
+            message: message.to_string(),
+            model: model.name(),
+        });
+        // The model may have been changed since the last turn, and with it how it calls tools.
+        let system = self.toolbox.system_prompt_for(model.call_path());
+        if self.history[0].content != system {
+            self.history[0].content = system.to_string();
+        }
+        // The user may have changed the files since the last turn.
+        self.known_paths = None;
+        if self.config.project_map > 0 && self.history.len() == 1 {
+            let known = known_paths(&self.ctx.workspace);
+            let map = project_map(&known, self.config.project_map);
+            if !map.is_empty() {
+                self.history.push(Message::new(Role::System, map));
+            }
+            self.known_paths = Some(known);
+        }
+        self.history.push(Message::new(Role::User, message));
+        TurnState {
+            turn_start: self.history.len() - 1,
+            last_calls: Vec::new(),
+            protocol_errors: 0,
+            steps: 0,
+        }
+    }
+
+    /// One step: the model's reply, reported and acted on. `Some` ends the turn.
+    pub(super) fn step(
+        &mut self,
+        state: &mut TurnState,
+        message: &str,
+        model: &mut dyn Model,
+        confirmer: &mut dyn Confirmer,
+        emit: &mut dyn FnMut(&Event),
+        cancel: &CancelToken,
+    ) -> Option<TurnEnd> {
+        let step = state.steps;
+        if self
+            .filled
+            .take()
+            .is_some_and(|f| f >= compaction::COMPACT_AT)
+        {
+            state.turn_start = self.compact(step, state.turn_start, model, cancel, emit);
+        }
+        let reply = match self.generate_step(step, model, emit, cancel) {
+            Ok(reply) => reply,
+            Err(end) => return Some(end),
+        };
+        self.report_reply(step, &reply, emit);
+        let mut outcome = interpret(&reply.turn, self.toolbox.registry());
+        if !self.config.protocol_guard && is_protocol_shaped_text(&reply.turn) {
+            outcome = Outcome::Text {
+                text: reply.turn.text.clone(),
+            };
+        }
+        match outcome {
+            Outcome::Text { text } => Some(self.answer(state, step, &reply, text, message, emit)),
+            Outcome::Invalid {
+                error_type,
+                message: why,
+                feedback,
+                raw,
+                ..
+            } => {
+                emit(&Event::CallRejected {
+                    step,
+                    error_type,
+                    message: why,
+                    feedback: feedback.clone(),
+                    raw,
+                    response: reply.turn.raw.clone(),
+                });
+                self.history.push(Message::new(
+                    Role::Assistant,
+                    reply.turn.reply_until(reply.turn.raw.len()),
+                ));
+                self.history.push(Message::call_rejected(feedback));
+                state.protocol_errors += 1;
+                (state.protocol_errors >= self.config.max_protocol_errors)
+                    .then(|| (FinishedReason::ProtocolErrors, String::new()))
+            }
+            call @ Outcome::ToolCall { .. } => {
+                state.protocol_errors = 0;
+                self.run_model_call(state, &reply, call, message, confirmer, emit)
+            }
+        }
+    }
+
+    /// Asks the model for the step's reply, streaming its settled text as it comes.
+    fn generate_step(
+        &mut self,
+        step: usize,
+        model: &mut dyn Model,
+        emit: &mut dyn FnMut(&Event),
+        cancel: &CancelToken,
+    ) -> Result<Reply, TurnEnd> {
+        let mut parser = TurnParser::new();
+        let mut streamed = String::new();
+        let mut live = LiveText::new();
+        let texts = VisibleTexts::of(&self.ctx.workspace, &mut self.known_paths);
+        let request = GenerateRequest::new(&self.history, self.config.max_tokens, cancel)
+            .with_tools(self.toolbox.specs())
+            .with_workspace(texts.known, &texts)
+            .with_stop(STOP_SEQUENCES)
+            .with_tool_choice(self.config.tool_choice);
+        let generated = model.generate(&request, &mut |piece| {
+            let settled = parser.push(piece);
+            if !settled.is_empty() {
+                streamed.push_str(&settled);
+                if let Some(text) = live.push(&settled) {
+                    emit(&Event::TextDelta { step, text });
+                }
+            }
+            if parser.call_complete() {
+                Flow::Stop
+            } else {
+                Flow::Continue
+            }
+        });
+        if let Some(text) = live.flush() {
+            emit(&Event::TextDelta { step, text });
+        }
+        let generation = generated.map_err(|e| (FinishedReason::Error, e.0))?;
+        if generation.messages_trimmed > 0 || generation.results_cut > 0 {
+            emit(&Event::ContextTrimmed {
+                step,
+                messages_dropped: generation.messages_trimmed,
+                results_cut: generation.results_cut,
+            });
+        }
+        if let (Some(used), Some(size)) = (generation.context_used, generation.context_size) {
+            self.filled = Some(used as f64 / size.max(1) as f64);
+        }
+        if cancel.is_cancelled() {
+            return Err((FinishedReason::Cancelled, String::new()));
+        }
+        Ok(Reply {
+            turn: parser.finish(),
+            generation,
+            streamed,
+        })
+    }
+
+    /// The `response_finished` event: the reply as it came, before it is acted on.
+    fn report_reply(&self, step: usize, reply: &Reply, emit: &mut dyn FnMut(&Event)) {
+        let (turn, generation) = (&reply.turn, &reply.generation);
+        emit(&Event::ResponseFinished {
+            step,
+            raw: turn.raw.clone(),
+            constrained: generation.constrained,
+            call_confidence: generation.call_confidence,
+            tokens_evaluated: generation.tokens_evaluated,
+            tokens_generated: generation.tokens_generated,
+            context_used: generation.context_used,
+            context_size: generation.context_size,
+            native_deltas: generation.native_deltas.clone(),
+            // Sent apart by a server, or written by the model at the start of its text.
+            thinking: Some(generation.thinking.clone())
+                .filter(|t| !t.is_empty())
+                .or_else(|| turn.thinking.clone()),
+            decision: generation.decision.clone(),
+        });
+    }
+
+    /// A reply that is the final answer: the rest of its text sent, the answer given.
+    fn answer(
+        &mut self,
+        state: &TurnState,
+        step: usize,
+        reply: &Reply,
+        text: String,
+        message: &str,
+        emit: &mut dyn FnMut(&Event),
+    ) -> TurnEnd {
+        // The parser holds back text that might have begun a tag; send the rest.
+        let sent = reply.streamed.trim_start();
+        if let Some(rest) = text.strip_prefix(sent).filter(|r| !r.is_empty()) {
+            emit(&Event::TextDelta {
+                step,
+                text: rest.to_string(),
+            });
+        }
+        self.history.push(Message::new(
+            Role::Assistant,
+            reply.turn.reply_until(reply.turn.raw.len()),
+        ));
+        let answer = self.answer_from(
+            text,
+            reply.generation.finish,
+            step,
+            state.turn_start,
+            message,
+            emit,
+        );
+        (FinishedReason::Answer, answer)
+    }
+
+    /// A valid call: reported, kept in the history, stopped when it repeats, else run and its
+    /// result given to the model. `Some` ends the turn.
+    fn run_model_call(
+        &mut self,
+        state: &mut TurnState,
+        reply: &Reply,
+        call: Outcome,
+        message: &str,
+        confirmer: &mut dyn Confirmer,
+        emit: &mut dyn FnMut(&Event),
+    ) -> Option<TurnEnd> {
+        let Outcome::ToolCall {
+            tool,
+            args,
+            reasoning,
+            dialect,
+            raw,
+            span,
+            problems,
+            ..
+        } = call
+        else {
+            return None;
+        };
+        let (step, generation) = (state.steps, &reply.generation);
+        self.calls += 1;
+        let call_id = self.call_id_for(generation.native_call_id.as_deref());
+        // The model hears about calls it made that were not run, with the result.
+        let not_run = problems
+            .iter()
+            .find(|p| p.kind == ProblemKind::ExtraCall)
+            .map(|p| p.message.clone());
+        emit(&Event::CallParsed {
+            step,
+            call_id: call_id.clone(),
+            tool: tool.clone(),
+            args: args.clone(),
+            reasoning: reasoning.clone(),
+            dialect,
+            constrained: generation.constrained,
+            call_confidence: generation.call_confidence,
+            raw: raw.clone(),
+            span,
+            response: reply.turn.raw.clone(),
+            problems,
+            via: if generation.native_deltas.is_empty() && !generation.native_template {
+                CallPath::Text
+            } else {
+                CallPath::Native
+            },
+        });
+        // What the model said up to the end of its call; the rest was discarded, and its
+        // thinking is not kept, as reasoning models' templates expect.
+        self.history.push(Message::assistant_call(
+            &call_id,
+            reply.turn.reply_until(span.end),
+        ));
+        state.last_calls.push((tool.clone(), args.clone()));
+        let repeats = state
+            .last_calls
+            .iter()
+            .rev()
+            .take_while(|c| c.0 == tool && c.1 == args)
+            .count();
+        if repeats >= self.config.max_repeats {
+            return Some((FinishedReason::Repetition, String::new()));
+        }
+        let outcome = self.execute(
+            &call_id,
+            &tool,
+            args,
+            Author::Model { reasoning },
+            confirmer,
+            emit,
+        );
+        let mut result = self.reply_to(&call_id, &outcome, message);
+        if let Some(note) = not_run {
+            result.content = calls::with_note(&result.content, &note);
+        }
+        self.history.push(result);
+        None
+    }
+
+    /// The `turn_finished` event, its explanation in words (a reply with no text says so).
+    pub(super) fn finish_turn(
+        &mut self,
+        reason: FinishedReason,
+        text: String,
+        steps: usize,
+        emit: &mut dyn FnMut(&Event),
+    ) -> Event {
+        let explanation = match reason {
+            FinishedReason::Answer if text.trim().is_empty() => NO_ANSWER.to_string(),
+            _ => reason.explain(match reason {
+                FinishedReason::MaxSteps => self.config.max_steps,
+                FinishedReason::Repetition => self.config.max_repeats,
+                FinishedReason::ProtocolErrors => self.config.max_protocol_errors,
+                _ => 0,
+            }),
+        };
+        let finished = Event::TurnFinished {
+            reason,
+            explanation,
+            text,
+            steps,
+        };
+        emit(&finished);
+        finished
+    }
+}
