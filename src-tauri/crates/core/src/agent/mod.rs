@@ -14,6 +14,7 @@ mod answer;
 mod calls;
 mod compaction;
 mod config;
+mod execute;
 mod grants;
 mod live;
 mod resume;
@@ -29,16 +30,14 @@ pub use resume::history_from_events;
 
 use crate::checkpoint::CheckpointStore;
 use crate::error::ErrorType;
-use crate::event::{AnswerKind, Event, FinishedReason};
+use crate::event::{Event, FinishedReason};
 use crate::model::{CancelToken, KnownPaths, Message, Model, Role};
-use crate::policy::{decide, Decision, Effect, Grant, Lifetime, PolicyStore, Subject};
+use crate::policy::{Grant, PolicyStore};
 use crate::sandbox::Workspace;
-use crate::tool_result::ToolResult;
 use crate::toolbox::Toolbox;
-use crate::tools::{normalize_args, PrepareError, PreviewKind, Risk, ToolContext, ToolRegistry};
+use crate::tools::{normalize_args, ToolContext, ToolRegistry};
 use serde_json::Value;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 /// A conversation with one workspace: history, grants, task list, checkpoints.
 pub struct Session {
@@ -191,207 +190,6 @@ impl Session {
             });
         }
         self.execute(&call_id, tool, args, Author::User, confirmer, emit)
-    }
-
-    /// Sandbox, policy, confirmation, run. `args` has passed schema validation.
-    fn execute(
-        &mut self,
-        call_id: &str,
-        tool: &str,
-        args: Value,
-        author: Author,
-        confirmer: &mut dyn Confirmer,
-        emit: &mut dyn FnMut(&Event),
-    ) -> CallOutcome {
-        let deny = |emit: &mut dyn FnMut(&Event),
-                    rule: String,
-                    answer: Option<AnswerKind>,
-                    error_type: ErrorType,
-                    message: String| {
-            emit(&Event::PermissionAnswered {
-                call_id: call_id.to_string(),
-                decision: Effect::Deny,
-                answer,
-                rule,
-                message: Some(message.clone()),
-            });
-            CallOutcome::Refused(Refusal {
-                error_type,
-                message,
-            })
-        };
-        // The declared paths are resolved here, once, before the policy: the hard rules and
-        // the grants judge the very paths the tool will be handed.
-        let call = match self
-            .toolbox
-            .registry()
-            .prepare(tool, args.clone(), &self.ctx)
-        {
-            Ok(call) => call,
-            Err(PrepareError::Arguments(e)) => {
-                return CallOutcome::Refused(Refusal {
-                    error_type: e.kind,
-                    message: e.model_text(),
-                })
-            }
-            Err(PrepareError::Sandbox(e)) => {
-                return deny(
-                    emit,
-                    "sandbox: paths must stay inside the workspace".to_string(),
-                    None,
-                    e.kind,
-                    e.model_text(),
-                )
-            }
-        };
-        let risk = call.risk();
-        let paths: Vec<String> = call
-            .target()
-            .paths()
-            .iter()
-            .map(|p| p.rel().to_string())
-            .collect();
-        let command = call.target().command().map(str::to_string);
-        let (reasoning, unpointed) = match author {
-            Author::Model { reasoning } if risk == Risk::Write => {
-                (reasoning, crate::pointed::unpointed(&paths, &self.history))
-            }
-            Author::Model { reasoning } => (reasoning, Vec::new()),
-            Author::User => (None, Vec::new()),
-        };
-        let subject = Subject {
-            tool,
-            risk,
-            paths: paths.clone(),
-            command: command.as_deref(),
-            unpointed: unpointed.clone(),
-        };
-        let grants: Vec<Grant> = self.grants().cloned().collect();
-        let decision = decide(&subject, &grants);
-        // A call its tool can tell will fail (an edit whose old text is not in the file) fails
-        // here, before the user is asked to approve a change that cannot be made; a call the
-        // policy refuses is refused without its files being looked at.
-        if !matches!(decision, Decision::Deny { .. }) {
-            if let Err(error) = call.check(&self.ctx) {
-                emit(&Event::ToolStarted {
-                    call_id: call_id.to_string(),
-                    tool: tool.to_string(),
-                    args,
-                });
-                let result = ToolResult::from_outcome(Err(error), Duration::ZERO);
-                emit(&Event::ToolFinished {
-                    call_id: call_id.to_string(),
-                    tool: tool.to_string(),
-                    success: false,
-                    error_type: result.error_type,
-                    execution_time_ms: 0,
-                    result: result.clone(),
-                });
-                return CallOutcome::Ran(result);
-            }
-        }
-        let (rule, answer) = match decision {
-            Decision::Allow { rule } => (rule, None),
-            Decision::Deny { rule, reason } => {
-                return deny(
-                    emit,
-                    rule,
-                    None,
-                    ErrorType::PermissionDenied,
-                    format!("Permission denied: {reason}"),
-                )
-            }
-            Decision::Ask { rule } => {
-                let request = PermissionRequest {
-                    call_id: call_id.to_string(),
-                    tool: tool.to_string(),
-                    args: args.clone(),
-                    reasoning,
-                    risk,
-                    paths: paths.clone(),
-                    command: command.clone(),
-                    rule: rule.clone(),
-                    preview: call.preview(&self.ctx),
-                    preview_kind: self
-                        .toolbox
-                        .registry()
-                        .spec(tool)
-                        .map_or(PreviewKind::None, |s| s.preview_kind),
-                    unpointed,
-                };
-                emit(&Event::PermissionAsked {
-                    call_id: call_id.to_string(),
-                    tool: tool.to_string(),
-                    args: args.clone(),
-                    reasoning: request.reasoning.clone(),
-                    rule: rule.clone(),
-                    preview: request.preview.clone(),
-                });
-                match confirmer.confirm(&request) {
-                    Answer::AllowOnce => (
-                        "the user allowed this call once".to_string(),
-                        Some(AnswerKind::Once),
-                    ),
-                    Answer::AllowSession { scope } => {
-                        self.grant_answer(tool, scope, Lifetime::Session)
-                    }
-                    Answer::AllowAlways { scope } => {
-                        self.grant_answer(tool, scope, Lifetime::Always)
-                    }
-                    Answer::Deny { message } => {
-                        let text = match message.as_deref().map(str::trim).filter(|m| !m.is_empty()) {
-                            Some(m) => format!("Permission denied: the user refused this call and says: {m}"),
-                            None => "Permission denied: the user refused this call. Do not repeat it; ask the user or try something else.".to_string(),
-                        };
-                        return deny(
-                            emit,
-                            "the user denied this call".to_string(),
-                            Some(AnswerKind::Deny),
-                            ErrorType::PermissionDenied,
-                            text,
-                        );
-                    }
-                    Answer::Unanswerable { reason } => {
-                        return deny(
-                            emit,
-                            rule,
-                            None,
-                            ErrorType::PermissionDenied,
-                            format!("Permission denied: {reason}"),
-                        );
-                    }
-                }
-            }
-        };
-        emit(&Event::PermissionAnswered {
-            call_id: call_id.to_string(),
-            decision: Effect::Allow,
-            answer,
-            rule,
-            message: None,
-        });
-        emit(&Event::ToolStarted {
-            call_id: call_id.to_string(),
-            tool: tool.to_string(),
-            args,
-        });
-        self.ctx.origin = format!("{call_id} {tool}");
-        let started = Instant::now();
-        if call.risk() >= Risk::Write {
-            // The files may change: walk again before the next step.
-            self.known_paths = None;
-        }
-        let outcome = call.run(&self.ctx);
-        let result = ToolResult::from_outcome(outcome, started.elapsed());
-        emit(&Event::ToolFinished {
-            call_id: call_id.to_string(),
-            tool: tool.to_string(),
-            success: result.success,
-            error_type: result.error_type,
-            execution_time_ms: result.metadata.execution_time_ms,
-            result: result.clone(),
-        });
-        CallOutcome::Ran(result)
     }
 
     /// The checkpoint store, when writes are being checkpointed.
