@@ -162,7 +162,7 @@ impl LocalModel {
 
         let meta = |key: &str| model.meta_val_str(key).ok().filter(|v| !v.is_empty());
         let architecture = meta("general.architecture").unwrap_or_else(|| "unknown".into());
-        let name = readable_name(meta("general.name"), &options.path);
+        let name = readable_name(&meta, &options.path);
         let (template, chat_template) = pick_template(&model, &architecture);
         let source = meta("tokenizer.chat_template");
         let native = match (&source, options.native_template) {
@@ -243,12 +243,27 @@ impl LocalModel {
     }
 }
 
-/// The model's name as a person reads it. A GGUF's `general.name` is often made by the
-/// converter from a training folder ("Smollm2 135M 8k Lc100K Mix1 Ep2"), while the file name
-/// keeps the publisher's own spelling ("SmolLM2-135M-Instruct.Q4_1.gguf"). The file's name wins
-/// when it has that spelling (capitals and small letters both); a lower-case file name
-/// ("gemma-3-270m-q4_k_m.gguf") gives way to `general.name`.
-fn readable_name(general_name: Option<String>, path: &Path) -> String {
+/// The model's name as a person reads it. A GGUF's `general.name` is the name its maker gave,
+/// unless the converter made it up from the basename, size and fine-tune labels of a training
+/// folder ("Smollm2 135M 8k Lc100K Mix1 Ep2"); then the file's name, which keeps the
+/// publisher's own spelling ("SmolLM2-135M-Instruct.Q4_1.gguf"), is read instead when it has
+/// that spelling (capitals and small letters both). A lower-case file name
+/// ("gemma-3-270m-q4_k_m.gguf") gives way to `general.name` either way.
+fn readable_name(meta: &dyn Fn(&str) -> Option<String>, path: &Path) -> String {
+    let general_name = meta("general.name");
+    let squeezed = |text: &str| -> String {
+        text.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let made_up = ["general.basename", "general.size_label", "general.finetune"]
+        .iter()
+        .filter_map(|key| meta(key))
+        .collect::<String>();
+    let converters = general_name
+        .as_deref()
+        .is_some_and(|name| !made_up.is_empty() && squeezed(name) == squeezed(&made_up));
     let file = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -286,7 +301,7 @@ fn readable_name(general_name: Option<String>, path: &Path) -> String {
     }
     let spelled = stem.chars().any(|c| c.is_uppercase()) && stem.chars().any(|c| c.is_lowercase());
     match general_name {
-        Some(name) if !spelled => name,
+        Some(name) if !spelled || !converters => name,
         _ => stem.replace(['-', '_'], " "),
     }
 }
@@ -297,38 +312,60 @@ mod tests {
     use std::path::Path;
 
     #[test]
-    fn a_model_is_named_as_its_publisher_spells_it() {
+    fn a_model_is_named_as_its_maker_or_its_publisher_spells_it() {
+        // (general.name, general.basename, general.size_label, general.finetune, file, name)
+        let smol = Some("Smollm2 135M 8k Lc100K Mix1 Ep2");
+        let smol_labels = (Some("smollm2"), Some("135M"), Some("8k-lc100k-mix1-ep2"));
         let cases = [
             (
-                Some("Smollm2 135M 8k Lc100K Mix1 Ep2"),
+                smol,
+                smol_labels,
                 "models/SmolLM2-135M-Instruct.Q4_1.gguf",
                 "SmolLM2 135M Instruct",
             ),
             (
-                Some("Smollm2 135M 8k Lc100K Mix1 Ep2"),
-                "SmolLM2-135M-Instruct.llama3-tools.Q4_1.gguf",
-                "SmolLM2 135M Instruct",
+                Some("SmolLM2-135M-Instruct (tool-aware template)"),
+                smol_labels,
+                "SmolLM2-135M-Instruct.tools.Q4_1.gguf",
+                "SmolLM2-135M-Instruct (tool-aware template)",
             ),
             (
                 Some("Gemma 3 270m"),
+                (Some("gemma-3"), Some("270M"), None),
                 "gemma-3-270m-q4_k_m.gguf",
                 "Gemma 3 270m",
             ),
-            (None, "gemma-3-270m-q4_k_m.gguf", "gemma 3 270m"),
+            (
+                None,
+                (None, None, None),
+                "gemma-3-270m-q4_k_m.gguf",
+                "gemma 3 270m",
+            ),
             (
                 Some("Qwen2.5 0.5B Instruct"),
+                (Some("Qwen2.5"), Some("0.5B"), Some("Instruct")),
                 "Qwen2.5-0.5B-Instruct-Q4_K_M.gguf",
                 "Qwen2.5 0.5B Instruct",
             ),
             (
-                Some("Phi 3 Mini"),
+                Some("Phi 3 Mini 4k Instruct"),
+                (Some("phi-3"), Some("mini"), Some("4k-instruct")),
                 "Phi-3-mini-4k-instruct-fp16.gguf",
                 "Phi 3 mini 4k instruct",
             ),
         ];
-        for (general, file, want) in cases {
-            let got = readable_name(general.map(str::to_string), Path::new(file));
-            assert_eq!(got, want, "{file}");
+        for (general, (base, size, finetune), file, want) in cases {
+            let meta = |key: &str| {
+                match key {
+                    "general.name" => general,
+                    "general.basename" => base,
+                    "general.size_label" => size,
+                    "general.finetune" => finetune,
+                    _ => None,
+                }
+                .map(str::to_string)
+            };
+            assert_eq!(readable_name(&meta, Path::new(file)), want, "{file}");
         }
     }
 }
