@@ -1,0 +1,286 @@
+//! The index of a whole project: each source file's symbols, kept with the file's stamp so
+//! that only what changed is read again.
+
+use crate::symbols::{symbols_of, Definition, FileSymbols, Kind, Reference};
+use crate::Language;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Files larger than this are not indexed: generated or minified code, not what a question is
+/// about, and slow to parse.
+pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+/// The most files one index holds; past it, the rest are counted, not read.
+pub const MAX_FILES: usize = 150_000;
+
+/// What says a file changed: its modification time and its length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stamp {
+    /// Nanoseconds since the epoch.
+    pub modified_ns: u128,
+    pub len: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct IndexedFile {
+    stamp: Stamp,
+    language: Language,
+    symbols: FileSymbols,
+}
+
+/// The format of a saved index; an index saved in another is built again.
+const FORMAT: u32 = 1;
+
+/// What a project defines and uses, file by file.
+///
+/// ```
+/// use lantern_index::{CodeIndex, Stamp};
+/// let mut index = CodeIndex::default();
+/// let stamp = Stamp { modified_ns: 1, len: 40 };
+/// let files = vec![("src/cart.py".to_string(), stamp)];
+/// index.refresh(files, |_| Some("def total(items):\n    return sum(items)\n".into()), |_| {});
+/// let found = index.definitions("total");
+/// assert_eq!((found[0].path, found[0].definition.start_line), ("src/cart.py", 1));
+/// ```
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct CodeIndex {
+    format: u32,
+    files: BTreeMap<String, IndexedFile>,
+}
+
+/// How far a refresh has come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Files looked at so far.
+    pub done: usize,
+    /// Files to look at.
+    pub total: usize,
+}
+
+/// What one refresh did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Refreshed {
+    /// Files read and parsed (new or changed).
+    pub parsed: usize,
+    /// Files whose stamp had not changed.
+    pub kept: usize,
+    /// Files gone from the project, dropped from the index.
+    pub removed: usize,
+    /// Files left out: too large, unreadable, not text, or past [`MAX_FILES`].
+    pub skipped: usize,
+}
+
+/// A definition and the file it is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Located<'a> {
+    pub path: &'a str,
+    pub definition: &'a Definition,
+}
+
+/// A file that uses a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Use<'a> {
+    pub path: &'a str,
+    pub reference: &'a Reference,
+}
+
+impl CodeIndex {
+    /// Brings the index up to date with `files` (every file of the project, with its stamp):
+    /// reads again, through `read`, only the new and changed files of an indexed language, and
+    /// drops those no longer listed. `progress` hears how far it has come, now and then.
+    pub fn refresh(
+        &mut self,
+        files: impl IntoIterator<Item = (String, Stamp)>,
+        mut read: impl FnMut(&str) -> Option<String>,
+        mut progress: impl FnMut(Progress),
+    ) -> Refreshed {
+        if self.format != FORMAT {
+            *self = CodeIndex {
+                format: FORMAT,
+                files: BTreeMap::new(),
+            };
+        }
+        let mut sources: Vec<(String, Stamp, Language)> = files
+            .into_iter()
+            .filter_map(|(path, stamp)| Language::of_path(&path).map(|l| (path, stamp, l)))
+            .collect();
+        sources.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut refreshed = Refreshed::default();
+        if sources.len() > MAX_FILES {
+            refreshed.skipped += sources.len() - MAX_FILES;
+            sources.truncate(MAX_FILES);
+        }
+        let listed: BTreeSet<&str> = sources.iter().map(|(p, _, _)| p.as_str()).collect();
+        let before = self.files.len();
+        self.files.retain(|path, _| listed.contains(path.as_str()));
+        refreshed.removed = before - self.files.len();
+        let total = sources.len();
+        for (done, (path, stamp, _)) in sources.into_iter().enumerate() {
+            if done % 256 == 0 {
+                progress(Progress { done, total });
+            }
+            if self.files.get(&path).is_some_and(|f| f.stamp == stamp) {
+                refreshed.kept += 1;
+                continue;
+            }
+            match (stamp.len <= MAX_FILE_BYTES).then(|| read(&path)).flatten() {
+                Some(source) => {
+                    self.update(&path, stamp, &source);
+                    refreshed.parsed += 1;
+                }
+                None => {
+                    self.files.remove(&path);
+                    refreshed.skipped += 1;
+                }
+            }
+        }
+        progress(Progress { done: total, total });
+        refreshed
+    }
+
+    /// Reads one file again at once (a file just written), or drops it when `source` is
+    /// `None` (deleted). A file of no indexed language is left out.
+    pub fn update(&mut self, path: &str, stamp: Stamp, source: &str) {
+        let Some(language) = Language::of_path(path) else {
+            return;
+        };
+        if self.format != FORMAT {
+            *self = CodeIndex {
+                format: FORMAT,
+                files: BTreeMap::new(),
+            };
+        }
+        let symbols = symbols_of(language, source);
+        self.files.insert(
+            path.to_string(),
+            IndexedFile {
+                stamp,
+                language,
+                symbols,
+            },
+        );
+    }
+
+    /// Forgets one file (deleted, or no longer visible).
+    pub fn remove(&mut self, path: &str) {
+        self.files.remove(path);
+    }
+
+    /// Every definition of `name`, the surest first: types and functions before constants and
+    /// variables, then files outside tests, examples and vendored code, then files nearer the
+    /// root.
+    pub fn definitions(&self, name: &str) -> Vec<Located<'_>> {
+        let mut found: Vec<Located<'_>> = self
+            .files
+            .iter()
+            .flat_map(|(path, file)| {
+                file.symbols
+                    .definitions
+                    .iter()
+                    .filter(move |d| d.name == name)
+                    .map(move |definition| Located { path, definition })
+            })
+            .collect();
+        found.sort_by_key(|l| {
+            (
+                matches!(l.definition.kind, Kind::Variable | Kind::Constant),
+                is_aside(l.path),
+                l.path.matches('/').count(),
+                l.path,
+                l.definition.start_line,
+            )
+        });
+        found
+    }
+
+    /// The definitions of one file, in the order they start; `None` when the file is not
+    /// indexed.
+    pub fn outline(&self, path: &str) -> Option<&[Definition]> {
+        self.files
+            .get(path)
+            .map(|f| f.symbols.definitions.as_slice())
+    }
+
+    /// The files that use `name`, most uses first.
+    pub fn uses(&self, name: &str) -> Vec<Use<'_>> {
+        let mut uses: Vec<Use<'_>> = self
+            .files
+            .iter()
+            .filter_map(|(path, file)| {
+                let at = file
+                    .symbols
+                    .references
+                    .binary_search_by(|r| r.name.as_str().cmp(name));
+                at.ok().map(|i| Use {
+                    path,
+                    reference: &file.symbols.references[i],
+                })
+            })
+            .collect();
+        uses.sort_by_key(|u| (std::cmp::Reverse(u.reference.count), u.path));
+        uses
+    }
+
+    /// Every name the project defines, sorted, each once.
+    pub fn names(&self) -> Vec<&str> {
+        let names: BTreeSet<&str> = self
+            .files
+            .values()
+            .flat_map(|f| f.symbols.definitions.iter().map(|d| d.name.as_str()))
+            .collect();
+        names.into_iter().collect()
+    }
+
+    /// The indexed files' paths with their languages.
+    pub fn files(&self) -> impl Iterator<Item = (&str, Language)> {
+        self.files.iter().map(|(p, f)| (p.as_str(), f.language))
+    }
+
+    /// How many files and definitions the index holds.
+    pub fn counts(&self) -> (usize, usize) {
+        let definitions = self
+            .files
+            .values()
+            .map(|f| f.symbols.definitions.len())
+            .sum();
+        (self.files.len(), definitions)
+    }
+
+    /// The index as bytes to save.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        serde_json::to_vec(self).expect("an index serialises")
+    }
+
+    /// An index saved by [`to_bytes`](Self::to_bytes); `None` when the bytes are not one (a
+    /// damaged file, or an older format), so that the caller builds it again.
+    pub fn from_bytes(bytes: &[u8]) -> Option<CodeIndex> {
+        serde_json::from_slice::<CodeIndex>(bytes)
+            .ok()
+            .filter(|index| index.format == FORMAT)
+    }
+}
+
+/// Is the file beside the project's own code: tests, examples, benchmarks, vendored or
+/// generated code? Its definitions of a name come after the project's.
+fn is_aside(path: &str) -> bool {
+    const ASIDE: [&str; 9] = [
+        "test",
+        "tests",
+        "__tests__",
+        "spec",
+        "examples",
+        "example",
+        "benches",
+        "vendor",
+        "testdata",
+    ];
+    let file = path.rsplit('/').next().unwrap_or(path);
+    path.split('/')
+        .rev()
+        .skip(1)
+        .any(|folder| ASIDE.contains(&folder))
+        || file.starts_with("test_")
+        || file.contains("_test.")
+        || file.contains(".test.")
+        || file.contains(".spec.")
+}
