@@ -207,6 +207,8 @@ pub struct GenerateRequest<'a> {
     pub paths: Option<&'a KnownPaths>,
     /// The text of those files, when the caller can read them.
     pub files: Option<&'a dyn FileTexts>,
+    /// The names the workspace's code defines (sorted), what a symbol argument may name.
+    pub defined_names: &'a [String],
     /// Generation ends right after any of these; the stop sequence stays in the text.
     pub stop: &'a [&'a str],
     pub tool_choice: ToolChoice,
@@ -224,6 +226,7 @@ impl<'a> GenerateRequest<'a> {
             tools: &[],
             paths: None,
             files: None,
+            defined_names: &[],
             stop: &[],
             tool_choice: ToolChoice::Auto,
             max_tokens,
@@ -241,6 +244,12 @@ impl<'a> GenerateRequest<'a> {
     pub fn with_workspace(mut self, paths: &'a KnownPaths, files: &'a dyn FileTexts) -> Self {
         self.paths = Some(paths);
         self.files = Some(files);
+        self
+    }
+
+    /// The names the workspace's code defines (sorted).
+    pub fn with_defined_names(mut self, names: &'a [String]) -> Self {
+        self.defined_names = names;
         self
     }
 
@@ -368,6 +377,10 @@ pub struct GenerationOptions {
     /// Choose path arguments among the workspace's files and folders while a constrained call
     /// is decoded (local models with the grammar, when the request brings known paths).
     pub grounded_paths: bool,
+    /// Choose symbol arguments (`"x-symbol"`) among the names the workspace's code defines
+    /// while a constrained call is decoded (local models with the grammar, when the request
+    /// brings defined names).
+    pub grounded_symbols: bool,
     /// Offer a constrained call only the tool's required arguments and its path arguments, not
     /// the optional line ranges, limits and search options (local models with the grammar).
     pub lean_calls: bool,
@@ -441,6 +454,7 @@ impl Default for GenerationOptions {
             grammar: true,
             call_reasoning: true,
             grounded_paths: true,
+            grounded_symbols: true,
             lean_calls: true,
             ranked_tools: true,
             question_words: true,

@@ -79,3 +79,13 @@ pub struct ToolSpec {
     pub preview_kind: PreviewKind,
     pub result_kind: ResultKind,
 }
+
+impl ToolSpec {
+    /// Does one of the tool's arguments carry this schema extension (`"x-symbol"`,
+    /// `"x-path"`, …), whatever its value?
+    pub fn has_argument_marked(&self, extension: &str) -> bool {
+        self.input_schema["properties"]
+            .as_object()
+            .is_some_and(|props| props.values().any(|p| p.get(extension).is_some()))
+    }
+}

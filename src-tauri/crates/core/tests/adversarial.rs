@@ -64,6 +64,7 @@ impl Fx {
                 toolbox: Toolbox::standard().into(),
                 policy: None,
                 checkpoints: Some(checkpoints),
+                saved_index: None,
                 config: Default::default(),
             },
         );

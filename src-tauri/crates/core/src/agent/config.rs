@@ -27,6 +27,9 @@ pub struct AgentConfig {
     /// model is shown once per conversation, after the system prompt; 0 (the default) shows
     /// none: with the default model, a map of any size made it call less and answer worse.
     pub project_map: usize,
+    /// Give the model the project's own instructions (its `AGENTS.md` or the like, see
+    /// [`crate::project_rules`]) once per conversation, after the system prompt.
+    pub project_rules: bool,
     /// Give a file the answer names by its name alone (`Comparator.js`) by its path
     /// (`classes/comparator.js`) when the turn's results showed exactly one file of that name
     /// (see [`crate::answer_paths`]). Off only to measure what it is worth.
@@ -53,6 +56,7 @@ impl Default for AgentConfig {
             focus_results: true,
             definition_bodies: true,
             project_map: 0,
+            project_rules: true,
             answer_paths: true,
             count_notes: true,
             definition_notes: true,

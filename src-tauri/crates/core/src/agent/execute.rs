@@ -113,6 +113,7 @@ impl Session {
         if call.risk() >= Risk::Write {
             // The files may change: walk again before the next step.
             self.known_paths = None;
+            self.defined_names = None;
         }
         emit(&Event::ToolStarted {
             call_id: call_id.to_string(),

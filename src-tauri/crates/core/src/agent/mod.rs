@@ -54,6 +54,9 @@ pub struct Session {
     /// What path arguments may name, walked when a step needs it and forgotten when a turn
     /// starts or a call may have changed the files.
     known_paths: Option<KnownPaths>,
+    /// The names the workspace's code defines, when a tool takes one (listed again when the
+    /// paths are).
+    defined_names: Option<Vec<String>>,
     /// How full the model's context was after the last step, when the model says.
     filled: Option<f64>,
 }
@@ -64,6 +67,8 @@ pub struct SessionOptions {
     pub toolbox: Arc<Toolbox>,
     pub policy: Option<PolicyStore>,
     pub checkpoints: Option<CheckpointStore>,
+    /// Where the workspace's code index is saved between runs.
+    pub saved_index: Option<std::path::PathBuf>,
     pub config: AgentConfig,
 }
 
@@ -75,6 +80,7 @@ impl SessionOptions {
             toolbox,
             policy: None,
             checkpoints: None,
+            saved_index: None,
             config: AgentConfig::default(),
         }
     }
@@ -91,6 +97,7 @@ impl SessionOptions {
                 &crate::paths::data_dir(),
                 workspace,
             )),
+            saved_index: Some(crate::code_index::saved_index_path(workspace.root())),
             config: AgentConfig::default(),
         }
     }
@@ -106,8 +113,12 @@ impl Session {
             }
             None => (Vec::new(), None),
         };
+        let mut ctx = ToolContext::new(workspace, options.checkpoints);
+        if let Some(saved) = options.saved_index {
+            ctx.code_index = crate::code_index::ProjectIndex::saved_at(saved);
+        }
         Session {
-            ctx: ToolContext::new(workspace, options.checkpoints),
+            ctx,
             toolbox: options.toolbox,
             policy: options.policy,
             saved_grants,
@@ -117,6 +128,7 @@ impl Session {
             calls: 0,
             policy_warning,
             known_paths: None,
+            defined_names: None,
             filled: None,
         }
     }

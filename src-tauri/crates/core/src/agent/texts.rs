@@ -3,7 +3,8 @@
 
 use crate::model::{FileTexts, KnownPaths};
 use crate::sandbox::Workspace;
-use crate::tools::current_content;
+use crate::spec::ToolSpec;
+use crate::tools::{current_content, ToolContext};
 use crate::walk::known_paths;
 
 /// Reads only the files the step offers as paths (visible to the tools: not ignored, hidden or
@@ -18,6 +19,24 @@ impl<'a> VisibleTexts<'a> {
     pub fn of(workspace: &'a Workspace, known: &'a mut Option<KnownPaths>) -> Self {
         let known = known.get_or_insert_with(|| known_paths(workspace));
         VisibleTexts { workspace, known }
+    }
+}
+
+/// The names the workspace's code defines, from its index brought up to date, when one of
+/// `tools` takes such a name (`"x-symbol"`); none otherwise, or when the index cannot be made.
+pub(super) fn defined_names(ctx: &ToolContext, tools: &[ToolSpec]) -> Vec<String> {
+    if !tools
+        .iter()
+        .any(|tool| tool.has_argument_marked("x-symbol"))
+    {
+        return Vec::new();
+    }
+    match ctx.code_index.refresh(&ctx.workspace, |_| {}) {
+        Ok((index, _)) => index
+            .as_ref()
+            .map(|index| index.names().into_iter().map(str::to_string).collect())
+            .unwrap_or_default(),
+        Err(_) => Vec::new(),
     }
 }
 

@@ -4,13 +4,14 @@
 
 use super::calls::{self, Author, Confirmer};
 use super::live::LiveText;
-use super::texts::VisibleTexts;
+use super::texts::{defined_names, VisibleTexts};
 use super::{compaction, Session};
 use crate::event::{Event, FinishedReason, NO_ANSWER};
 use crate::model::{
     CallPath, CancelToken, Flow, GenerateRequest, Generation, Message, Model, Role,
 };
 use crate::project_map::project_map;
+use crate::project_rules::ProjectRules;
 use crate::protocol::markers::is_protocol_shaped_text;
 use crate::protocol::{interpret, Outcome, ProblemKind, Turn, TurnParser, STOP_SEQUENCES};
 use crate::walk::known_paths;
@@ -59,7 +60,17 @@ impl Session {
         }
         // The user may have changed the files since the last turn.
         self.known_paths = None;
-        if self.config.project_map > 0 && self.history.len() == 1 {
+        self.defined_names = None;
+        let opening = self.history.len() == 1;
+        if let Some(rules) = opening
+            .then(|| ProjectRules::of(&self.ctx.workspace))
+            .flatten()
+            .filter(|_| self.config.project_rules)
+        {
+            self.history
+                .push(Message::new(Role::System, rules.message()));
+        }
+        if self.config.project_map > 0 && opening {
             let known = known_paths(&self.ctx.workspace);
             let map = project_map(&known, self.config.project_map);
             if !map.is_empty() {
@@ -149,10 +160,14 @@ impl Session {
         let mut parser = TurnParser::new();
         let mut streamed = String::new();
         let mut live = LiveText::new();
+        let names = self
+            .defined_names
+            .get_or_insert_with(|| defined_names(&self.ctx, self.toolbox.specs()));
         let texts = VisibleTexts::of(&self.ctx.workspace, &mut self.known_paths);
         let request = GenerateRequest::new(&self.history, self.config.max_tokens, cancel)
             .with_tools(self.toolbox.specs())
             .with_workspace(texts.known, &texts)
+            .with_defined_names(names)
             .with_stop(STOP_SEQUENCES)
             .with_tool_choice(self.config.tool_choice);
         let generated = model.generate(&request, &mut |piece| {

@@ -16,6 +16,7 @@ mod call;
 #[cfg(test)]
 mod contract_tests;
 mod edit_file;
+mod find_definition;
 mod get_current_time;
 mod get_diagnostics;
 mod list_files;
@@ -55,6 +56,8 @@ pub struct ToolContext {
     pub checkpoints: Option<CheckpointStore>,
     /// Earlier checker results, reused while the files they depend on are unchanged.
     pub diagnostics: Mutex<crate::diagnostics::Cache>,
+    /// What the workspace's code defines and uses, kept current as it is used.
+    pub code_index: crate::code_index::ProjectIndex,
     /// Who made the call (e.g. "agent step 3", "cli"), recorded with checkpoints.
     pub origin: String,
 }
@@ -66,6 +69,7 @@ impl ToolContext {
             tasks: Mutex::new(TaskList::default()),
             checkpoints,
             diagnostics: Mutex::new(Default::default()),
+            code_index: Default::default(),
             origin: "lantern".to_string(),
         }
     }
@@ -153,6 +157,7 @@ impl ToolRegistry {
         registry.register::<read_file::ReadFile>();
         registry.register::<list_files::ListFiles>();
         registry.register::<search_code::SearchCode>();
+        registry.register::<find_definition::FindDefinition>();
         registry.register::<get_diagnostics::GetDiagnostics>();
         registry.register::<edit_file::EditFile>();
         registry.register::<write_file::WriteFile>();

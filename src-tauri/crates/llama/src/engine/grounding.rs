@@ -43,6 +43,9 @@ pub(super) enum Grounding {
     /// The words of the user's question (`"x-words": "question"`): a search for what the
     /// question names, not for a file name or a phrase the model makes up.
     QuestionWord,
+    /// A name the workspace's code defines (`"x-symbol": "definition"`): see
+    /// [`symbol_candidates`].
+    Symbol,
     /// A glob the user's message names (`"x-glob": "question"`): a listing narrowed to the
     /// files the question asks about (`test_*.py`).
     QuestionGlob,
@@ -74,9 +77,10 @@ const NAMED_BONUS: f64 = 8.0;
 /// file that does not exist yet.
 const CREATES_BONUS: f64 = 4.0;
 
-/// Log-probability (nats) a tool that searches for the question's words is worth when the
-/// question names something the workspace defines (`make_default_short_help`): a search for
-/// the name finds where it is defined, which no listing or file the question names does.
+/// Log-probability (nats) the tool that finds a definition (one that looks names up, or else
+/// a search for the question's words) is worth when the question names something the
+/// workspace defines (`make_default_short_help`): that finds where it is defined, which no
+/// listing or file the question names does.
 const FINDS_BONUS: f64 = 4.0;
 
 /// Log-probability (nats) taken from a tool that writes or runs a command when the question asks
@@ -89,6 +93,12 @@ pub(super) fn searches(tool: &ToolSpec) -> bool {
     tool.input_schema["properties"]
         .as_object()
         .is_some_and(|props| props.values().any(|p| p["x-words"] == "question"))
+}
+
+/// Does this tool look up a name the workspace defines: does it declare an `"x-symbol"`
+/// argument?
+pub(super) fn looks_up_names(tool: &ToolSpec) -> bool {
+    tool.has_argument_marked("x-symbol")
 }
 
 /// Does this tool change the workspace or run a command in it?
@@ -158,6 +168,9 @@ pub(super) fn open_grounded_argument(
     }
     if field["x-glob"] == "question" {
         return Some(Grounding::QuestionGlob);
+    }
+    if field.get("x-symbol").is_some() {
+        return Some(Grounding::Symbol);
     }
     if let Some(key) = field["x-span-of"].as_str() {
         return Some(Grounding::SpanOf(key.to_string()));
@@ -395,6 +408,79 @@ pub(super) fn shortlist<'a>(paths: &'a [String], question: &str) -> Vec<(&'a str
     ranked
 }
 
+/// Log-probability (nats) a defined name the question spells out exactly is worth: the user
+/// wrote it, where the model's own favourite is a name it has seen in its prompt's examples.
+const SPELLED_BONUS: f64 = 8.0;
+
+/// The parts of an identifier, lower-case: `parseArgs`, `parse_args` and `ParseArgs` are all
+/// `parse`, `args`.
+fn identifier_parts(name: &str) -> Vec<String> {
+    let mut parts: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let mut previous_lower = false;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            previous_lower = false;
+            parts.extend((!current.is_empty()).then(|| std::mem::take(&mut current)));
+            continue;
+        }
+        if c.is_uppercase() && previous_lower {
+            parts.push(std::mem::take(&mut current));
+        }
+        previous_lower = c.is_lowercase() || c.is_ascii_digit();
+        current.extend(c.to_lowercase());
+    }
+    parts.extend((!current.is_empty()).then_some(current));
+    parts
+}
+
+/// The defined names worth scoring for a symbol argument, each with its bonus: a name the
+/// question spells out gets [`SPELLED_BONUS`]; every name gets [`WORD_BONUS`] for each of its
+/// parts the question's words share (a part and a word of four letters or more that begin
+/// alike count: "parses" and `parse`). Ranked by bonus, then by length; at most
+/// [`MAX_SCORED`].
+pub(super) fn symbol_candidates(names: &[String], question: &str) -> Vec<(String, f64)> {
+    let spelled: Vec<&str> = question
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let words = words(question);
+    let shares = |part: &str| {
+        words.iter().any(|w| {
+            w == part
+                || (w.len() >= 4
+                    && part.len() >= 4
+                    && (w.starts_with(part) || part.starts_with(w.as_str())))
+        })
+    };
+    let mut ranked: Vec<(&str, f64)> = names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| n.len() <= 200 && !n.chars().any(|c| c == '"' || c == '\\' || c.is_control()))
+        .map(|name| {
+            let mut parts = identifier_parts(name);
+            parts.dedup();
+            let shared = parts.iter().filter(|p| shares(p)).count();
+            let named = if spelled.contains(&name) {
+                SPELLED_BONUS
+            } else {
+                0.0
+            };
+            (name, named + WORD_BONUS * shared as f64)
+        })
+        .collect();
+    ranked.sort_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then(a.0.len().cmp(&b.0.len()))
+            .then(a.0.cmp(b.0))
+    });
+    ranked.truncate(MAX_SCORED);
+    ranked
+        .into_iter()
+        .map(|(name, bonus)| (format!("{name}\""), bonus))
+        .collect()
+}
+
 /// What the question calls for by what it names.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct WantedTools {
@@ -455,6 +541,10 @@ impl LocalModel {
                     self.ground_path(kind, pool, known, question, logits, grammar, cancel)?;
                 stats.grounded_paths += usize::from(path.is_some());
                 Ok(path)
+            }
+            (Some(Grounding::Symbol), _) if self.settings.options.grounded_symbols => {
+                let candidates = symbol_candidates(request.defined_names, question);
+                self.write_best(&candidates, logits, grammar, cancel)
             }
             (Some(Grounding::QuestionWord), _) if self.settings.options.question_words => {
                 self.ground_question_word(question, logits, grammar, cancel)
@@ -531,9 +621,9 @@ impl LocalModel {
     /// score for each whole name plus what the question shares with each tool's description
     /// (see [`tool_bonuses`]), and writes it with its closing quote. The tools the question
     /// calls for by what it names get more: those that can write a new file when it names one
-    /// ([`CREATES_BONUS`]), those that search when it names something the workspace defines
-    /// ([`FINDS_BONUS`]); those that write or run a command get less when it asks for no change
-    /// ([`UNASKED_CHANGE_COST`]).
+    /// ([`CREATES_BONUS`]), the one that finds a definition when it names something the
+    /// workspace defines ([`FINDS_BONUS`]); those that write or run a command get less when it
+    /// asks for no change ([`UNASKED_CHANGE_COST`]).
     pub(super) fn ground_tool_name(
         &mut self,
         tools: &[ToolSpec],
@@ -544,13 +634,19 @@ impl LocalModel {
         cancel: &CancelToken,
     ) -> Result<Option<Grounded>, ModelError> {
         let bonus_if = |yes: bool, bonus: f64| if yes { bonus } else { 0.0 };
+        // What finds a defined name: a tool that looks names up where there is one, else a
+        // search for the question's words.
+        let finder = |tool: &ToolSpec| match tools.iter().any(looks_up_names) {
+            true => looks_up_names(tool),
+            false => searches(tool),
+        };
         let candidates: Vec<(String, f64)> = tools
             .iter()
             .zip(tool_bonuses(question, tools))
             .map(|(tool, bonus)| {
                 let bonus = bonus
                     + bonus_if(wanted.creates && can_create(tool), CREATES_BONUS)
-                    + bonus_if(wanted.finds && searches(tool), FINDS_BONUS)
+                    + bonus_if(wanted.finds && finder(tool), FINDS_BONUS)
                     - bonus_if(wanted.reads_only && changes(tool), UNASKED_CHANGE_COST);
                 (format!("{}\"", tool.name), bonus)
             })

@@ -165,6 +165,11 @@ fn a_grounded_argument_is_recognised_when_its_string_opens() {
         open_grounded_argument(pattern, "tool", tools),
         Some(Grounding::QuestionGlob)
     );
+    let symbol = "{\"tool\": \"find_definition\", \"args\": {\"name\": \"";
+    assert_eq!(
+        open_grounded_argument(symbol, "tool", tools),
+        Some(Grounding::Symbol)
+    );
     // Not at the opening quote any more.
     assert_eq!(
         open_grounded_argument(&format!("{read}pack"), "tool", tools),
@@ -199,6 +204,39 @@ fn the_shortlist_puts_paths_that_name_the_question_first_then_shallow_ones() {
     assert!(list.iter().all(|(p, _)| !p.contains('"')));
     let list = shortlist(&paths, "Which file defines the LRUCache class?");
     assert_eq!(list[0].0, "internal/lrucache.js");
+}
+
+#[test]
+fn a_symbol_the_question_spells_comes_first_then_names_sharing_its_words() {
+    use super::grounding::symbol_candidates;
+    let names: Vec<String> = [
+        "Parser",
+        "parseArgs",
+        "parse_config",
+        "render",
+        "with\"quote",
+        "x",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let ranked = |question: &str| -> Vec<String> {
+        symbol_candidates(&names, question)
+            .into_iter()
+            .map(|(name, _)| name.trim_end_matches('"').to_string())
+            .collect()
+    };
+    assert_eq!(ranked("Where is parseArgs defined?")[0], "parseArgs");
+    // "parses" and "arguments" are not the name, but its parts begin like them.
+    assert_eq!(ranked("Which function parses the args?")[0], "parseArgs");
+    assert_eq!(ranked("where is the config parsed")[0], "parse_config");
+    // Every candidate is a name the workspace defines, and none breaks a JSON string.
+    let all = ranked("What does render do?");
+    assert_eq!(all[0], "render");
+    assert!(
+        all.iter().all(|n| names.contains(n) && !n.contains('"')),
+        "{all:?}"
+    );
 }
 
 #[test]

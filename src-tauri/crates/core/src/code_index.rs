@@ -1,0 +1,172 @@
+//! The workspace's code index (see `lantern_index`): built from the files the sandbox lets
+//! the tools see, read through the sandbox, kept current by the files' stamps each time it is
+//! used, and saved in Lantern's cache so that a folder opened again is not read again whole.
+//!
+//! The index never sees more than the tools do: the same walk as `list_files` (ignore files,
+//! version-control stores and Lantern's own state passed over, no symbolic link followed), the
+//! same confined open as `search_code`.
+
+use crate::error::ToolError;
+use crate::paths::{cache_dir, read_state_file, workspace_key, write_state_file};
+use crate::sandbox::Workspace;
+use crate::walk::walk_checked;
+use lantern_index::{CodeIndex, Progress, Refreshed, Stamp, MAX_FILE_BYTES};
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard};
+use std::time::UNIX_EPOCH;
+
+/// A workspace's index, shared by every call of a session. [`Default`] keeps it in memory
+/// only; [`ProjectIndex::saved_at`] loads and saves it.
+#[derive(Default)]
+pub struct ProjectIndex {
+    index: Mutex<Option<CodeIndex>>,
+    saved: Option<PathBuf>,
+}
+
+/// Where the index of the workspace at `root` is saved.
+pub fn saved_index_path(root: &std::path::Path) -> PathBuf {
+    cache_dir()
+        .join("index")
+        .join(format!("{}.json", workspace_key(root)))
+}
+
+impl ProjectIndex {
+    /// An index loaded from `path` at its first use (when a usable one is there) and saved
+    /// there after each refresh that changed it.
+    pub fn saved_at(path: PathBuf) -> Self {
+        ProjectIndex {
+            index: Mutex::new(None),
+            saved: Some(path),
+        }
+    }
+
+    /// Brings the index up to date with the workspace as it is now — loading the saved one
+    /// first, the first time — and returns it with what the refresh did. Only new and changed
+    /// files are read; the saved copy is rewritten when anything changed. `progress` hears how
+    /// far it has come.
+    pub fn refresh(
+        &self,
+        workspace: &Workspace,
+        progress: impl FnMut(Progress),
+    ) -> Result<(MutexGuard<'_, Option<CodeIndex>>, Refreshed), ToolError> {
+        let mut guard = self.index.lock().unwrap_or_else(|e| e.into_inner());
+        let index = guard.get_or_insert_with(|| {
+            self.saved
+                .as_ref()
+                .and_then(|saved| read_state_file(saved).ok())
+                .and_then(|bytes| CodeIndex::from_bytes(&bytes))
+                .unwrap_or_default()
+        });
+        let root = workspace.resolve(".")?;
+        let walked = walk_checked(workspace, &root, None)?;
+        let opener = workspace.file_opener()?;
+        let files = walked.files.iter().filter(|f| f.utf8).filter_map(|f| {
+            let meta = std::fs::symlink_metadata(&f.abs).ok()?;
+            let modified_ns = meta
+                .modified()
+                .ok()?
+                .duration_since(UNIX_EPOCH)
+                .ok()?
+                .as_nanos();
+            Some((
+                f.rel.clone(),
+                Stamp {
+                    modified_ns,
+                    len: meta.len(),
+                },
+            ))
+        });
+        let by_rel = |rel: &str| {
+            walked
+                .files
+                .binary_search_by(|f| f.rel.as_str().cmp(rel))
+                .ok()
+        };
+        let read = |rel: &str| {
+            let found = &walked.files[by_rel(rel)?];
+            let (file, size) = workspace.open_read_beneath(&opener, &found.abs, rel).ok()?;
+            if size > MAX_FILE_BYTES {
+                return None;
+            }
+            let mut text = String::new();
+            file.take(MAX_FILE_BYTES).read_to_string(&mut text).ok()?;
+            Some(text)
+        };
+        let refreshed = index.refresh(files, read, progress);
+        if let Some(saved) = self
+            .saved
+            .as_ref()
+            .filter(|_| refreshed.parsed + refreshed.removed > 0)
+        {
+            // A cache: failing to save it costs a rebuild next time, nothing more.
+            let _ = write_state_file(saved, &index.to_bytes());
+        }
+        Ok((guard, refreshed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_index_sees_only_what_the_tools_see() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::create_dir_all(dir.path().join("build")).unwrap();
+        std::fs::write(dir.path().join(".gitignore"), "build/\n").unwrap();
+        std::fs::write(dir.path().join("src/app.py"), "def visible():\n    pass\n").unwrap();
+        std::fs::write(
+            dir.path().join("build/gen.py"),
+            "def ignored():\n    pass\n",
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("/etc", dir.path().join("src/etc")).unwrap();
+        let workspace = Workspace::open(dir.path()).unwrap();
+        let project = ProjectIndex::default();
+        let (index, refreshed) = project.refresh(&workspace, |_| {}).unwrap();
+        let index = index.as_ref().unwrap();
+        assert_eq!(index.names(), vec!["visible"]);
+        assert_eq!(refreshed.parsed, 1);
+    }
+
+    #[test]
+    fn a_change_on_disk_is_seen_at_the_next_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("lib.rs");
+        std::fs::write(&file, "fn before() {}\n").unwrap();
+        let workspace = Workspace::open(dir.path()).unwrap();
+        let project = ProjectIndex::default();
+        drop(project.refresh(&workspace, |_| {}).unwrap());
+        std::fs::write(&file, "fn after_the_change() {}\n").unwrap();
+        let (index, refreshed) = project.refresh(&workspace, |_| {}).unwrap();
+        assert_eq!(index.as_ref().unwrap().names(), vec!["after_the_change"]);
+        assert_eq!((refreshed.parsed, refreshed.kept), (1, 0));
+    }
+
+    #[test]
+    fn a_saved_index_is_loaded_and_only_changes_are_read_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = tempfile::tempdir().unwrap();
+        let saved = state.path().join("index.json");
+        std::fs::write(dir.path().join("a.go"), "package a\n\nfunc A() {}\n").unwrap();
+        std::fs::write(dir.path().join("b.go"), "package a\n\nfunc B() {}\n").unwrap();
+        let workspace = Workspace::open(dir.path()).unwrap();
+        let first = ProjectIndex::saved_at(saved.clone());
+        assert_eq!(first.refresh(&workspace, |_| {}).unwrap().1.parsed, 2);
+        assert!(saved.exists());
+        let again = ProjectIndex::saved_at(saved.clone());
+        let (index, refreshed) = again.refresh(&workspace, |_| {}).unwrap();
+        assert_eq!((refreshed.parsed, refreshed.kept), (0, 2));
+        assert_eq!(index.as_ref().unwrap().names(), vec!["A", "B"]);
+        drop(index);
+        std::fs::write(&saved, b"damaged").unwrap();
+        let damaged = ProjectIndex::saved_at(saved);
+        assert_eq!(
+            damaged.refresh(&workspace, |_| {}).unwrap().1.parsed,
+            2,
+            "built again"
+        );
+    }
+}
