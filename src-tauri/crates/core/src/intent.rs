@@ -150,11 +150,17 @@ pub fn names_the_project(message: &str, files: &dyn FileTexts) -> bool {
             .any(|w| names.contains(&w))
 }
 
-/// Does `message` name something a file of the request's workspace defines (see
-/// [`crate::mentions::names_a_defined_name`])? False when the request cannot read files.
+/// Does `message` name something a file of the request's workspace defines? From the code
+/// index's names when the request brings them (see
+/// [`crate::mentions::names_an_indexed_name`]), else by reading the files (see
+/// [`crate::mentions::names_a_defined_name`]). False when the request cannot read files.
 pub fn names_a_defined_name_in(request: &GenerateRequest<'_>, message: &str) -> bool {
+    use crate::mentions::{names_a_defined_name, names_an_indexed_name};
     match (request.paths, request.files) {
-        (Some(known), Some(files)) => crate::mentions::names_a_defined_name(message, known, files),
+        (Some(known), Some(files)) if !request.defined_names.is_empty() => {
+            names_an_indexed_name(message, request.defined_names, known, files)
+        }
+        (Some(known), Some(files)) => names_a_defined_name(message, known, files),
         _ => false,
     }
 }

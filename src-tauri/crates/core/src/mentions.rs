@@ -99,15 +99,44 @@ pub fn globs_named(message: &str) -> Vec<String> {
     globs
 }
 
-/// Does this message name something a file of the workspace defines (`class UsageError`,
-/// `def make_default_short_help(`, `MAX_LENGTH = 256`), by a word that can only be a name in
-/// code (see [`is_code_name`])? The files are read in order, at most [`MAX_SCANNED_BYTES`].
-pub fn names_a_defined_name(message: &str, known: &KnownPaths, files: &dyn FileTexts) -> bool {
-    let names: Vec<String> = message_words(message)
+/// The words of a message that can only be names in code (see [`is_code_name`]), as written.
+fn code_names(message: &str) -> impl Iterator<Item = &str> {
+    message_words(message)
         .map(|word| word.trim_end_matches('.'))
         .filter(|word| is_code_name(word))
-        .map(str::to_lowercase)
-        .collect();
+}
+
+/// Does this message name something the workspace defines, by a word that can only be a name
+/// in code (see [`is_code_name`])? `defined` are the names the code index found (sorted); the
+/// files of languages the index does not read are searched line by line for a definition of
+/// the word (`MAX_LENGTH = 256` in a config file; see [`names_a_defined_name`]).
+pub fn names_an_indexed_name(
+    message: &str,
+    defined: &[String],
+    known: &KnownPaths,
+    files: &dyn FileTexts,
+) -> bool {
+    if code_names(message).any(|word| defined.binary_search_by(|d| d.as_str().cmp(word)).is_ok()) {
+        return true;
+    }
+    let not_indexed = KnownPaths {
+        files: known
+            .files
+            .iter()
+            .filter(|f| lantern_index::Language::of_path(f).is_none())
+            .cloned()
+            .collect(),
+        folders: Vec::new(),
+    };
+    names_a_defined_name(message, &not_indexed, files)
+}
+
+/// Does this message name something a file of the workspace defines (`class UsageError`,
+/// `def make_default_short_help(`, `MAX_LENGTH = 256`), by a word that can only be a name in
+/// code (see [`is_code_name`])? The files are read in order, at most [`MAX_SCANNED_BYTES`],
+/// and a line defines a name when it reads like a definition (see [`defines`]).
+pub fn names_a_defined_name(message: &str, known: &KnownPaths, files: &dyn FileTexts) -> bool {
+    let names: Vec<String> = code_names(message).map(str::to_lowercase).collect();
     if names.is_empty() {
         return false;
     }
@@ -159,6 +188,40 @@ mod tests {
         }
         assert!(is_code_name("_posixify") && is_code_name("applyDiscount"));
         assert!(!is_code_name("LRU") && !is_code_name("Python") && !is_code_name("a_b"));
+    }
+
+    #[test]
+    fn indexed_names_decide_and_only_files_of_no_indexed_language_are_read() {
+        let texts = [
+            ("src/app.py", "def local():\n    max_retries = 3\n"),
+            ("settings.cfg", "RETRY_LIMIT = 5\n"),
+        ];
+        let known = KnownPaths::from_files(texts.iter().map(|(p, _)| p.to_string()).collect());
+        let defined = vec!["UsageError".to_string(), "local".to_string()];
+        assert!(names_an_indexed_name(
+            "What does UsageError mean?",
+            &defined,
+            &known,
+            &texts
+        ));
+        // A local variable the index does not count as a definition is not one any more.
+        assert!(!names_an_indexed_name(
+            "What is max_retries?",
+            &defined,
+            &known,
+            &texts
+        ));
+        assert!(
+            names_a_defined_name("What is max_retries?", &known, &texts),
+            "the line rule did"
+        );
+        // A file the index cannot read is still searched.
+        assert!(names_an_indexed_name(
+            "What is RETRY_LIMIT?",
+            &defined,
+            &known,
+            &texts
+        ));
     }
 
     #[test]

@@ -11,6 +11,11 @@ pub const MAX_RETURN_BYTES: usize = 64 * 1024;
 pub const MAX_RETURN_LINES: usize = 2000;
 /// Files larger than this are not read at all; the model is told to search instead.
 pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
+/// A file read whole from its first line that is longer than this is led by its outline (the
+/// definitions it holds, with their lines), when its language is one the code index reads.
+pub const OUTLINE_FROM_LINES: u64 = 200;
+/// The most definitions an outline lists.
+const MAX_OUTLINE: usize = 60;
 
 /// Read a text file from the workspace. Returns its content (or the requested line range), the
 /// total number of lines, and a notice with the next start_line when the output was cut. Use it
@@ -28,6 +33,11 @@ pub struct Input {
     /// Last line to return, inclusive. Defaults to the end of the file.
     #[schemars(range(min = 1))]
     pub end_line: Option<u64>,
+    /// Read only the definition of this name in the file (a function, class, method or other
+    /// definition it holds), e.g. "parse_args", or "Config.load" for a member; instead of a
+    /// line range.
+    #[schemars(length(min = 1, max = 200))]
+    pub symbol: Option<String>,
 }
 
 pub struct ReadFile;
@@ -84,8 +94,96 @@ impl Tool for ReadFile {
                 e.utf8_error().valid_up_to()
             ))
         })?;
-        page(path.rel(), &text, input.start_line, input.end_line)
+        match input.symbol.as_deref().map(str::trim) {
+            Some(_) if input.start_line.is_some() || input.end_line.is_some() => Err(
+                ToolError::invalid("give either symbol or a line range, not both")
+                    .with_hint("Leave out start_line and end_line to read a definition."),
+            ),
+            Some(symbol) => read_definition(path.rel(), &text, symbol),
+            None => {
+                let data = page(path.rel(), &text, input.start_line, input.end_line)?;
+                let whole = input.start_line.unwrap_or(1) == 1 && input.end_line.is_none();
+                Ok(match whole {
+                    true => led_by_outline(path.rel(), &text, data),
+                    false => data,
+                })
+            }
+        }
     }
+}
+
+/// The lines of the definition of `symbol` in the file `rel` (its text), found by the code
+/// index's reading of the file; a name the file does not define is an error that lists what
+/// it does define.
+fn read_definition(rel: &str, text: &str, symbol: &str) -> Result<Value, ToolError> {
+    let Some(language) = lantern_index::Language::of_path(rel) else {
+        return Err(ToolError::invalid(format!(
+            "{rel} is not in a language whose definitions can be found (Rust, Python, JavaScript, TypeScript, Go)"
+        ))
+        .with_hint("Use search_code to find the line, then read_file with start_line."));
+    };
+    let symbols = lantern_index::symbols_of(language, text);
+    let member = lantern_index::split_member(symbol);
+    let found = symbols.definitions.iter().find(|d| d.is(member));
+    let Some(definition) = found else {
+        let names: Vec<&str> = symbols
+            .definitions
+            .iter()
+            .map(|d| d.name.as_str())
+            .take(MAX_OUTLINE)
+            .collect();
+        let hint = match names.is_empty() {
+            true => "It defines nothing the index recognises; read it by lines.".to_string(),
+            false => format!("It defines: {}.", names.join(", ")),
+        };
+        return Err(
+            ToolError::not_found(format!("{rel} does not define {symbol}")).with_hint(hint),
+        );
+    };
+    let mut data = page(
+        rel,
+        text,
+        Some(u64::from(definition.start_line)),
+        Some(u64::from(definition.end_line)),
+    )?;
+    data["symbol"] = json!(symbol);
+    data["kind"] = json!(definition.kind.as_str());
+    Ok(data)
+}
+
+/// A long file read from its start, its outline first: what it defines and where, so that the
+/// next read can be of the part that matters.
+fn led_by_outline(rel: &str, text: &str, data: Value) -> Value {
+    let long = data["total_lines"].as_u64().unwrap_or(0) > OUTLINE_FROM_LINES;
+    let Some(language) = lantern_index::Language::of_path(rel).filter(|_| long) else {
+        return data;
+    };
+    let definitions = lantern_index::symbols_of(language, text).definitions;
+    if definitions.is_empty() {
+        return data;
+    }
+    let outline: Vec<String> = definitions
+        .iter()
+        .take(MAX_OUTLINE)
+        .map(|d| {
+            let member = d.parent.as_ref().map_or(String::new(), |p| format!("{p}."));
+            format!(
+                "{}-{} {} {member}{}",
+                d.start_line,
+                d.end_line,
+                d.kind.as_str(),
+                d.name
+            )
+        })
+        .collect();
+    let mut led = json!({"path": rel, "outline": outline});
+    if definitions.len() > MAX_OUTLINE {
+        led["outline_cut"] = json!(definitions.len() - MAX_OUTLINE);
+    }
+    if let (Value::Object(led), Value::Object(rest)) = (&mut led, data) {
+        led.extend(rest.into_iter().filter(|(k, _)| k != "path"));
+    }
+    led
 }
 
 /// A NUL byte in the first 8 KiB marks a binary file, as git and ripgrep decide.
@@ -189,6 +287,49 @@ mod tests {
         assert!(e.message.contains("has 2 lines"), "{}", e.message);
         let e = page("a", "a\nb\n", Some(2), Some(1)).unwrap_err();
         assert!(e.message.contains("before start_line"));
+    }
+
+    #[test]
+    fn a_symbol_reads_just_its_definition() {
+        let text = "import os\n\nclass Cart:\n    def total(self):\n        return 0\n\ndef other():\n    pass\n";
+        let v = read_definition("shop/cart.py", text, "Cart.total").unwrap();
+        assert_eq!(v["content"], "    def total(self):\n        return 0\n");
+        assert_eq!(
+            (v["start_line"].as_u64(), v["end_line"].as_u64()),
+            (Some(4), Some(5))
+        );
+        assert_eq!(v["kind"], "method");
+        let e = read_definition("shop/cart.py", text, "missing").unwrap_err();
+        assert!(
+            format!("{e:?}").contains("It defines: Cart, total, other."),
+            "{e:?}"
+        );
+        let e = read_definition("notes.txt", "text\n", "x").unwrap_err();
+        assert!(e.message.contains("not in a language"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_long_source_file_read_whole_is_led_by_its_outline() {
+        let mut text = String::from("fn first() {}\n");
+        text.push_str(&"// filler\n".repeat(300));
+        text.push_str("struct Late;\n");
+        let data = page("src/lib.rs", &text, None, None).unwrap();
+        let led = led_by_outline("src/lib.rs", &text, data);
+        let keys: Vec<&String> = led.as_object().unwrap().keys().collect();
+        assert_eq!(keys[..3], ["path", "outline", "content"]);
+        assert_eq!(
+            led["outline"],
+            json!(["1-1 function first", "302-302 struct Late"])
+        );
+        // A short one, or one of no indexed language, is left as it is.
+        let short = page("src/lib.rs", "fn a() {}\n", None, None).unwrap();
+        assert!(led_by_outline("src/lib.rs", "fn a() {}\n", short)
+            .get("outline")
+            .is_none());
+        let prose = page("notes.md", &text, None, None).unwrap();
+        assert!(led_by_outline("notes.md", &text, prose)
+            .get("outline")
+            .is_none());
     }
 
     #[test]
