@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Lantern's speed against the reference tools, on the same input, in the same run (not a test):
 #
-#   1. search_code and list_files against ripgrep and fd on two corpora (scripts/bench-search.py)
+#   1. search_code and list_files against ripgrep and fd on two corpora (scripts/bench-search.py);
+#      the code index's build and refresh times and memory on three (scripts/bench-index.py)
 #   2. the llama backend against llama-bench, grammar on/off, follow-up KV reuse
 #      (scripts/bench-model.sh)
 #   3. the app: start to interactive window under Xvfb, and idle memory (scripts/bench-app.mjs)
@@ -86,6 +87,12 @@ if command -v rg >/dev/null 2>&1 && [ -n "$fd_bin" ]; then
   fi
 else
   echo "| search_code, list_files | not measured: ripgrep or fd-find is not installed and could not be (run as root, or apt-get install ripgrep fd-find) |" > "$search_md"
+fi
+
+index_md="$raw/index.md"
+say "step 1: the code index's scale (scripts/bench-index.py)"
+if ! python3 scripts/bench-index.py --lantern "$lantern" --out-md "$index_md" --out-json "$raw/index.json" >/dev/null; then
+  echo "| code index | not measured: scripts/bench-index.py failed (see its output above) |" > "$index_md"
 fi
 
 # ---- 2. the model backend ----
@@ -176,6 +183,10 @@ load_after=$(uptime)
   echo
   cat "$search_md"
   echo
+  echo "## The code index"
+  echo
+  cat "$index_md"
+  echo
   echo "## Model backend"
   echo
   cat "$model_md"
@@ -187,10 +198,10 @@ load_after=$(uptime)
   echo "## A long session at a small context"
   echo
   cat "$long_md"
-  if [ -f "$raw/search.json" ] || [ -f "$raw/app.json" ]; then
+  if [ -f "$raw/search.json" ] || [ -f "$raw/index.json" ] || [ -f "$raw/app.json" ]; then
     echo
     echo "## Raw"
-    for f in search app; do
+    for f in search index app; do
       if [ -f "$raw/$f.json" ]; then
         echo
         echo "\`\`\`json"

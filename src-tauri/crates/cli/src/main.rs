@@ -17,6 +17,7 @@ macro_rules! outln {
 mod agent_run;
 mod confirm;
 mod evaluate;
+mod index_command;
 mod model_commands;
 mod models;
 mod render;
@@ -30,6 +31,7 @@ use lantern_core::event::load_transcript;
 use lantern_core::levers::AGENT_LEVERS;
 use lantern_core::paths;
 use lantern_core::policy::PolicyStore;
+use lantern_core::project_rules::ProjectRules;
 use lantern_core::protocol::{interpret, parse};
 use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
@@ -57,9 +59,24 @@ struct Cli {
 enum Command {
     /// Print the tool specs (name, description, risk, input_schema) as a JSON array.
     Tools,
+    /// Build, or bring up to date, the code index of a project (what its Rust, Python,
+    /// JavaScript, TypeScript and Go files define and use); progress on stderr. Tools such as
+    /// find_definition do this themselves; this shows what it holds and what it costs.
+    Index {
+        /// The project folder.
+        #[arg(long)]
+        workspace: PathBuf,
+        /// Build it from nothing instead of from the saved index.
+        #[arg(long)]
+        rebuild: bool,
+        /// Print the figures as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the system prompt the model is given.
     Prompt {
-        /// The project folder the prompt is for (the prompt is the same for every project).
+        /// The project folder the prompt is for: its own instructions (`AGENTS.md`, or else
+        /// `CLAUDE.md`, `.cursorrules`, `.github/copilot-instructions.md`) follow the prompt.
         #[arg(long)]
         workspace: Option<PathBuf>,
     },
@@ -312,13 +329,19 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
             print_json(&toolbox.specs());
             Ok(0)
         }
+        Command::Index {
+            workspace,
+            rebuild,
+            json,
+        } => index_command::index(&workspace, rebuild, json),
         Command::Prompt { workspace } => {
-            // The prompt names no project, so it is the same everywhere; a workspace given is
-            // still checked, as every command that takes one does.
-            if let Some(dir) = workspace {
-                open_workspace(&dir)?;
-            }
             out!("{}", toolbox.system_prompt());
+            // The project's own instructions follow it, as the agent gives them.
+            if let Some(dir) = workspace {
+                if let Some(rules) = ProjectRules::of(&open_workspace(&dir)?) {
+                    out!("\n\n{}\n", rules.message());
+                }
+            }
             Ok(0)
         }
         Command::Parse => {
