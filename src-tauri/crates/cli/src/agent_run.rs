@@ -135,6 +135,9 @@ pub(super) fn agent_run(
     let mut options = SessionOptions::persistent(&ws, crate::toolbox());
     options.config.max_steps = max_steps;
     options.config.tool_choice = model_args.tool_choice;
+    if matches!(model_args.provider, crate::models::Provider::Openai) {
+        options.config.repo_map = lantern_core::agent::SERVER_REPO_MAP;
+    }
     let mut session = Session::new(ws, options);
     if !earlier.is_empty() {
         session.resume(history_from_events(&earlier));

@@ -10,7 +10,12 @@ use std::time::{Duration, Instant};
 /// How often progress is shown.
 const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 
-pub(super) fn index(workspace: &Path, rebuild: bool, json: bool) -> Result<u8, Failure> {
+pub(super) fn index(
+    workspace: &Path,
+    rebuild: bool,
+    map: Option<usize>,
+    json: bool,
+) -> Result<u8, Failure> {
     let ws = open_workspace(workspace)?;
     let saved = saved_index_path(ws.root());
     if rebuild {
@@ -43,6 +48,14 @@ pub(super) fn index(workspace: &Path, rebuild: bool, json: bool) -> Result<u8, F
         })?;
     let seconds = started.elapsed().as_secs_f64();
     let (files, definitions) = index.as_ref().map_or((0, 0), |i| i.counts());
+    if let (Some(budget), Some(index)) = (map, index.as_ref()) {
+        let map = lantern_index::repo_map(index, &Default::default(), budget);
+        match json {
+            true => print_json(&json!({"map": map, "characters": map.chars().count()})),
+            false => outln!("{map}"),
+        }
+        return Ok(0);
+    }
     if json {
         print_json(&json!({
             "files": files,

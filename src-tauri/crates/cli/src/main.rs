@@ -69,6 +69,11 @@ enum Command {
         /// Build it from nothing instead of from the saved index.
         #[arg(long)]
         rebuild: bool,
+        /// Print the map of the project's code a server model is given, in at most this many
+        /// characters (its most used definitions by file), instead of the figures.
+        #[arg(long, value_name = "CHARACTERS", num_args = 0..=1,
+              default_missing_value = "6000")]
+        map: Option<usize>,
         /// Print the figures as JSON.
         #[arg(long)]
         json: bool,
@@ -332,8 +337,9 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
         Command::Index {
             workspace,
             rebuild,
+            map,
             json,
-        } => index_command::index(&workspace, rebuild, json),
+        } => index_command::index(&workspace, rebuild, map, json),
         Command::Prompt { workspace } => {
             out!("{}", toolbox.system_prompt());
             // The project's own instructions follow it, as the agent gives them.

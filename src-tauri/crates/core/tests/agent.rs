@@ -239,6 +239,37 @@ fn the_project_s_instructions_reach_the_model_but_approve_nothing() {
 }
 
 #[test]
+fn a_repo_map_of_the_code_follows_the_system_prompt_when_given_a_budget() {
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join("src/main.rs"),
+        "fn main() {\n    shop::parse_config();\n}\n",
+    )
+    .unwrap();
+    let mut s = session(dir.path());
+    assert_eq!(s.config.repo_map, 0, "none by default");
+    s.config.repo_map = 2000;
+    let (_, model) = run(
+        &mut s,
+        vec!["Hello.".into()],
+        &mut FixedAnswer(Answer::Deny { message: None }),
+    );
+    let map = &model.seen[0][1];
+    assert_eq!(map.role, Role::System);
+    assert!(
+        map.content.starts_with("MAP OF THE PROJECT'S CODE"),
+        "{}",
+        map.content
+    );
+    assert!(
+        map.content
+            .contains("src/lib.rs:\n  pub fn parse_config() {}\n"),
+        "{}",
+        map.content
+    );
+}
+
+#[test]
 fn streamed_text_adds_up_to_the_answer() {
     let dir = workspace();
     let mut s = session(dir.path());

@@ -201,6 +201,13 @@ impl CodeIndex {
             .map(|f| f.symbols.definitions.as_slice())
     }
 
+    /// The names one file uses (sorted); empty when the file is not indexed.
+    pub fn references_of(&self, path: &str) -> &[Reference] {
+        self.files
+            .get(path)
+            .map_or(&[], |f| f.symbols.references.as_slice())
+    }
+
     /// The files that use `name`, most uses first.
     pub fn uses(&self, name: &str) -> Vec<Use<'_>> {
         let mut uses: Vec<Use<'_>> = self

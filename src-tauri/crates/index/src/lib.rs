@@ -7,6 +7,8 @@
 //! that for a whole project, file by file with each file's [`Stamp`], so that a refresh reads
 //! only what changed, and answers "where is X defined" ([`CodeIndex::definitions`]), "what does
 //! this file define" ([`CodeIndex::outline`]) and "who uses X" ([`CodeIndex::uses`]).
+//! [`repo_map`] ranks a project's definitions by a personalised PageRank over who uses what,
+//! and lists the best as a map that fits a budget.
 //!
 //! The crate reads no files itself: the caller lists the project's files and reads them, so
 //! that what the index sees is exactly what the caller's sandbox lets through.
@@ -23,8 +25,10 @@
 
 mod index;
 mod language;
+mod repo_map;
 mod symbols;
 
 pub use index::{CodeIndex, Located, Progress, Refreshed, Stamp, Use, MAX_FILES, MAX_FILE_BYTES};
 pub use language::Language;
+pub use repo_map::{repo_map, Focus};
 pub use symbols::{split_member, symbols_of, Definition, FileSymbols, Kind, Reference};

@@ -3,6 +3,10 @@
 use crate::model::ToolChoice;
 use serde::{Deserialize, Serialize};
 
+/// The repo map's budget for a model on a server, in characters: about 1,500 tokens, a few
+/// percent of a server model's context.
+pub const SERVER_REPO_MAP: usize = 6000;
+
 /// Limits and choices for the loop.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AgentConfig {
@@ -27,6 +31,12 @@ pub struct AgentConfig {
     /// model is shown once per conversation, after the system prompt; 0 (the default) shows
     /// none: with the default model, a map of any size made it call less and answer worse.
     pub project_map: usize,
+    /// The characters of the map of the project's code (its most used definitions' signature
+    /// lines by file, ranked toward what the message names; see [`lantern_index::repo_map`])
+    /// the model is shown once per conversation, after the system prompt; 0 shows none. The
+    /// app and the CLI give it to server models ([`SERVER_REPO_MAP`]); the default model is
+    /// shown none until the evaluation says it helps.
+    pub repo_map: usize,
     /// Give the model the project's own instructions (its `AGENTS.md` or the like, see
     /// [`crate::project_rules`]) once per conversation, after the system prompt.
     pub project_rules: bool,
@@ -57,6 +67,7 @@ impl Default for AgentConfig {
             definition_bodies: true,
             project_map: 0,
             project_rules: true,
+            repo_map: 0,
             answer_paths: true,
             count_notes: true,
             definition_notes: true,

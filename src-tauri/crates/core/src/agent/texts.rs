@@ -40,6 +40,46 @@ pub(super) fn defined_names(ctx: &ToolContext, tools: &[ToolSpec]) -> Vec<String
     }
 }
 
+/// The map of the workspace's code (see [`lantern_index::repo_map`]) in `budget` characters,
+/// ranked toward the files and defined names `message` mentions, with its heading; empty when
+/// the code defines nothing the index reads.
+pub(super) fn code_map(ctx: &ToolContext, message: &str, budget: usize) -> String {
+    let Ok((index, _)) = ctx.code_index.refresh(&ctx.workspace, |_| {}) else {
+        return String::new();
+    };
+    let Some(index) = index.as_ref() else {
+        return String::new();
+    };
+    let words: Vec<&str> = crate::mentions::message_words(message)
+        .map(|w| w.trim_end_matches(['.', '/']))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let focus = lantern_index::Focus {
+        files: index
+            .files()
+            .map(|(path, _)| path)
+            .filter(|path| {
+                words
+                    .iter()
+                    .any(|w| path == w || path.ends_with(&format!("/{w}")))
+            })
+            .map(str::to_string)
+            .collect(),
+        names: words
+            .iter()
+            .map(|w| lantern_index::split_member(w).1)
+            .filter(|w| !index.definitions(w).is_empty())
+            .map(str::to_string)
+            .collect(),
+    };
+    const HEADING: &str = "MAP OF THE PROJECT'S CODE (its most used definitions, by file):\n";
+    let map = lantern_index::repo_map(index, &focus, budget.saturating_sub(HEADING.len()));
+    match map.is_empty() {
+        true => map,
+        false => format!("{HEADING}{map}"),
+    }
+}
+
 impl FileTexts for VisibleTexts<'_> {
     fn text_of(&self, rel: &str) -> Option<String> {
         if !self.known.has_file(rel) {

@@ -4,7 +4,7 @@
 
 use super::calls::{self, Author, Confirmer};
 use super::live::LiveText;
-use super::texts::{defined_names, VisibleTexts};
+use super::texts::{code_map, defined_names, VisibleTexts};
 use super::{compaction, Session};
 use crate::event::{Event, FinishedReason, NO_ANSWER};
 use crate::model::{
@@ -69,6 +69,12 @@ impl Session {
         {
             self.history
                 .push(Message::new(Role::System, rules.message()));
+        }
+        if self.config.repo_map > 0 && opening {
+            let map = code_map(&self.ctx, message, self.config.repo_map);
+            if !map.is_empty() {
+                self.history.push(Message::new(Role::System, map));
+            }
         }
         if self.config.project_map > 0 && opening {
             let known = known_paths(&self.ctx.workspace);
