@@ -10,7 +10,9 @@
 //!   count of the turn's last listing;
 //! - a question that asks where something is, or in which file (not where it is used), is
 //!   given the surest of the places where the turn's searches show a name of the question
-//!   defined (see [`crate::relevance::defines`] and [`sureness`]).
+//!   defined (see [`crate::relevance::match_defines`] and [`sureness`]): where the code index
+//!   reads the file's language, the lines it marked as defining a name; elsewhere the lines
+//!   that read like a definition.
 //!
 //! A note is left out when the answer already says it: the count as a number, or every place's
 //! path, whole. The model's words are never changed, only followed.
@@ -25,13 +27,14 @@
 //!
 //! let search = serde_json::json!({"success": true, "data": {"matches": [
 //!     {"path": "index.js", "line": 2, "text": "const coerce = require('./functions/coerce')"},
-//!     {"path": "functions/coerce.js", "line": 5, "text": "const coerce = (version, options) => {"}]}});
+//!     {"path": "functions/coerce.js", "line": 5, "text": "const coerce = (version, options) => {",
+//!      "defines": "coerce"}]}});
 //! let note = definition_note("Where is the coerce function defined?", &[search], "In search_code.").unwrap();
 //! assert_eq!(note.text, "The search shows `coerce` defined in functions/coerce.js (line 5).");
 //! ```
 
 use crate::answer_paths::in_path;
-use crate::relevance::{code_words, defines, question_words, words_of, DEFINING_WORDS};
+use crate::relevance::{code_words, match_defines, question_words, words_of, DEFINING_WORDS};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -191,7 +194,7 @@ pub fn definition_note(question: &str, results: &[Value], answer: &str) -> Optio
         };
         for name in names
             .iter()
-            .filter(|n| defines(text, std::slice::from_ref(n)))
+            .filter(|n| match_defines(m, std::slice::from_ref(n)))
         {
             if !places
                 .iter()
@@ -340,7 +343,7 @@ mod tests {
             None
         );
         let search = ok(json!({"matches": [
-            {"path": "src/click/utils.py", "line": 40, "text": "def get_app_dir(app_name: str) -> str:"},
+            {"path": "src/click/utils.py", "line": 40, "text": "def get_app_dir(app_name: str) -> str:", "defines": "get_app_dir"},
         ]}));
         let asked = "In which file is the get_app_dir function?";
         let note =
@@ -391,8 +394,9 @@ mod tests {
                 "{asked}"
             );
         }
-        let search =
-            ok(json!({"matches": [{"path": "src/u.py", "line": 3, "text": "def echo(message):"}]}));
+        let search = ok(
+            json!({"matches": [{"path": "src/u.py", "line": 3, "text": "def echo(message):", "defines": "echo"}]}),
+        );
         for asked in ["Where is echo called?", "Which files import echo?"] {
             assert_eq!(
                 definition_note(asked, std::slice::from_ref(&search), ""),
@@ -416,8 +420,8 @@ mod tests {
     #[test]
     fn the_note_is_about_the_name_defined_most_surely() {
         let search = ok(json!({"matches": [
-            {"path": "app.js", "line": 1, "text": "const config = load()"},
-            {"path": "timeout.js", "line": 4, "text": "const timeout = 30"},
+            {"path": "app.js", "line": 1, "text": "const config = load()", "defines": "config"},
+            {"path": "timeout.js", "line": 4, "text": "const timeout = 30", "defines": "timeout"},
         ]}));
         let note =
             definition_note("Where is the timeout set in the config?", &[search], "").unwrap();
@@ -432,7 +436,7 @@ mod tests {
         let search = ok(json!({"matches": [
             {"path": "bin/semver.js", "line": 20, "text": "let coerce = false"},
             {"path": "bin/semver.js", "line": 84, "text": "        coerce = true"},
-            {"path": "functions/coerce.js", "line": 5, "text": "const coerce = (version, options) => {"},
+            {"path": "functions/coerce.js", "line": 5, "text": "const coerce = (version, options) => {", "defines": "coerce"},
         ]}));
         let note = definition_note("Where is coerce defined?", &[search], "").unwrap();
         assert_eq!(
@@ -441,8 +445,8 @@ mod tests {
         );
         let search = ok(json!({"matches": [
             {"path": "ranges/outside.js", "line": 51, "text": "comparator = new Comparator('>=0.0.0')"},
-            {"path": "lib/parse.js", "line": 2, "text": "const comparator = parse(text)"},
-            {"path": "lib/types.js", "line": 9, "text": "export class Comparator {"},
+            {"path": "lib/parse.js", "line": 2, "text": "const comparator = parse(text)", "defines": "comparator"},
+            {"path": "lib/types.js", "line": 9, "text": "export class Comparator {", "defines": "Comparator"},
         ]}));
         let note = definition_note(
             "Where is the Comparator class?",
@@ -468,9 +472,9 @@ mod tests {
     #[test]
     fn a_definition_note_keeps_the_code_s_case_and_names_each_place_once() {
         let search = ok(json!({"matches": [
-            {"path": "a.ts", "line": 3, "text": "export class Range {"},
-            {"path": "a.ts", "line": 3, "text": "export class Range {"},
-            {"path": "b.ts", "line": 8, "text": "class Range extends Base {"},
+            {"path": "a.ts", "line": 3, "text": "export class Range {", "defines": "Range"},
+            {"path": "a.ts", "line": 3, "text": "export class Range {", "defines": "Range"},
+            {"path": "b.ts", "line": 8, "text": "class Range extends Base {", "defines": "Range"},
         ]}));
         let note = definition_note("Where is the Range class?", &[search], "").unwrap();
         assert_eq!(

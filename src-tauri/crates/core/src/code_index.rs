@@ -7,7 +7,7 @@
 //! same confined open as `search_code`.
 
 use crate::error::ToolError;
-use crate::paths::{cache_dir, read_state_file, workspace_key, write_state_file};
+use crate::paths::{cache_dir, read_state_file_within, workspace_key, write_state_file};
 use crate::sandbox::Workspace;
 use crate::walk::walk_checked;
 use lantern_index::{CodeIndex, Progress, Refreshed, Stamp, MAX_FILE_BYTES};
@@ -15,6 +15,10 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 use std::time::UNIX_EPOCH;
+
+/// The largest saved index loaded (the cargo registry's 13,000 source files make one of
+/// about 150 MB); a larger one is built again instead.
+const MAX_SAVED_INDEX_BYTES: u64 = 1 << 30;
 
 /// A workspace's index, shared by every call of a session. [`Default`] keeps it in memory
 /// only; [`ProjectIndex::saved_at`] loads and saves it.
@@ -54,7 +58,7 @@ impl ProjectIndex {
         let index = guard.get_or_insert_with(|| {
             self.saved
                 .as_ref()
-                .and_then(|saved| read_state_file(saved).ok())
+                .and_then(|saved| read_state_file_within(saved, MAX_SAVED_INDEX_BYTES).ok())
                 .and_then(|bytes| CodeIndex::from_bytes(&bytes))
                 .unwrap_or_default()
         });
@@ -93,7 +97,7 @@ impl ProjectIndex {
             file.take(MAX_FILE_BYTES).read_to_string(&mut text).ok()?;
             Some(text)
         };
-        let refreshed = index.refresh(files, read, progress);
+        let refreshed = index.refresh(files, walked.stopped.is_none(), read, progress);
         if let Some(saved) = self
             .saved
             .as_ref()
@@ -104,6 +108,41 @@ impl ProjectIndex {
         }
         Ok((guard, refreshed))
     }
+}
+
+/// For lines of the workspace's files (path, 1-based line), the definition whose name stands
+/// on each, as the code index reads the file: its name and kind. `None` for a line that
+/// defines nothing, and for a file of a language the index does not read or that cannot be
+/// read (the caller falls back to its own rules there). Each file is read once.
+pub fn definitions_on<'a>(
+    workspace: &Workspace,
+    lines: impl IntoIterator<Item = (&'a str, u64)>,
+) -> Vec<Option<(String, lantern_index::Kind)>> {
+    let mut parsed: std::collections::HashMap<&str, Option<lantern_index::FileSymbols>> =
+        std::collections::HashMap::new();
+    lines
+        .into_iter()
+        .map(|(path, line)| {
+            let symbols = parsed.entry(path).or_insert_with(|| {
+                let language = lantern_index::Language::of_path(path)?;
+                let resolved = workspace.resolve(path).ok()?;
+                let mut text = String::new();
+                workspace
+                    .open_read(&resolved)
+                    .ok()?
+                    .take(MAX_FILE_BYTES)
+                    .read_to_string(&mut text)
+                    .ok()?;
+                Some(lantern_index::symbols_of(language, &text))
+            });
+            let definition = symbols
+                .as_ref()?
+                .definitions
+                .iter()
+                .find(|d| u64::from(d.name_line) == line)?;
+            Some((definition.name.clone(), definition.kind))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -143,6 +182,32 @@ mod tests {
         let (index, refreshed) = project.refresh(&workspace, |_| {}).unwrap();
         assert_eq!(index.as_ref().unwrap().names(), vec!["after_the_change"]);
         assert_eq!((refreshed.parsed, refreshed.kept), (1, 0));
+    }
+
+    #[test]
+    fn the_lines_that_define_a_name_are_told_from_those_that_use_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("errors.py"),
+            "class UsageError(Exception):\n    exit_code = 2\n\ndef fail():\n    raise UsageError()\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("notes.md"), "UsageError = the error\n").unwrap();
+        let workspace = Workspace::open(dir.path()).unwrap();
+        let found = definitions_on(
+            &workspace,
+            [
+                ("errors.py", 1),
+                ("errors.py", 2),
+                ("errors.py", 5),
+                ("notes.md", 1),
+            ],
+        );
+        let names: Vec<Option<&str>> = found
+            .iter()
+            .map(|f| f.as_ref().map(|d| d.0.as_str()))
+            .collect();
+        assert_eq!(names, [Some("UsageError"), Some("exit_code"), None, None]);
     }
 
     #[test]

@@ -141,6 +141,12 @@ pub const MAX_STATE_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// a regular file: a link, a FIFO (which would block the read for ever) or a device is
 /// refused with an error that says so, and so is a file over `MAX_STATE_FILE_BYTES`.
 pub fn read_state_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    read_state_file_within(path, MAX_STATE_FILE_BYTES)
+}
+
+/// [`read_state_file`] for a state file that may be larger (a project's code index): one over
+/// `limit` bytes is refused.
+pub fn read_state_file_within(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     use rustix::fs::{fstat, open, FileType, Mode, OFlags};
     use std::io::{Error, ErrorKind, Read};
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
@@ -161,15 +167,15 @@ pub fn read_state_file(path: &Path) -> std::io::Result<Vec<u8>> {
             "it is not a regular file (a FIFO, device or folder); Lantern's state files must be regular files",
         ));
     }
-    if stat.st_size as u64 > MAX_STATE_FILE_BYTES {
+    if stat.st_size as u64 > limit {
         return Err(Error::new(
             ErrorKind::InvalidData,
-            format!("it is larger than {MAX_STATE_FILE_BYTES} bytes"),
+            format!("it is larger than {limit} bytes"),
         ));
     }
     let mut bytes = Vec::new();
     std::fs::File::from(fd)
-        .take(MAX_STATE_FILE_BYTES)
+        .take(limit)
         .read_to_end(&mut bytes)?;
     Ok(bytes)
 }

@@ -111,8 +111,9 @@ mod tests {
         let sig = |name: &str| signature(registry.spec(name).unwrap());
         assert_eq!(
             sig("read_file"),
-            "read_file(path: string, start_line?: integer, end_line?: integer)"
+            "read_file(path: string, start_line?: integer, end_line?: integer, symbol?: string)"
         );
+        assert_eq!(sig("find_definition"), "find_definition(name: string)");
         assert_eq!(
             sig("search_code"),
             "search_code(query: string, options?: {regex?: boolean, case_sensitive?: boolean, glob?: string, max_results?: integer, context_lines?: integer})"

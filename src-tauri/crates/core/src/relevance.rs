@@ -119,6 +119,21 @@ pub fn defines(line: &str, names: &[String]) -> bool {
     after_keyword || assigned
 }
 
+/// Does this match of a result (`path`, `text`, and `defines` where the code index marked the
+/// name the line defines) define one of `names` (lower-case)? Where the file's language is
+/// one the index reads, the index decides; elsewhere the line is read as code ([`defines`]).
+pub fn match_defines(m: &Value, names: &[String]) -> bool {
+    let (Some(path), Some(text)) = (m["path"].as_str(), m["text"].as_str()) else {
+        return false;
+    };
+    if lantern_index::Language::of_path(path).is_some() {
+        return m["defines"]
+            .as_str()
+            .is_some_and(|defined| names.contains(&defined.to_lowercase()));
+    }
+    defines(text, names)
+}
+
 /// How many lines after a definition are looked at for what else the question asks of it.
 const BODY_LINES: usize = 15;
 
@@ -139,7 +154,7 @@ fn definitions_among(
         let text = m.get("text")?.as_str()?;
         let path = m.get("path")?.as_str()?;
         let line = m.get("line")?.as_u64()?;
-        defines(text, &names).then_some((path, line, text))
+        match_defines(m, &names).then_some((path, line, text))
     });
     let mut found = Vec::new();
     // Several definitions may stand in one file: each file is read once.
@@ -270,11 +285,13 @@ mod tests {
 
     #[test]
     fn a_search_leads_with_the_matches_that_define_the_name_asked_about() {
+        // As search_code gives them: the lines of indexed languages that define a name say
+        // which; a Markdown line is read as code.
         let search = read(serde_json::json!({"query": "coerce", "matches": [
             {"path": "README.md", "line": 24, "column": 1, "text": "semver.valid(semver.coerce('v2'))"},
-            {"path": "functions/coerce.js", "line": 5, "column": 7, "text": "const coerce = (version, options) => {"},
+            {"path": "functions/coerce.js", "line": 5, "column": 7, "text": "const coerce = (version, options) => {", "defines": "coerce"},
             {"path": "index.js", "line": 30, "column": 7, "text": "const coerce = require('./functions/coerce')"},
-            {"path": "lib/x.py", "line": 2, "column": 1, "text": "class Coerce(Base):"},
+            {"path": "lib/x.py", "line": 2, "column": 1, "text": "class Coerce(Base):", "defines": "Coerce"},
             {"path": "lib/y.py", "line": 9, "column": 1, "text": "if coerce == 1:"},
         ], "count": 5}));
         let focused = focus_result(&search, "Where is the coerce function defined?", None);
@@ -295,7 +312,7 @@ mod tests {
     fn a_definition_comes_with_the_lines_of_its_body_about_the_rest_of_the_question() {
         let search = read(serde_json::json!({"query": "UsageError", "matches": [
             {"path": "core.py", "line": 3, "column": 12, "text": "    except UsageError as e:"},
-            {"path": "exceptions.py", "line": 2, "column": 7, "text": "class UsageError(ClickException):"},
+            {"path": "exceptions.py", "line": 2, "column": 7, "text": "class UsageError(ClickException):", "defines": "UsageError"},
         ], "count": 2}));
         let files = [(
             "exceptions.py",

@@ -20,8 +20,12 @@
   value: [(arrow_function) (function_expression)]) @definition.function
 (function_expression name: (identifier) @name) @definition.function
 ; A constant declared at the top of a module (functions were taken above).
-(program (lexical_declaration "const" (variable_declarator name: (identifier) @name)) @definition.constant)
-(program (export_statement (lexical_declaration "const" (variable_declarator name: (identifier) @name)) @definition.constant))
+; `const x = require(...)` only names what another module defines.
+(program
+  (lexical_declaration "const" (variable_declarator name: (identifier) @name value: (_)? @value)) @definition.constant
+  (#not-match? @value "^require\\("))
+(program
+  (export_statement (lexical_declaration "const" (variable_declarator name: (identifier) @name)) @definition.constant))
 
 (call_expression function: (identifier) @reference)
 (call_expression function: (member_expression property: (property_identifier) @reference))

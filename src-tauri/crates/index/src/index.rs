@@ -29,7 +29,7 @@ struct IndexedFile {
 }
 
 /// The format of a saved index; an index saved in another is built again.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// What a project defines and uses, file by file.
 ///
@@ -38,7 +38,7 @@ const FORMAT: u32 = 1;
 /// let mut index = CodeIndex::default();
 /// let stamp = Stamp { modified_ns: 1, len: 40 };
 /// let files = vec![("src/cart.py".to_string(), stamp)];
-/// index.refresh(files, |_| Some("def total(items):\n    return sum(items)\n".into()), |_| {});
+/// index.refresh(files, true, |_| Some("def total(items):\n    return sum(items)\n".into()), |_| {});
 /// let found = index.definitions("total");
 /// assert_eq!((found[0].path, found[0].definition.start_line), ("src/cart.py", 1));
 /// ```
@@ -85,12 +85,15 @@ pub struct Use<'a> {
 }
 
 impl CodeIndex {
-    /// Brings the index up to date with `files` (every file of the project, with its stamp):
+    /// Brings the index up to date with `files` (the project's files, with their stamps):
     /// reads again, through `read`, only the new and changed files of an indexed language, and
-    /// drops those no longer listed. `progress` hears how far it has come, now and then.
+    /// drops those no longer listed — when `complete` says the listing is the whole project; a
+    /// listing cut short (a walk that ran out of time) drops nothing. `progress` hears how far
+    /// it has come, now and then.
     pub fn refresh(
         &mut self,
         files: impl IntoIterator<Item = (String, Stamp)>,
+        complete: bool,
         mut read: impl FnMut(&str) -> Option<String>,
         mut progress: impl FnMut(Progress),
     ) -> Refreshed {
@@ -111,9 +114,11 @@ impl CodeIndex {
             sources.truncate(MAX_FILES);
         }
         let listed: BTreeSet<&str> = sources.iter().map(|(p, _, _)| p.as_str()).collect();
-        let before = self.files.len();
-        self.files.retain(|path, _| listed.contains(path.as_str()));
-        refreshed.removed = before - self.files.len();
+        if complete {
+            let before = self.files.len();
+            self.files.retain(|path, _| listed.contains(path.as_str()));
+            refreshed.removed = before - self.files.len();
+        }
         let total = sources.len();
         for (done, (path, stamp, _)) in sources.into_iter().enumerate() {
             if done % 256 == 0 {

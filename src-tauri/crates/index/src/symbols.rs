@@ -92,6 +92,9 @@ pub struct Definition {
     pub start_line: u32,
     /// Last line, 1-based, inclusive.
     pub end_line: u32,
+    /// The line its name is written on, 1-based (after decorators or attributes the
+    /// definition starts with).
+    pub name_line: u32,
     /// The line the definition starts on, trimmed (at most 200 characters).
     pub signature: String,
 }
@@ -159,6 +162,7 @@ struct Found {
     /// The query pattern that found it: when two patterns find the same name, the first wins.
     pattern: usize,
     name_byte: usize,
+    name_row: usize,
 }
 
 /// A stretch of the file whose functions are members of a named type (a Rust `impl` block).
@@ -250,6 +254,7 @@ pub fn symbols_of(language: Language, source: &str) -> FileSymbols {
                 end_row: node.end_position().row,
                 pattern: m.pattern_index,
                 name_byte: name.start_byte(),
+                name_row: name.start_position().row,
             });
         }
     }
@@ -321,6 +326,7 @@ fn settle(mut found: Vec<Found>, scopes: &[Scope], source: &str) -> Vec<Definiti
             parent: item.parent.clone().or(parent),
             start_line: item.start_row as u32 + 1,
             end_line: item.end_row as u32 + 1,
+            name_line: item.name_row as u32 + 1,
             signature,
         });
     }

@@ -118,7 +118,7 @@ def serve(port=DEFAULT_PORT):
 #[test]
 fn javascript_functions_classes_and_exported_assignments() {
     let source = r#"const VERSION = '1.2.0';
-
+const coerce = require('./functions/coerce');
 function compose(...fns) {
   return fns.reduce((a, b) => (...args) => a(b(...args)));
 }
@@ -145,6 +145,7 @@ export const helpers = {
     assert_eq!(
         outline(Language::JavaScript, source),
         vec![
+            // An import names what another module defines: not a definition here.
             def("VERSION", Kind::Constant, None, (1, 1)),
             def("compose", Kind::Function, None, (3, 5)),
             def("applyMiddleware", Kind::Function, None, (7, 9)),

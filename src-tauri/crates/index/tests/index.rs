@@ -31,6 +31,7 @@ impl Project {
         let read = RefCell::new(Vec::new());
         index.refresh(
             self.0.iter().map(|(p, (s, _))| (p.clone(), *s)),
+            true,
             |path| {
                 read.borrow_mut().push(path.to_string());
                 self.0.get(path).map(|(_, t)| t.clone())
@@ -62,6 +63,20 @@ fn a_refresh_reads_only_new_and_changed_source_files_and_drops_deleted_ones() {
 }
 
 #[test]
+fn a_listing_cut_short_drops_nothing() {
+    let project = Project::new(&[
+        ("a.py", "def alpha():\n    pass\n"),
+        ("b.py", "def beta():\n    pass\n"),
+    ]);
+    let mut index = CodeIndex::default();
+    project.refresh(&mut index);
+    let only_a = project.0.iter().take(1).map(|(p, (s, _))| (p.clone(), *s));
+    let refreshed = index.refresh(only_a, false, |_| None, |_| {});
+    assert_eq!((refreshed.removed, refreshed.kept), (0, 1));
+    assert_eq!(index.names(), vec!["alpha", "beta"]);
+}
+
+#[test]
 fn a_file_over_the_size_bound_is_not_read() {
     let mut index = CodeIndex::default();
     let big = Stamp {
@@ -70,6 +85,7 @@ fn a_file_over_the_size_bound_is_not_read() {
     };
     let refreshed = index.refresh(
         vec![("bundle.js".to_string(), big)],
+        true,
         |_| panic!("a file over the bound is never read"),
         |_| {},
     );
@@ -129,7 +145,7 @@ fn an_index_survives_saving_and_damaged_bytes_are_refused() {
         Vec::<String>::new(),
         "nothing changed"
     );
-    assert!(CodeIndex::from_bytes(b"{\"format\": 1, \"files\": 3}").is_none());
+    assert!(CodeIndex::from_bytes(b"{\"format\": 2, \"files\": 3}").is_none());
     assert!(CodeIndex::from_bytes(b"not json").is_none());
 }
 

@@ -74,6 +74,7 @@ impl Tool for FindDefinition {
                     "column": 1,
                     "kind": d.kind.as_str(),
                     "text": d.signature,
+                    "defines": d.name,
                 });
                 if let Some(parent) = &d.parent {
                     entry["parent"] = json!(parent);

@@ -1,5 +1,6 @@
 use super::read_file::MAX_FILE_BYTES;
 use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
+use crate::code_index::definitions_on;
 use crate::error::ToolError;
 use crate::sandbox::FileOpener;
 use crate::walk::{add_notice, compile_glob, walk_checked, Found};
@@ -74,6 +75,9 @@ pub struct Hit {
     pub before: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub after: Vec<String>,
+    /// The name this line defines, where the code index reads the file's language.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub defines: Option<String>,
 }
 
 impl Tool for SearchCode {
@@ -121,6 +125,13 @@ impl Tool for SearchCode {
         let mut hits: Vec<Hit> = outcome.hits;
         let total = hits.len();
         hits.truncate(max_results);
+        let defined = definitions_on(
+            &ctx.workspace,
+            hits.iter().map(|h| (h.path.as_str(), h.line)),
+        );
+        for (hit, defined) in hits.iter_mut().zip(defined) {
+            hit.defines = defined.map(|(name, _)| name);
+        }
         let files_with_matches = {
             let mut paths: Vec<&str> = hits.iter().map(|h| h.path.as_str()).collect();
             paths.dedup();
@@ -402,6 +413,7 @@ impl Collect<'_> {
                     text: line.text.clone(),
                     before,
                     after,
+                    defines: None,
                 })
             })
             .collect()
