@@ -7,6 +7,7 @@ pub const APP_COMMANDS: &[&str] = &[
     "startup",
     "pick_workspace",
     "list_tree",
+    "code_index_status",
     "read_file",
     "save_file",
     "send_message",

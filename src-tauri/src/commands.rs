@@ -16,6 +16,7 @@ use crate::state::{
 use lantern_core::agent::Answer;
 use lantern_core::chats::ChatSummary;
 use lantern_core::checkpoint::{Checkpoint, UndoOutcome};
+use lantern_core::code_index::IndexStatus;
 use lantern_core::event::Event;
 use lantern_core::policy::Grant;
 use lantern_core::tool_result::ToolResult;
@@ -71,6 +72,12 @@ pub async fn pick_workspace(
         }
     })
     .await
+}
+
+/// Where the open folder's code index stands (built in the background when it opens).
+#[tauri::command]
+pub async fn code_index_status(state: Shared<'_>) -> Result<IndexStatus, AppError> {
+    off_thread(&state, |s| s.code_index_status()).await
 }
 
 #[tauri::command]

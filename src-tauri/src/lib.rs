@@ -47,6 +47,7 @@ app_commands![
     startup,
     pick_workspace,
     list_tree,
+    code_index_status,
     read_file,
     save_file,
     send_message,

@@ -11,8 +11,9 @@ use crate::error::{AppError, ErrorCode};
 use crate::files::{self, SavedFile, TextFile, Tree};
 use crate::server_keys::ServerKeys;
 use crate::settings::{AppConfig, ProviderKind, ServerConfig, Settings};
-use lantern_core::agent::{history_from_events, Answer, Session, SessionOptions};
+use lantern_core::agent::{history_from_events, Answer, Session, SessionOptions, SERVER_REPO_MAP};
 use lantern_core::checkpoint::{Checkpoint, CheckpointStore, UndoOutcome};
+use lantern_core::code_index::{IndexStatus, ProjectIndex};
 use lantern_core::event::{Event, TranscriptWriter};
 use lantern_core::model::{CancelToken, Model};
 use lantern_core::paths;
@@ -189,6 +190,9 @@ pub struct AppState {
     /// Servers' API keys, apart from the settings.
     server_keys: ServerKeys,
     startup_error: Option<String>,
+    /// The open folder's code index, built in the background when the folder opens; apart
+    /// from the session, whose lock a turn holds.
+    code_index: Mutex<Option<Arc<ProjectIndex>>>,
 }
 
 /// Takes a lock that a turn may hold for minutes: refused as busy instead of waiting.
@@ -237,6 +241,7 @@ impl AppState {
             server_keys: ServerKeys::beside(&config_file),
             config_file,
             startup_error: None,
+            code_index: Mutex::new(None),
         };
         match folder_argument {
             Some(folder) => {
@@ -338,6 +343,12 @@ impl AppState {
             policy_warning: opened.policy_warning.clone(),
             transcript: transcript.path.display().to_string(),
         };
+        let index = opened.code_index();
+        *lock(&self.code_index) = Some(Arc::clone(&index));
+        let indexed = workspace.clone();
+        // The tools refresh it themselves when they need it; built now, the first question
+        // does not wait for it. Its status is what the window shows.
+        std::thread::spawn(move || drop(index.refresh(&indexed, |_| {})));
         *session = Some(opened);
         *lock(&self.transcript) = Some(transcript);
         *self.folder.write().unwrap_or_else(|e| e.into_inner()) = Some(OpenFolder {
@@ -384,6 +395,13 @@ impl AppState {
         model.configure(&settings.generation());
         session.config.max_steps = settings.max_steps;
         session.config.tool_choice = settings.tool_choice;
+        // A model on a server has the context for a map of the project's code; the default
+        // local model is given none (see `AgentConfig::repo_map`).
+        let on_server = matches!(
+            *self.model_info.read().unwrap_or_else(|e| e.into_inner()),
+            Some(ModelInfo::Server { .. })
+        );
+        session.config.repo_map = if on_server { SERVER_REPO_MAP } else { 0 };
         self.cancel.reset();
         let mut confirmer = WindowConfirmer {
             confirmations: &self.confirmations,
@@ -396,6 +414,14 @@ impl AppState {
             &mut |event| self.record(event, updates),
             &self.cancel,
         ))
+    }
+
+    /// Where the open folder's code index stands.
+    pub fn code_index_status(&self) -> Result<IndexStatus, AppError> {
+        lock(&self.code_index)
+            .as_ref()
+            .map(|index| index.status())
+            .ok_or_else(AppError::no_workspace)
     }
 
     /// Stops the running turn: generation stops at the next token and every pending

@@ -219,6 +219,8 @@ const tests = [
       assert(!files.some((f) => f.startsWith("dist/")), "dist/ is git-ignored and not listed");
       const chip = await session.text(".model-chip");
       assert(/smollm2/i.test(chip), `the model chip names the model: ${chip}`);
+      // The code index is built in the background and says what it holds under the tree.
+      await session.waitFor("the code index's note", async () => /code index: \d+ files, [1-9]\d* definitions/.test(await session.text(".tree-footer")));
       await session.click('.tree-row[data-path="package.json"]');
       await session.waitFor("package.json in the editor", async () => (await editorText(session))?.includes("corner-shop-api"));
       await shot(session, "01-start");

@@ -22,6 +22,7 @@ use crate::state::{
 use lantern_core::agent::Answer;
 use lantern_core::chats::ChatSummary;
 use lantern_core::checkpoint::{Checkpoint, UndoConflict, UndoOutcome};
+use lantern_core::code_index::IndexStatus;
 use lantern_core::event::Event;
 use lantern_core::policy::Grant;
 use lantern_core::tool_result::ToolResult;
@@ -79,6 +80,7 @@ fn definitions() -> (Map<String, Value>, Vec<Module>) {
                 add::<Startup>(g),
                 add::<WorkspaceInfo>(g),
                 add::<Tree>(g),
+                add::<IndexStatus>(g),
                 add::<TextFile>(g),
                 add::<SavedFile>(g),
                 add::<ModelList>(g),

@@ -2,7 +2,7 @@
 // file tree's listing of it.
 
 import { AppError, backend } from "../ipc";
-import type { WorkspaceInfo } from "../ipc/types";
+import type { IndexStatus, WorkspaceInfo } from "../ipc/types";
 import type { CallLog } from "../lib/calls";
 import type { Toasts } from "../lib/toasts";
 import { suggestionsFor } from "../lib/suggestions";
@@ -10,6 +10,9 @@ import type { ChatPanel } from "../panels/chat";
 import type { EditorPanel } from "../panels/editor";
 import type { FileTreePanel } from "../panels/filetree";
 import type { InspectorPanel } from "../panels/inspector";
+
+/** How often the code index's progress is asked for while it is built. */
+const INDEX_POLL_MS = 400;
 
 export interface FolderDeps {
   /** The toolbar button that names the open folder. */
@@ -65,6 +68,25 @@ export class Folder {
     if (info.policy_warning) toasts.show(info.policy_warning, "error");
     await this.refreshTree();
     this.deps.opened();
+    void this.followCodeIndex(info);
+  }
+
+  /** Shows the code index's progress under the tree until it is built (or fails), while this
+   * folder stays open. */
+  private async followCodeIndex(info: WorkspaceInfo): Promise<void> {
+    for (;;) {
+      if (this.info !== info) return;
+      let status: IndexStatus;
+      try {
+        status = await backend.codeIndexStatus();
+      } catch {
+        return;
+      }
+      if (this.info !== info) return;
+      this.deps.tree.setIndexStatus(status);
+      if (status.state === "ready" || status.state === "failed") return;
+      await new Promise((resolve) => setTimeout(resolve, INDEX_POLL_MS));
+    }
   }
 
   async refreshTree(): Promise<void> {

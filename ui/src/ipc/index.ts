@@ -12,6 +12,7 @@ import type {
   ErrorCode,
   ExportedTranscript,
   Grant,
+  IndexStatus,
   LoadProgress,
   ModelInfo,
   ModelList,
@@ -64,6 +65,7 @@ export const COMMANDS = [
   "startup",
   "pick_workspace",
   "list_tree",
+  "code_index_status",
   "read_file",
   "save_file",
   "send_message",
@@ -112,6 +114,7 @@ export const backend = {
   /** Resolves with `null` when the user closes the folder dialog. */
   pickWorkspace: () => call<WorkspaceInfo | null>("pick_workspace"),
   listTree: () => call<Tree>("list_tree"),
+  codeIndexStatus: () => call<IndexStatus>("code_index_status"),
   readFile: (path: string) => call<TextFile>("read_file", { path }),
   saveFile: (path: string, content: string) => call<SavedFile>("save_file", { path, content }),
   /** Runs a message to the end; resolves with the `turn_finished` event. */

@@ -36,6 +36,7 @@ describe("the IPC module", () => {
     await backend.startup();
     await backend.pickWorkspace();
     await backend.listTree();
+    await backend.codeIndexStatus();
     await backend.readFile("a.ts");
     await backend.saveFile("a.ts", "x");
     await backend.sendMessage("hi", noop);

@@ -1,7 +1,7 @@
 // The file tree: what the tools can see of the workspace (ignored files and the .git folder
 // left out), folders collapsible, open and unsaved files marked.
 
-import type { Tree } from "../ipc/types";
+import type { IndexStatus, Tree } from "../ipc/types";
 import { button, clear, h } from "../lib/dom";
 import { ancestors, buildTree, type TreeFolder } from "../lib/tree";
 
@@ -10,6 +10,7 @@ export class FileTreePanel {
   private readonly expanded = new Set<string>();
   private active: string | null = null;
   private dirty = new Set<string>();
+  private index: IndexStatus | null = null;
   private readonly list = h("div", { class: "tree-list", attrs: { role: "tree" } });
   private readonly footer = h("div", { class: "tree-footer muted small" });
   private readonly title = h("span", { class: "panel-title", text: "Files" });
@@ -48,7 +49,14 @@ export class FileTreePanel {
     this.render();
   }
 
+  /** Where the folder's code index stands: shown under the tree. */
+  setIndexStatus(status: IndexStatus | null): void {
+    this.index = status;
+    this.render();
+  }
+
   reset(): void {
+    this.index = null;
     this.expanded.clear();
     this.active = null;
     this.dirty.clear();
@@ -72,6 +80,8 @@ export class FileTreePanel {
     const notes = [`${this.tree.total} files`];
     if (this.tree.skipped) notes.push(`${this.tree.skipped} ignored`);
     if (this.tree.truncated) notes.push(`showing the first ${this.tree.files.length}`);
+    const index = indexNote(this.index);
+    if (index) notes.push(index);
     this.footer.textContent = notes.join(" · ");
   }
 
@@ -120,5 +130,20 @@ export class FileTreePanel {
   /** Indentation as elements, not inline styles, so the strict style policy holds. */
   private indent(depth: number): HTMLElement {
     return h("span", { class: "indent" }, ...Array.from({ length: depth }, () => h("span", { class: "indent-step" })));
+  }
+}
+
+/** What the footer says of the code index: its progress while it is built, then what it holds. */
+export function indexNote(status: IndexStatus | null): string | null {
+  if (!status) return null;
+  switch (status.state) {
+    case "building":
+      return status.total > 0 ? `indexing code ${status.done}/${status.total}…` : "indexing code…";
+    case "ready":
+      return `code index: ${status.files} files, ${status.definitions} definitions`;
+    case "failed":
+      return `code index failed: ${status.error ?? "unknown error"}`;
+    default:
+      return null;
   }
 }

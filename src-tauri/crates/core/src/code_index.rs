@@ -11,6 +11,8 @@ use crate::paths::{cache_dir, read_state_file_within, workspace_key, write_state
 use crate::sandbox::Workspace;
 use crate::walk::walk_checked;
 use lantern_index::{CodeIndex, Progress, Refreshed, Stamp, MAX_FILE_BYTES};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
@@ -20,12 +22,40 @@ use std::time::UNIX_EPOCH;
 /// about 150 MB); a larger one is built again instead.
 const MAX_SAVED_INDEX_BYTES: u64 = 1 << 30;
 
-/// A workspace's index, shared by every call of a session. [`Default`] keeps it in memory
-/// only; [`ProjectIndex::saved_at`] loads and saves it.
+/// A workspace's index, shared by every call of a session (and the window's background
+/// build). [`Default`] keeps it in memory only; [`ProjectIndex::saved_at`] loads and saves it.
 #[derive(Default)]
 pub struct ProjectIndex {
     index: Mutex<Option<CodeIndex>>,
     saved: Option<PathBuf>,
+    status: Mutex<IndexStatus>,
+}
+
+/// Where the index stands, for a status line: readable while a refresh holds the index.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct IndexStatus {
+    pub state: IndexState,
+    /// Source files looked at so far by the refresh under way, and how many there are.
+    pub done: usize,
+    pub total: usize,
+    /// What the index held after its last refresh.
+    pub files: usize,
+    pub definitions: usize,
+    /// Why the last refresh failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The index's state.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum IndexState {
+    /// Not built yet in this process.
+    #[default]
+    NotBuilt,
+    Building,
+    Ready,
+    Failed,
 }
 
 /// Where the index of the workspace at `root` is saved.
@@ -40,9 +70,21 @@ impl ProjectIndex {
     /// there after each refresh that changed it.
     pub fn saved_at(path: PathBuf) -> Self {
         ProjectIndex {
-            index: Mutex::new(None),
             saved: Some(path),
+            ..ProjectIndex::default()
         }
+    }
+
+    /// Where the index stands now.
+    pub fn status(&self) -> IndexStatus {
+        self.status
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    fn set_status(&self, change: impl FnOnce(&mut IndexStatus)) {
+        change(&mut self.status.lock().unwrap_or_else(|e| e.into_inner()));
     }
 
     /// Brings the index up to date with the workspace as it is now — loading the saved one
@@ -52,9 +94,32 @@ impl ProjectIndex {
     pub fn refresh(
         &self,
         workspace: &Workspace,
-        progress: impl FnMut(Progress),
+        mut progress: impl FnMut(Progress),
     ) -> Result<(MutexGuard<'_, Option<CodeIndex>>, Refreshed), ToolError> {
         let mut guard = self.index.lock().unwrap_or_else(|e| e.into_inner());
+        self.set_status(|s| s.state = IndexState::Building);
+        let refreshed = self.refresh_locked(&mut guard, workspace, |p| {
+            self.set_status(|s| (s.done, s.total) = (p.done, p.total));
+            progress(p);
+        });
+        let counts = guard.as_ref().map_or((0, 0), CodeIndex::counts);
+        self.set_status(|s| {
+            (s.files, s.definitions) = counts;
+            s.state = match &refreshed {
+                Ok(_) => IndexState::Ready,
+                Err(_) => IndexState::Failed,
+            };
+            s.error = refreshed.as_ref().err().map(|e| e.message.clone());
+        });
+        Ok((guard, refreshed?))
+    }
+
+    fn refresh_locked(
+        &self,
+        guard: &mut MutexGuard<'_, Option<CodeIndex>>,
+        workspace: &Workspace,
+        progress: impl FnMut(Progress),
+    ) -> Result<Refreshed, ToolError> {
         let index = guard.get_or_insert_with(|| {
             self.saved
                 .as_ref()
@@ -106,7 +171,7 @@ impl ProjectIndex {
             // A cache: failing to save it costs a rebuild next time, nothing more.
             let _ = write_state_file(saved, &index.to_bytes());
         }
-        Ok((guard, refreshed))
+        Ok(refreshed)
     }
 }
 

@@ -102,6 +102,27 @@ export interface ExportedTranscript {
   events: number;
 }
 
+/** The index's state. */
+export type IndexState =
+  | "building"
+  | "ready"
+  | "failed"
+  /** Not built yet in this process. */
+  | "not_built";
+
+/** Where the index stands, for a status line: readable while a refresh holds the index. */
+export interface IndexStatus {
+  state: IndexState;
+  /** Source files looked at so far by the refresh under way, and how many there are. */
+  done: number;
+  total: number;
+  /** What the index held after its last refresh. */
+  files: number;
+  definitions: number;
+  /** Why the last refresh failed. */
+  error?: string | null;
+}
+
 /** What a user should know about the loaded model. */
 export interface ModelFacts {
   path: string;

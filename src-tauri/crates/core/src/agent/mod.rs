@@ -115,7 +115,7 @@ impl Session {
         };
         let mut ctx = ToolContext::new(workspace, options.checkpoints);
         if let Some(saved) = options.saved_index {
-            ctx.code_index = crate::code_index::ProjectIndex::saved_at(saved);
+            ctx.code_index = Arc::new(crate::code_index::ProjectIndex::saved_at(saved));
         }
         Session {
             ctx,
@@ -139,6 +139,12 @@ impl Session {
 
     pub fn workspace(&self) -> &Workspace {
         &self.ctx.workspace
+    }
+
+    /// The workspace's code index, to build or ask about apart from a turn (the window builds
+    /// it when a folder opens).
+    pub fn code_index(&self) -> Arc<crate::code_index::ProjectIndex> {
+        Arc::clone(&self.ctx.code_index)
     }
 
     pub fn history(&self) -> &[Message] {

@@ -57,7 +57,7 @@ pub struct ToolContext {
     /// Earlier checker results, reused while the files they depend on are unchanged.
     pub diagnostics: Mutex<crate::diagnostics::Cache>,
     /// What the workspace's code defines and uses, kept current as it is used.
-    pub code_index: crate::code_index::ProjectIndex,
+    pub code_index: std::sync::Arc<crate::code_index::ProjectIndex>,
     /// Who made the call (e.g. "agent step 3", "cli"), recorded with checkpoints.
     pub origin: String,
 }
