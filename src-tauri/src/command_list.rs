@@ -8,6 +8,7 @@ pub const APP_COMMANDS: &[&str] = &[
     "pick_workspace",
     "list_tree",
     "code_index_status",
+    "go_to_definition",
     "read_file",
     "save_file",
     "send_message",

@@ -16,7 +16,7 @@ use crate::state::{
 use lantern_core::agent::Answer;
 use lantern_core::chats::ChatSummary;
 use lantern_core::checkpoint::{Checkpoint, UndoOutcome};
-use lantern_core::code_index::IndexStatus;
+use lantern_core::code_index::{DefinitionPlace, IndexStatus};
 use lantern_core::event::Event;
 use lantern_core::policy::Grant;
 use lantern_core::tool_result::ToolResult;
@@ -78,6 +78,15 @@ pub async fn pick_workspace(
 #[tauri::command]
 pub async fn code_index_status(state: Shared<'_>) -> Result<IndexStatus, AppError> {
     off_thread(&state, |s| s.code_index_status()).await
+}
+
+/// Where a name is defined in the open folder's code, the surest first.
+#[tauri::command]
+pub async fn go_to_definition(
+    state: Shared<'_>,
+    name: String,
+) -> Result<Vec<DefinitionPlace>, AppError> {
+    off_thread(&state, move |s| s.go_to_definition(&name)).await
 }
 
 #[tauri::command]

@@ -48,6 +48,7 @@ app_commands![
     pick_workspace,
     list_tree,
     code_index_status,
+    go_to_definition,
     read_file,
     save_file,
     send_message,

@@ -13,7 +13,7 @@ use crate::server_keys::ServerKeys;
 use crate::settings::{AppConfig, ProviderKind, ServerConfig, Settings};
 use lantern_core::agent::{history_from_events, Answer, Session, SessionOptions, SERVER_REPO_MAP};
 use lantern_core::checkpoint::{Checkpoint, CheckpointStore, UndoOutcome};
-use lantern_core::code_index::{IndexStatus, ProjectIndex};
+use lantern_core::code_index::{DefinitionPlace, IndexStatus, ProjectIndex};
 use lantern_core::event::{Event, TranscriptWriter};
 use lantern_core::model::{CancelToken, Model};
 use lantern_core::paths;
@@ -414,6 +414,14 @@ impl AppState {
             &mut |event| self.record(event, updates),
             &self.cancel,
         ))
+    }
+
+    /// Where `name` is defined in the open folder's code (for "go to definition").
+    pub fn go_to_definition(&self, name: &str) -> Result<Vec<DefinitionPlace>, AppError> {
+        let index = lock(&self.code_index)
+            .clone()
+            .ok_or_else(AppError::no_workspace)?;
+        Ok(index.places_of(&self.workspace()?, name)?)
     }
 
     /// Where the open folder's code index stands.

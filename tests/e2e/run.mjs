@@ -224,6 +224,11 @@ const tests = [
       await session.click('.tree-row[data-path="package.json"]');
       await session.waitFor("package.json in the editor", async () => (await editorText(session))?.includes("corner-shop-api"));
       await shot(session, "01-start");
+      // F12 on a name goes to its definition, found by the code index.
+      await session.click('.tree-row[data-path="src/cart.ts"]');
+      await session.waitFor("src/cart.ts in the editor", async () => (await editorText(session))?.includes("withTax"));
+      await session.press(...Array(11).fill(Keys.ArrowRight), Keys.F12);
+      await session.waitFor("src/pricing.ts shown by F12", async () => (await session.text(".tab.active"))?.includes("pricing.ts"));
       await session.click('.side-tab[data-page="model"]');
       await session.waitForElement(".model-panel .facts");
       await shot(session, "02-model");

@@ -2,7 +2,7 @@
 
 const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
 
-export const Keys = { Enter: "\uE007", Escape: "\uE00C" };
+export const Keys = { Enter: "\uE007", Escape: "\uE00C", ArrowRight: "\uE014", F12: "\uE03C" };
 
 async function request(url, method, body) {
   const response = await fetch(url, {

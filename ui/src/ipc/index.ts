@@ -9,6 +9,7 @@ import type {
   ChatOpened,
   ChatSummary,
   Checkpoint,
+  DefinitionPlace,
   ErrorCode,
   ExportedTranscript,
   Grant,
@@ -66,6 +67,7 @@ export const COMMANDS = [
   "pick_workspace",
   "list_tree",
   "code_index_status",
+  "go_to_definition",
   "read_file",
   "save_file",
   "send_message",
@@ -115,6 +117,8 @@ export const backend = {
   pickWorkspace: () => call<WorkspaceInfo | null>("pick_workspace"),
   listTree: () => call<Tree>("list_tree"),
   codeIndexStatus: () => call<IndexStatus>("code_index_status"),
+  /** Where a name is defined in the open folder's code, the surest first. */
+  goToDefinition: (name: string) => call<DefinitionPlace[]>("go_to_definition", { name }),
   readFile: (path: string) => call<TextFile>("read_file", { path }),
   saveFile: (path: string, content: string) => call<SavedFile>("save_file", { path, content }),
   /** Runs a message to the end; resolves with the `turn_finished` event. */

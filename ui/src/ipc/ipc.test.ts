@@ -37,6 +37,7 @@ describe("the IPC module", () => {
     await backend.pickWorkspace();
     await backend.listTree();
     await backend.codeIndexStatus();
+    await backend.goToDefinition("total");
     await backend.readFile("a.ts");
     await backend.saveFile("a.ts", "x");
     await backend.sendMessage("hi", noop);

@@ -64,8 +64,9 @@ const theme = EditorView.theme({
   ".cm-foldPlaceholder": { backgroundColor: "var(--chip)", border: "none", color: "var(--muted)" },
 });
 
-/** What every editor state has, whatever the file. */
-export function baseExtensions(onSave: () => boolean): Extension[] {
+/** What every editor state has, whatever the file. `onDefinition` goes to the definition of
+ * the name at a position: F12 at the cursor, Ctrl/Cmd+click where clicked. */
+export function baseExtensions(onSave: () => boolean, onDefinition?: (view: EditorView, pos: number) => boolean): Extension[] {
   return [
     lineNumbers(),
     // Findings of get_diagnostics: a marker per line with a finding, underlines in the text.
@@ -86,8 +87,20 @@ export function baseExtensions(onSave: () => boolean): Extension[] {
     crosshairCursor(),
     highlightActiveLine(),
     highlightSelectionMatches(),
+    onDefinition
+      ? EditorView.domEventHandlers({
+          mousedown: (event, view) => {
+            if (!(event.ctrlKey || event.metaKey) || event.button !== 0) return false;
+            const pos = view.posAtCoords({ x: event.clientX, y: event.clientY });
+            if (pos === null) return false;
+            event.preventDefault();
+            return onDefinition(view, pos);
+          },
+        })
+      : [],
     keymap.of([
       { key: "Mod-s", run: onSave, preventDefault: true },
+      ...(onDefinition ? [{ key: "F12", run: (view: EditorView) => onDefinition(view, view.state.selection.main.head), preventDefault: true }] : []),
       ...closeBracketsKeymap,
       ...defaultKeymap,
       ...searchKeymap,

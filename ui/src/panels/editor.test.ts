@@ -112,6 +112,36 @@ describe("EditorPanel", () => {
     expect(banner.classList.contains("hidden")).toBe(true);
   });
 
+  it("goes to a name's definition from F12 on it, selecting the line", async () => {
+    const { disk, root, editor, notes } = setup({
+      "src/app.ts": "import { total } from './cart';\nconsole.log(total([]));\n",
+      "src/cart.ts": "// Cart.\n\nexport function total(items: number[]) {\n  return 0;\n}\n",
+    });
+    const asked: string[] = [];
+    Object.assign(disk.backend, {
+      goToDefinition: async (name: string) => {
+        asked.push(name);
+        return name === "total" ? [{ path: "src/cart.ts", line: 3, kind: "function", signature: "export function total(items: number[]) {" }] : [];
+      },
+    });
+    await editor.open("src/app.ts");
+    const view = EditorView.findFromDOM(root.querySelector(".editor-surface")!.shadowRoot!.querySelector(".cm-editor") as HTMLElement)!;
+    const at = view.state.doc.toString().indexOf("total([])") + 2;
+    view.dispatch({ selection: { anchor: at } });
+    view.contentDOM.dispatchEvent(new KeyboardEvent("keydown", { key: "F12", bubbles: true, cancelable: true }));
+    await new Promise((r) => setTimeout(r, 0));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(asked).toEqual(["total"]);
+    expect(root.querySelector(".tab.active")?.getAttribute("title")).toBe("src/cart.ts");
+    const shown = EditorView.findFromDOM(root.querySelector(".editor-surface")!.shadowRoot!.querySelector(".cm-editor") as HTMLElement)!;
+    const selection = shown.state.selection.main;
+    expect(shown.state.sliceDoc(selection.from, selection.to)).toBe("export function total(items: number[]) {");
+    // A name nothing defines says so and stays put.
+    shown.dispatch({ selection: { anchor: 3 } });
+    await editor.goToDefinitionAt(shown.state, 3);
+    expect(notes.at(-1)).toBe("No definition of Cart in the code index.");
+  });
+
   it("says so when a file cannot be opened", async () => {
     const { root, editor, notes } = setup({});
     await editor.open("missing.txt");

@@ -25,7 +25,7 @@ interface Tab {
 }
 
 export interface EditorDeps {
-  backend: Pick<Backend, "readFile" | "saveFile">;
+  backend: Pick<Backend, "readFile" | "saveFile"> & Partial<Pick<Backend, "goToDefinition">>;
   notify: (message: string, kind?: "info" | "error") => void;
   /** Asks whether to drop unsaved edits; resolves true to discard. */
   confirmDiscard: (path: string) => Promise<boolean>;
@@ -89,10 +89,16 @@ export class EditorPanel {
     return EditorState.create({
       doc: content,
       extensions: [
-        baseExtensions(() => {
-          void this.save();
-          return true;
-        }),
+        baseExtensions(
+          () => {
+            void this.save();
+            return true;
+          },
+          (view, pos) => {
+            void this.goToDefinitionAt(view.state, pos);
+            return true;
+          },
+        ),
         languageFor(path),
         EditorView.updateListener.of((update) => {
           if (update.docChanged) this.refreshDirty(path, update.state);
@@ -152,6 +158,38 @@ export class EditorPanel {
     this.render();
     this.view.focus();
     this.deps.onActiveChange?.(tab.path);
+  }
+
+  /** Opens where the name at `pos` is defined (F12, or Ctrl/Cmd+click on it): the surest of
+   * the code index's definitions, its line selected. */
+  async goToDefinitionAt(state: EditorState, pos: number): Promise<void> {
+    const word = state.wordAt(pos);
+    if (!this.deps.backend.goToDefinition || !word) return;
+    const name = state.sliceDoc(word.from, word.to);
+    let places;
+    try {
+      places = await this.deps.backend.goToDefinition(name);
+    } catch (error) {
+      this.deps.notify(`Cannot look up ${name}: ${AppError.from(error).message}`, "error");
+      return;
+    }
+    const place = places[0];
+    if (!place) {
+      this.deps.notify(`No definition of ${name} in the code index.`);
+      return;
+    }
+    await this.open(place.path);
+    this.revealLine(place.path, place.line);
+    if (places.length > 1) this.deps.notify(`${name}: ${places.length} definitions; showing ${place.path}:${place.line}.`);
+  }
+
+  /** Selects line `line` (1-based) of the file shown, if it is `path`, and scrolls to it. */
+  revealLine(path: string, line: number): void {
+    if (!this.view || this.active?.path !== path) return;
+    const doc = this.view.state.doc;
+    const at = doc.line(Math.min(Math.max(line, 1), doc.lines));
+    this.view.dispatch({ selection: { anchor: at.from, head: at.to }, scrollIntoView: true });
+    this.view.focus();
   }
 
   /** Saves `path` (default: the active tab). */

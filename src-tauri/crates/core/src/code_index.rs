@@ -46,6 +46,17 @@ pub struct IndexStatus {
     pub error: Option<String>,
 }
 
+/// Where a name is defined, for a window's "go to definition".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DefinitionPlace {
+    pub path: String,
+    /// The line its name is on, 1-based.
+    pub line: u32,
+    pub kind: String,
+    /// Its first line.
+    pub signature: String,
+}
+
 /// The index's state.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -81,6 +92,31 @@ impl ProjectIndex {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+
+    /// Every definition of `written` (`load`, `Config.load`), the surest first, from the
+    /// index brought up to date.
+    pub fn places_of(
+        &self,
+        workspace: &Workspace,
+        written: &str,
+    ) -> Result<Vec<DefinitionPlace>, ToolError> {
+        let (index, _) = self.refresh(workspace, |_| {})?;
+        let member = lantern_index::split_member(written.trim());
+        let Some(index) = index.as_ref() else {
+            return Ok(Vec::new());
+        };
+        Ok(index
+            .definitions(member.1)
+            .into_iter()
+            .filter(|l| l.definition.is(member))
+            .map(|l| DefinitionPlace {
+                path: l.path.to_string(),
+                line: l.definition.name_line,
+                kind: l.definition.kind.as_str().to_string(),
+                signature: l.definition.signature.clone(),
+            })
+            .collect())
     }
 
     fn set_status(&self, change: impl FnOnce(&mut IndexStatus)) {

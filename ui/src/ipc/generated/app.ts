@@ -77,6 +77,16 @@ export interface DecisionRules {
   follow_up: Calibration;
 }
 
+/** Where a name is defined, for a window's "go to definition". */
+export interface DefinitionPlace {
+  path: string;
+  /** The line its name is on, 1-based. */
+  line: number;
+  kind: string;
+  /** Its first line. */
+  signature: string;
+}
+
 /** What kind of failure: what the UI branches on. */
 export type ErrorCode =
   | "not_found"
