@@ -5,6 +5,7 @@ use crate::models::ModelArgs;
 use crate::{print_json, usage, Failure};
 use lantern_core::agent::AgentConfig;
 use lantern_core::event::FinishedReason;
+use lantern_core::levers::AGENT_LEVERS;
 use lantern_eval as eval;
 use lantern_eval::EvalTask;
 use serde_json::json;
@@ -149,4 +150,32 @@ pub(super) fn append_report(path: &Path, markdown: &str) -> std::io::Result<()> 
         .open(path)?;
     let separator = if file.metadata()?.len() > 0 { "\n" } else { "" };
     write!(file, "{separator}{markdown}")
+}
+
+/// The agent's settings and the results' heading for an evaluation: the model's tool choice,
+/// `max_steps`, the project map's budget, and the levers named in `off` turned off.
+pub(super) fn configured(
+    model: &ModelArgs,
+    max_steps: usize,
+    map_budget: usize,
+    off: &[String],
+    label: Option<String>,
+) -> (AgentConfig, String) {
+    let mut config = AgentConfig {
+        tool_choice: model.tool_choice,
+        max_steps,
+        project_map: map_budget,
+        ..AgentConfig::default()
+    };
+    for lever in AGENT_LEVERS
+        .iter()
+        .filter(|l| off.iter().any(|o| o == l.name))
+    {
+        (lever.set)(&mut config, false);
+    }
+    let label = label.unwrap_or_else(|| match off.is_empty() {
+        true => model.describe(),
+        false => format!("{}, off: {}", model.describe(), off.join(", ")),
+    });
+    (config, label)
 }

@@ -21,24 +21,19 @@ mod index_command;
 mod model_commands;
 mod models;
 mod render;
+mod state_commands;
 
 use agent_run::{agent_run, tool};
 use clap::{Parser, Subcommand, ValueEnum};
 use evaluate::evaluate;
 use lantern_core::agent::AgentConfig;
-use lantern_core::checkpoint::{CheckpointStore, UndoConflict};
-use lantern_core::event::load_transcript;
 use lantern_core::levers::AGENT_LEVERS;
-use lantern_core::paths;
-use lantern_core::policy::PolicyStore;
 use lantern_core::project_rules::ProjectRules;
 use lantern_core::protocol::{interpret, parse};
 use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
 use model_commands::{bench_model, list_models, probe};
 use models::ModelArgs;
-use render::three_way_view;
-use serde_json::{json, Value};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -313,6 +308,28 @@ fn write_stdout(args: std::fmt::Arguments<'_>) {
     }
 }
 
+/// `lantern prompt`: the system prompt, then the project's own instructions as the agent
+/// gives them.
+fn prompt(toolbox: &Arc<Toolbox>, workspace: Option<&Path>) -> Result<u8, Failure> {
+    out!("{}", toolbox.system_prompt());
+    if let Some(dir) = workspace {
+        if let Some(rules) = ProjectRules::of(&open_workspace(dir)?) {
+            out!("\n\n{}\n", rules.message());
+        }
+    }
+    Ok(0)
+}
+
+/// `lantern parse`: raw model output on stdin, and what it means.
+fn parse_stdin(toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|e| usage(format!("could not read stdin as UTF-8 text: {e}")))?;
+    print_json(&interpret(&parse(&text), toolbox.registry()));
+    Ok(0)
+}
+
 /// The composition root of this process: every command sees these tools and this prompt.
 fn toolbox() -> Arc<Toolbox> {
     static TOOLBOX: OnceLock<Arc<Toolbox>> = OnceLock::new();
@@ -340,24 +357,8 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
             map,
             json,
         } => index_command::index(&workspace, rebuild, map, json),
-        Command::Prompt { workspace } => {
-            out!("{}", toolbox.system_prompt());
-            // The project's own instructions follow it, as the agent gives them.
-            if let Some(dir) = workspace {
-                if let Some(rules) = ProjectRules::of(&open_workspace(&dir)?) {
-                    out!("\n\n{}\n", rules.message());
-                }
-            }
-            Ok(0)
-        }
-        Command::Parse => {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| usage(format!("could not read stdin as UTF-8 text: {e}")))?;
-            print_json(&interpret(&parse(&text), toolbox.registry()));
-            Ok(0)
-        }
+        Command::Prompt { workspace } => prompt(toolbox, workspace.as_deref()),
+        Command::Parse => parse_stdin(toolbox),
         Command::Tool {
             name,
             workspace,
@@ -386,85 +387,13 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
                 continue_from,
             },
         ),
-        Command::Replay { file, json } => {
-            let (events, bad) = load_transcript(&file)
-                .map_err(|e| usage(format!("cannot read transcript {}: {e}", file.display())))?;
-            let mut renderer = render::Human::new();
-            for event in &events {
-                if json {
-                    outln!(
-                        "{}",
-                        serde_json::to_string(event).expect("events serialise")
-                    );
-                } else {
-                    renderer.event(event);
-                }
-            }
-            if !bad.is_empty() {
-                eprintln!(
-                    "lantern: skipped unreadable lines {bad:?} of {}",
-                    file.display()
-                );
-            }
-            Ok(0)
-        }
+        Command::Replay { file, json } => state_commands::replay(&file, json),
         Command::Undo {
             workspace,
             checkpoint,
-        } => {
-            let ws = open_workspace(&workspace)?;
-            let store = CheckpointStore::for_workspace(&paths::data_dir(), &ws);
-            match store.undo(&ws, checkpoint.as_deref()) {
-                Ok(outcome) => {
-                    print_json(&outcome);
-                    Ok(0)
-                }
-                Err(e) => Err(Failure {
-                    code: 1,
-                    message: match UndoConflict::from_error(&e) {
-                        Some(conflict) => format!("{}\n\n{}", e.message, three_way_view(&conflict)),
-                        None => e.message,
-                    },
-                }),
-            }
-        }
-        Command::Checkpoints { workspace } => {
-            let ws = open_workspace(&workspace)?;
-            let store = CheckpointStore::for_workspace(&paths::data_dir(), &ws);
-            let list = store.list().map_err(|e| Failure {
-                code: 1,
-                message: e.message,
-            })?;
-            print_json(&list);
-            Ok(0)
-        }
-        Command::Policy { action } => match action {
-            PolicyAction::List { workspace } => {
-                let ws = open_workspace(&workspace)?;
-                let store = PolicyStore::for_workspace(&paths::config_dir(), ws.root());
-                let loaded = store.load();
-                if let Some(w) = &loaded.warning {
-                    eprintln!("lantern: {w}");
-                }
-                let grants: Vec<Value> = loaded
-                    .grants
-                    .iter()
-                    .map(|g| json!({"id": g.id, "tool": g.tool, "scope": g.scope, "effect": g.effect, "description": g.describe()}))
-                    .collect();
-                print_json(&grants);
-                Ok(0)
-            }
-            PolicyAction::Revoke { workspace, id } => {
-                let ws = open_workspace(&workspace)?;
-                let store = PolicyStore::for_workspace(&paths::config_dir(), ws.root());
-                let removed = store.revoke(&id).map_err(|e| Failure {
-                    code: 1,
-                    message: e.message,
-                })?;
-                eprintln!("lantern: revoked: {}", removed.describe());
-                Ok(0)
-            }
-        },
+        } => state_commands::undo(&workspace, checkpoint.as_deref()),
+        Command::Checkpoints { workspace } => state_commands::checkpoints(&workspace),
+        Command::Policy { action } => state_commands::policy(action),
         Command::Models => list_models(),
         Command::Probe { model, json } => probe(toolbox, &model, json),
         Command::BenchModel {
@@ -486,22 +415,6 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
             off,
             map_budget,
         } => {
-            let mut config = AgentConfig {
-                tool_choice: model.tool_choice,
-                max_steps,
-                project_map: map_budget,
-                ..AgentConfig::default()
-            };
-            for lever in AGENT_LEVERS
-                .iter()
-                .filter(|l| off.iter().any(|o| o == l.name))
-            {
-                (lever.set)(&mut config, false);
-            }
-            let label = label.unwrap_or_else(|| match off.is_empty() {
-                true => model.describe(),
-                false => format!("{}, off: {}", model.describe(), off.join(", ")),
-            });
             let set = evaluate::TaskSet {
                 tasks,
                 fixtures,
@@ -511,6 +424,7 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
                 }),
                 only,
             };
+            let (config, label) = evaluate::configured(&model, max_steps, map_budget, &off, label);
             evaluate(&set, &model, &config, &label, out.as_deref(), json)
         }
     }

@@ -155,7 +155,7 @@ fn tools_lists_every_spec_with_its_schema() {
 }
 
 #[test]
-fn prompt_renders_the_catalog_the_same_for_every_workspace() {
+fn prompt_renders_the_catalog_the_same_for_every_workspace_then_its_instructions() {
     let f = Fixture::new();
     let out = f.lantern(
         &["prompt", "--workspace", f.ws.path().to_str().unwrap()],
@@ -164,7 +164,7 @@ fn prompt_renders_the_catalog_the_same_for_every_workspace() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains(
-        "- read_file(path: string, start_line?: integer, end_line?: integer): Read a text file"
+        "- read_file(path: string, start_line?: integer, end_line?: integer, symbol?: string): Read a text file"
     ));
     assert!(text.contains("<TOOL_CALL>"));
     // The same prompt for every project, so a model backend can reuse its cached prefix.
@@ -172,6 +172,26 @@ fn prompt_renders_the_catalog_the_same_for_every_workspace() {
     assert_eq!(String::from_utf8(plain.stdout).unwrap(), text);
     let missing = f.lantern(&["prompt", "--workspace", "/no/such/dir"], None);
     assert_eq!(missing.status.code(), Some(2));
+    // A project with instructions: the same prompt, then them.
+    std::fs::write(
+        f.ws.path().join("AGENTS.md"),
+        "Run the tests with `make check`.\n",
+    )
+    .unwrap();
+    let out = f.lantern(
+        &["prompt", "--workspace", f.ws.path().to_str().unwrap()],
+        None,
+    );
+    let with_rules = String::from_utf8(out.stdout).unwrap();
+    let rest = with_rules
+        .strip_prefix(&text)
+        .expect("the prompt comes first");
+    assert!(rest.contains("from its file AGENTS.md"), "{rest}");
+    assert!(
+        rest.trim_end()
+            .ends_with("Run the tests with `make check`."),
+        "{rest}"
+    );
 }
 
 #[test]
@@ -1099,4 +1119,46 @@ fn run_continue_takes_up_a_saved_conversation() {
     );
     assert_eq!(missing.status.code(), Some(2));
     assert!(stderr(&missing).contains("cannot read the transcript /no/such.jsonl"));
+}
+
+#[test]
+fn the_code_index_is_built_once_kept_and_answers_where_a_name_is_defined() {
+    let f = Fixture::new();
+    let ws = f.ws.path().to_str().unwrap();
+    let built = f.lantern(&["index", "--workspace", ws, "--json"], None);
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let built: Value = serde_json::from_slice(&built.stdout).unwrap();
+    // The ignored dist/bundle.js is not indexed.
+    assert_eq!(
+        (built["files"].as_u64(), built["parsed"].as_u64()),
+        (Some(2), Some(2))
+    );
+    let again: Value = serde_json::from_slice(
+        &f.lantern(&["index", "--workspace", ws, "--json"], None)
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(
+        (again["parsed"].as_u64(), again["kept"].as_u64()),
+        (Some(0), Some(2))
+    );
+
+    let (code, found) = f.tool("find_definition", r#"{"name": "parseConfig"}"#, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(found["data"]["count"], 1);
+    assert_eq!(found["data"]["matches"][0]["path"], "src/config.ts");
+    assert_eq!(found["data"]["matches"][0]["line"], 1);
+
+    let map = f.lantern(&["index", "--workspace", ws, "--map", "400"], None);
+    let map = String::from_utf8(map.stdout).unwrap();
+    assert!(
+        map.starts_with("src/config.ts:\n  export function parseConfig() {"),
+        "{map}"
+    );
+    let missing = f.lantern(&["index", "--workspace", "/no/such/dir"], None);
+    assert_eq!(missing.status.code(), Some(2));
 }
