@@ -229,6 +229,7 @@ const tests = [
       await session.waitFor("src/cart.ts in the editor", async () => (await editorText(session))?.includes("withTax"));
       await session.press(...Array(11).fill(Keys.ArrowRight), Keys.F12);
       await session.waitFor("src/pricing.ts shown by F12", async () => (await session.text(".tab.active"))?.includes("pricing.ts"));
+      await shot(session, "01b-go-to-definition");
       await session.click('.side-tab[data-page="model"]');
       await session.waitForElement(".model-panel .facts");
       await shot(session, "02-model");
