@@ -1,7 +1,7 @@
 //! Events as text for a person reading the terminal: the answer on stdout, the steps on stderr.
 
 use lantern_core::checkpoint::{UndoConflict, Version};
-use lantern_core::event::Event;
+use lantern_core::event::{Event, FinishedReason};
 use lantern_core::policy::Effect;
 use std::fmt::Write as _;
 
@@ -43,138 +43,166 @@ impl Human {
     }
 
     pub fn event(&mut self, event: &Event) {
-        match event {
-            Event::TextDelta { text, .. } => {
-                out!("{}", visible(text, true));
-                self.mid_line = !text.ends_with('\n');
-            }
-            Event::CallParsed {
-                tool,
-                args,
-                dialect,
-                ..
-            } => {
-                self.end_line();
-                eprintln!(
-                    "→ {tool} {} ({})",
-                    visible(&args.to_string(), false),
-                    dialect.as_str()
-                );
-            }
-            Event::CallRejected { message, .. } => {
-                self.end_line();
-                eprintln!("✗ invalid call: {}", visible(message, true));
-            }
-            Event::PermissionAnswered {
-                decision,
-                rule,
-                message,
-                ..
-            } if *decision == Effect::Deny => {
-                eprintln!(
-                    "  denied ({rule}){}",
-                    message
-                        .as_deref()
-                        .map(|m| format!(": {}", visible(m, false)))
-                        .unwrap_or_default()
-                );
-            }
-            Event::ToolFinished {
-                success,
-                result,
-                execution_time_ms,
-                ..
-            } => {
-                if *success {
-                    eprintln!(
-                        "  ✓ {} bytes in {execution_time_ms} ms",
-                        result.metadata.data_size_bytes
-                    );
-                } else {
-                    eprintln!(
-                        "  ✗ {}: {}",
-                        result.error_type,
-                        visible(result.error_message.as_deref().unwrap_or_default(), true)
-                    );
-                }
-            }
-            Event::ContextTrimmed {
-                messages_dropped,
-                results_cut,
-                ..
-            } => {
-                if *messages_dropped > 0 {
-                    eprintln!(
-                        "  (dropped the {messages_dropped} oldest messages to fit the context)"
-                    );
-                }
-                if *results_cut > 0 {
-                    eprintln!(
-                        "  (cut a tool result too long for the context, {results_cut} times)"
-                    );
-                }
-            }
-            Event::ContextCompacted {
-                results_shortened,
-                messages_summarised,
-                ..
-            } => {
-                if *results_shortened > 0 {
-                    eprintln!(
-                        "  (shortened {results_shortened} earlier tool results to one line each to fit the context)"
-                    );
-                }
-                if *messages_summarised > 0 {
-                    eprintln!(
-                        "  (earlier steps were summarised: {messages_summarised} messages replaced by the model's summary to fit the context)"
-                    );
-                }
-            }
-            Event::AnswerCut { .. } => {
-                self.end_line();
-                eprintln!(
-                    "(The answer began repeating itself and was ended; the repeats are not part of it.)"
-                );
-            }
-            Event::AnswerPathsGiven { paths, .. } => {
-                self.end_line();
-                let named: Vec<String> = paths
-                    .iter()
-                    .map(|p| format!("{} is {}", p.name, p.path))
-                    .collect();
-                eprintln!(
-                    "(The answer named files by their names alone: {}.)",
-                    visible(&named.join(", "), false)
-                );
-            }
-            Event::AnswerNoted { notes, .. } => {
-                self.end_line();
-                for note in notes {
-                    eprintln!("(From the tool results: {})", visible(&note.text, false));
-                }
-            }
-            Event::TurnFinished {
-                reason,
-                explanation,
-                text,
-                ..
-            } => {
-                self.end_line();
-                match reason {
-                    // A reply with no text: say so rather than print nothing.
-                    lantern_core::event::FinishedReason::Answer if text.trim().is_empty() => {
-                        eprintln!("{explanation}")
-                    }
-                    lantern_core::event::FinishedReason::Answer => {}
-                    // The text of a failed turn is the model's error: what went wrong and why.
-                    lantern_core::event::FinishedReason::Error => {
-                        eprintln!("{explanation} {}", visible(text, true))
-                    }
-                    _ => eprintln!("{explanation}"),
-                }
-            }
-            _ => {}
+        if let Event::TextDelta { text, .. } = event {
+            out!("{}", visible(text, true));
+            self.mid_line = !text.ends_with('\n');
+            return;
         }
+        let (lines, own_line) = match call_lines(event) {
+            Some(lines) => lines,
+            None => turn_lines(event),
+        };
+        if lines.is_empty() {
+            return;
+        }
+        if own_line {
+            self.end_line();
+        }
+        for line in lines {
+            eprintln!("{line}");
+        }
+    }
+}
+
+/// What a person is told on stderr of a call's events, and whether it starts on a line of its
+/// own (after the model's text); `None` for an event that is not about a call.
+fn call_lines(event: &Event) -> Option<(Vec<String>, bool)> {
+    Some(match event {
+        Event::CallParsed {
+            tool,
+            args,
+            dialect,
+            ..
+        } => (
+            vec![format!(
+                "→ {tool} {} ({})",
+                visible(&args.to_string(), false),
+                dialect.as_str()
+            )],
+            true,
+        ),
+        Event::CallRejected { message, .. } => (
+            vec![format!("✗ invalid call: {}", visible(message, true))],
+            true,
+        ),
+        Event::PermissionAnswered {
+            decision,
+            rule,
+            message,
+            ..
+        } if *decision == Effect::Deny => {
+            let why = message
+                .as_deref()
+                .map(|m| format!(": {}", visible(m, false)))
+                .unwrap_or_default();
+            (vec![format!("  denied ({rule}){why}")], false)
+        }
+        Event::ToolFinished {
+            success,
+            result,
+            execution_time_ms,
+            ..
+        } => {
+            let line = match success {
+                true => format!(
+                    "  ✓ {} bytes in {execution_time_ms} ms",
+                    result.metadata.data_size_bytes
+                ),
+                false => format!(
+                    "  ✗ {}: {}",
+                    result.error_type,
+                    visible(result.error_message.as_deref().unwrap_or_default(), true)
+                ),
+            };
+            (vec![line], false)
+        }
+        _ => return None,
+    })
+}
+
+/// What a person is told on stderr of the turn's other events (the context, the answer's
+/// notes, how it ended), and whether it starts on a line of its own.
+fn turn_lines(event: &Event) -> (Vec<String>, bool) {
+    let mut lines = Vec::new();
+    let own_line = match event {
+        Event::ContextTrimmed {
+            messages_dropped,
+            results_cut,
+            ..
+        } => {
+            if *messages_dropped > 0 {
+                lines.push(format!(
+                    "  (dropped the {messages_dropped} oldest messages to fit the context)"
+                ));
+            }
+            if *results_cut > 0 {
+                lines.push(format!(
+                    "  (cut a tool result too long for the context, {results_cut} times)"
+                ));
+            }
+            false
+        }
+        Event::ContextCompacted {
+            results_shortened,
+            messages_summarised,
+            ..
+        } => {
+            if *results_shortened > 0 {
+                lines.push(format!("  (shortened {results_shortened} earlier tool results to one line each to fit the context)"));
+            }
+            if *messages_summarised > 0 {
+                lines.push(format!("  (earlier steps were summarised: {messages_summarised} messages replaced by the model's summary to fit the context)"));
+            }
+            false
+        }
+        Event::AnswerCut { .. } => {
+            lines.push("(The answer began repeating itself and was ended; the repeats are not part of it.)".to_string());
+            true
+        }
+        Event::AnswerPathsGiven { paths, .. } => {
+            let named: Vec<String> = paths
+                .iter()
+                .map(|p| format!("{} is {}", p.name, p.path))
+                .collect();
+            lines.push(format!(
+                "(The answer named files by their names alone: {}.)",
+                visible(&named.join(", "), false)
+            ));
+            true
+        }
+        Event::AnswerNoted { notes, .. } => {
+            for note in notes {
+                lines.push(format!(
+                    "(From the tool results: {})",
+                    visible(&note.text, false)
+                ));
+            }
+            true
+        }
+        Event::TurnFinished {
+            reason,
+            explanation,
+            text,
+            ..
+        } => {
+            lines.extend(ending(*reason, explanation, text));
+            true
+        }
+        _ => false,
+    };
+    (lines, own_line)
+}
+
+/// How a turn that ended for `reason` is told: nothing after an answer with text (the text
+/// was the answer), the explanation otherwise, and a failed turn's error with it.
+fn ending(reason: FinishedReason, explanation: &str, text: &str) -> Option<String> {
+    match reason {
+        // A reply with no text: say so rather than print nothing.
+        FinishedReason::Answer if text.trim().is_empty() => Some(explanation.to_string()),
+        FinishedReason::Answer => None,
+        // The text of a failed turn is the model's error: what went wrong and why.
+        FinishedReason::Error => Some(format!("{explanation} {}", visible(text, true))),
+        _ => Some(explanation.to_string()),
     }
 }
 
