@@ -102,14 +102,12 @@ impl ProjectIndex {
         written: &str,
     ) -> Result<Vec<DefinitionPlace>, ToolError> {
         let (index, _) = self.refresh(workspace, |_| {})?;
-        let member = lantern_index::split_member(written.trim());
         let Some(index) = index.as_ref() else {
             return Ok(Vec::new());
         };
         Ok(index
-            .definitions(member.1)
+            .definitions_written(written)
             .into_iter()
-            .filter(|l| l.definition.is(member))
             .map(|l| DefinitionPlace {
                 path: l.path.to_string(),
                 line: l.definition.name_line,

@@ -198,6 +198,17 @@ impl CodeIndex {
         found
     }
 
+    /// The definitions of a name as a question or a call writes it (`load`, `Config.load`,
+    /// `Config::load`; see [`crate::split_member`]), the surest first, as
+    /// [`definitions`](Self::definitions) ranks them.
+    pub fn definitions_written(&self, written: &str) -> Vec<Located<'_>> {
+        let member = crate::split_member(written.trim());
+        self.definitions(member.1)
+            .into_iter()
+            .filter(|l| l.definition.is(member))
+            .collect()
+    }
+
     /// The definitions of one file, in the order they start; `None` when the file is not
     /// indexed.
     pub fn outline(&self, path: &str) -> Option<&[Definition]> {

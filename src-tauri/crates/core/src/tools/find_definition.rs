@@ -53,11 +53,7 @@ impl Tool for FindDefinition {
         }
         let (index, _) = ctx.code_index.refresh(&ctx.workspace, |_| {})?;
         let index = index.as_ref().expect("a refreshed index is present");
-        let found: Vec<Located<'_>> = index
-            .definitions(name)
-            .into_iter()
-            .filter(|l| l.definition.is(member))
-            .collect();
+        let found: Vec<Located<'_>> = index.definitions_written(asked);
         if found.is_empty() {
             return Err(not_defined(index, asked, name));
         }
