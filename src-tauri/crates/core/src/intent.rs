@@ -185,17 +185,31 @@ pub struct FirstStepRules {
     pub named_project: bool,
 }
 
-/// Why the first step of a turn must be a call, when it must: `question` names a file or
-/// folder of the request's workspace, something the workspace defines, or the project itself.
-/// A model, a small one above all, otherwise answers such a question from memory instead of
-/// reading. Both backends take the rule from here: the local engine as its call decision, a
-/// server as `tool_choice: required`.
+/// Does `question` spell out a calculation (`17 * 23`) and the request offer a tool that
+/// calculates (one with an `"x-expression"` argument)? A small model's mental arithmetic is a
+/// guess; the tool's is exact.
+pub fn asks_a_calculation(request: &GenerateRequest<'_>, question: &str) -> bool {
+    request
+        .tools
+        .iter()
+        .any(|tool| tool.has_argument_marked("x-expression"))
+        && !crate::arithmetic::expressions_in(question).is_empty()
+}
+
+/// Why the first step of a turn must be a call, when it must: `question` spells out a
+/// calculation and a tool can do it, or it names a file or folder of the request's workspace,
+/// something the workspace defines, or the project itself. A model, a small one above all,
+/// otherwise answers such a question from memory instead of reading or computing. Both backends
+/// take the rule from here: the local engine as its call decision, a server as
+/// `tool_choice: required`.
 pub fn first_step_must_call(
     request: &GenerateRequest<'_>,
     question: &str,
     rules: FirstStepRules,
 ) -> Option<&'static str> {
-    if rules.named_paths
+    if asks_a_calculation(request, question) {
+        Some("the message spells out a calculation")
+    } else if rules.named_paths
         && request
             .paths
             .is_some_and(|known| crate::mentions::names_a_workspace_path(question, known))
@@ -282,6 +296,38 @@ mod tests {
         ] {
             assert_eq!(why(question, none), None, "{question}");
         }
+    }
+
+    #[test]
+    fn a_calculation_the_message_spells_out_is_a_call_when_a_tool_calculates() {
+        use crate::model::CancelToken;
+        let toolbox = crate::toolbox::Toolbox::standard();
+        let cancel = CancelToken::new();
+        let offered = GenerateRequest::new(&[], 16, &cancel).with_tools(toolbox.specs());
+        let rules = FirstStepRules {
+            named_paths: false,
+            named_definitions: false,
+            named_project: false,
+        };
+        assert_eq!(
+            first_step_must_call(&offered, "How much is 48 / 6 + 1?", rules),
+            Some("the message spells out a calculation")
+        );
+        assert_eq!(
+            first_step_must_call(&offered, "What is a monad?", rules),
+            None
+        );
+        let without: Vec<_> = toolbox
+            .specs()
+            .iter()
+            .filter(|t| !t.has_argument_marked("x-expression"))
+            .cloned()
+            .collect();
+        let not_offered = GenerateRequest::new(&[], 16, &cancel).with_tools(&without);
+        assert_eq!(
+            first_step_must_call(&not_offered, "How much is 48 / 6 + 1?", rules),
+            None
+        );
     }
 
     #[test]

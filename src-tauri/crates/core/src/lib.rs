@@ -41,6 +41,7 @@
 pub mod agent;
 pub mod answer_notes;
 pub mod answer_paths;
+pub mod arithmetic;
 pub mod chats;
 pub mod checkpoint;
 pub mod code_index;

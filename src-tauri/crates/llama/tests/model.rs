@@ -738,3 +738,51 @@ fn a_listing_asked_about_a_glob_is_narrowed_to_it() {
     // whole folder, which the eval measures (`--off question-globs`).
     assert_eq!(call.args["pattern"], "test_*.py", "{}", generation.text);
 }
+
+#[test]
+fn a_calculation_is_made_by_the_calculator_and_its_result_quoted_in_the_answer() {
+    let dir = tempfile_dir().join("calculation");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut session = fresh_session(&dir, Toolbox::standard().into());
+    session.config.max_steps = 3;
+    let mut events = Vec::new();
+    session.send(
+        "What is 17 * 23?",
+        &mut *model(),
+        &mut FixedAnswer(Answer::AllowOnce),
+        &mut |e| events.push(e.clone()),
+        &CancelToken::new(),
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    let first_decision = events.iter().find_map(|e| match e {
+        Event::ResponseFinished { decision, .. } => decision.clone(),
+        _ => None,
+    });
+    assert_eq!(
+        first_decision.as_deref(),
+        Some("call (the message spells out a calculation)")
+    );
+    let call = events.iter().find_map(|e| match e {
+        Event::CallParsed { tool, args, .. } => Some((tool.clone(), args.clone())),
+        _ => None,
+    });
+    let (tool, args) = call.expect("a call was parsed");
+    assert_eq!(tool, "calculate");
+    // The expression is the one the message spells out, not one the model made up.
+    assert_eq!(args["expression"], "17 * 23");
+    let result = events.iter().find_map(|e| match e {
+        Event::ToolFinished { result, .. } => Some(result.clone()),
+        _ => None,
+    });
+    assert_eq!(result.expect("the tool ran").data.unwrap()["result"], "391");
+    // The model's own words (its last reply, before any note of Lantern's) quote the result.
+    let answer = events
+        .iter()
+        .rev()
+        .find_map(|e| match e {
+            Event::ResponseFinished { raw, .. } => Some(raw.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(answer.contains("391"), "{answer}");
+}

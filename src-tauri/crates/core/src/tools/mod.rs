@@ -12,6 +12,7 @@
 //! [`ToolContext::write`], so every tool's write can be undone.
 
 mod add_task;
+mod calculate;
 mod call;
 #[cfg(test)]
 mod contract_tests;
@@ -332,6 +333,7 @@ fn order_hint(name: &str) -> usize {
         "write_file",
         "run_command",
         "get_current_time",
+        "calculate",
         "add_task",
         "list_tasks",
         "update_task",

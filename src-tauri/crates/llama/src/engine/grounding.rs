@@ -56,6 +56,9 @@ pub(super) enum Grounding {
     Replaces(String),
     /// New text drawing on the question's values (`"x-from": "question"`): see `replacing`.
     FromQuestion,
+    /// A calculation the question spells out (`"x-expression": "question"`): see
+    /// [`lantern_core::arithmetic::expressions_in`].
+    Expression,
 }
 
 /// Which paths an argument accepts.
@@ -83,6 +86,10 @@ const CREATES_BONUS: f64 = 4.0;
 /// listing or file the question names does.
 const FINDS_BONUS: f64 = 4.0;
 
+/// Log-probability (nats) given to the tool that calculates when the question spells out a
+/// calculation: the model's own score for a tool's name knows nothing of arithmetic.
+const CALCULATES_BONUS: f64 = 8.0;
+
 /// Log-probability (nats) taken from a tool that writes or runs a command when the question asks
 /// for no change: a tiny model opens an edit for "Which script does this package install?".
 const UNASKED_CHANGE_COST: f64 = 8.0;
@@ -99,6 +106,11 @@ pub(super) fn searches(tool: &ToolSpec) -> bool {
 /// argument?
 pub(super) fn looks_up_names(tool: &ToolSpec) -> bool {
     tool.has_argument_marked("x-symbol")
+}
+
+/// Does this tool calculate: does it declare an `"x-expression"` argument?
+fn calculates(tool: &ToolSpec) -> bool {
+    tool.has_argument_marked("x-expression")
 }
 
 /// Does this tool change the workspace or run a command in it?
@@ -172,6 +184,9 @@ pub(super) fn open_grounded_argument(
     if field.get("x-symbol").is_some() {
         return Some(Grounding::Symbol);
     }
+    if field["x-expression"] == "question" {
+        return Some(Grounding::Expression);
+    }
     if let Some(key) = field["x-span-of"].as_str() {
         return Some(Grounding::SpanOf(key.to_string()));
     }
@@ -187,6 +202,22 @@ pub(super) fn open_grounded_argument(
         "new_or_existing_file" => Some(Grounding::Path(PathKind::NewOrExistingFile)),
         _ => None,
     }
+}
+
+/// Is the call text (after the opening tag) where a grounded string opens next (`"tool":`,
+/// `"path": `)? Many vocabularies hold the quote merged with what follows it (`"}`, `"src`),
+/// and a value whose opening quote never stands alone would never be grounded; so the engine
+/// writes the quote alone first.
+pub(super) fn grounded_value_opens_next(
+    call_text: &str,
+    name_key: &str,
+    tools: &[ToolSpec],
+) -> bool {
+    if !call_text.trim_end().ends_with(':') {
+        return false;
+    }
+    let quoted = format!("{call_text}\"");
+    opens_tool_name(&quoted, name_key) || open_grounded_argument(&quoted, name_key, tools).is_some()
 }
 
 /// Has the call text (after the opening tag) just opened the string of the member that names
@@ -490,6 +521,8 @@ pub(super) struct WantedTools {
     pub(super) finds: bool,
     /// It asks for no change (see [`lantern_core::intent::asks_for_a_change`]).
     pub(super) reads_only: bool,
+    /// It spells out a calculation (see [`lantern_core::intent::asks_a_calculation`]).
+    pub(super) calculates: bool,
 }
 
 impl LocalModel {
@@ -520,6 +553,7 @@ impl LocalModel {
                         creates,
                         finds,
                         reads_only,
+                        calculates: lantern_core::intent::asks_a_calculation(request, question),
                     };
                     self.ground_tool_name(request.tools, question, wanted, logits, grammar, cancel)
                 }
@@ -544,6 +578,14 @@ impl LocalModel {
             }
             (Some(Grounding::Symbol), _) if self.settings.options.grounded_symbols => {
                 let candidates = symbol_candidates(request.defined_names, question);
+                self.write_best(&candidates, logits, grammar, cancel)
+            }
+            (Some(Grounding::Expression), _) => {
+                let candidates: Vec<(String, f64)> =
+                    lantern_core::arithmetic::expressions_in(question)
+                        .into_iter()
+                        .map(|expression| (format!("{expression}\""), 0.0))
+                        .collect();
                 self.write_best(&candidates, logits, grammar, cancel)
             }
             (Some(Grounding::QuestionWord), _) if self.settings.options.question_words => {
@@ -622,7 +664,8 @@ impl LocalModel {
     /// (see [`tool_bonuses`]), and writes it with its closing quote. The tools the question
     /// calls for by what it names get more: those that can write a new file when it names one
     /// ([`CREATES_BONUS`]), the one that finds a definition when it names something the
-    /// workspace defines ([`FINDS_BONUS`]); those that write or run a command get less when it
+    /// workspace defines ([`FINDS_BONUS`]), the one that calculates when it spells out a
+    /// calculation ([`CALCULATES_BONUS`]); those that write or run a command get less when it
     /// asks for no change ([`UNASKED_CHANGE_COST`]).
     pub(super) fn ground_tool_name(
         &mut self,
@@ -647,6 +690,7 @@ impl LocalModel {
                 let bonus = bonus
                     + bonus_if(wanted.creates && can_create(tool), CREATES_BONUS)
                     + bonus_if(wanted.finds && finder(tool), FINDS_BONUS)
+                    + bonus_if(wanted.calculates && calculates(tool), CALCULATES_BONUS)
                     - bonus_if(wanted.reads_only && changes(tool), UNASKED_CHANGE_COST);
                 (format!("{}\"", tool.name), bonus)
             })

@@ -411,6 +411,12 @@ impl Model for LocalModel {
                 }
                 let grounded = if span.is_some() {
                     None
+                } else if grounding::grounded_value_opens_next(call_text, name_key, request.tools) {
+                    let quotes = match call_text.ends_with(':') {
+                        true => vec![("\"".to_string(), 0.0), (" \"".to_string(), 0.0)],
+                        false => vec![("\"".to_string(), 0.0)],
+                    };
+                    self.write_best(&quotes, &logits, g, cancel)?
                 } else if let Some((started, file)) =
                     self.open_span(opened.as_ref(), call_text, request)
                 {
