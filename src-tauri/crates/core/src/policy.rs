@@ -117,7 +117,7 @@ impl Grant {
 
     /// Does this grant cover the call? Every path must be covered.
     pub fn covers(&self, call: &Subject<'_>) -> bool {
-        if self.tool != call.tool {
+        if !self.names_tool_of(call) {
             return false;
         }
         match &self.scope {
@@ -129,6 +129,24 @@ impl Grant {
             },
             Scope::Command(c) => call.command == Some(c.as_str()),
         }
+    }
+
+    /// Is the call's tool this grant's: the same name, or a tool of the MCP server that a
+    /// grant for `server.*` names. A server-wide allow never covers a tool that declares itself
+    /// destructive (its risk is raised to [`Risk::Exec`]): that one is allowed by name or asked;
+    /// a server-wide deny denies it too.
+    fn names_tool_of(&self, call: &Subject<'_>) -> bool {
+        if self.tool == call.tool {
+            return true;
+        }
+        let Some(server) = self.tool.strip_suffix(".*") else {
+            return false;
+        };
+        (call.risk != Risk::Exec || self.effect == Effect::Deny)
+            && call
+                .tool
+                .strip_prefix(server)
+                .is_some_and(|rest| rest.starts_with('.') && rest.len() > 1)
     }
 
     /// How the grant reads in a list or an event, e.g. `allow write_file on src/**`.
@@ -258,6 +276,9 @@ pub fn decide(call: &Subject<'_>, grants: &[Grant]) -> Decision {
         Risk::Exec => Decision::Ask {
             rule: "default: commands ask first".to_string(),
         },
+        Risk::Remote => Decision::Ask {
+            rule: "default: tools of MCP servers ask first".to_string(),
+        },
     }
 }
 
@@ -377,6 +398,20 @@ impl PolicyStore {
         self.save(&grants)
     }
 
+    /// Removes every persisted grant whose tool `lapses` says has lapsed (an MCP tool whose
+    /// definition changed since it was granted); returns them.
+    pub fn revoke_where(&self, lapses: impl Fn(&str) -> bool) -> Result<Vec<Grant>, ToolError> {
+        let (lapsed, kept): (Vec<Grant>, Vec<Grant>) = self
+            .load()
+            .grants
+            .into_iter()
+            .partition(|g| lapses(&g.tool));
+        if !lapsed.is_empty() {
+            self.save(&kept)?;
+        }
+        Ok(lapsed)
+    }
+
     /// Removes a persisted grant; returns it.
     pub fn revoke(&self, id: &str) -> Result<Grant, ToolError> {
         let mut grants = self.load().grants;
@@ -403,6 +438,50 @@ mod tests {
             command: None,
             unpointed: Vec::new(),
         }
+    }
+
+    #[test]
+    fn an_mcp_tool_asks_unless_granted_by_name_or_server_and_a_destructive_one_by_name_only() {
+        let call = subject("time.get_current_time", Risk::Remote, &[]);
+        assert!(matches!(decide(&call, &[]), Decision::Ask { .. }));
+        let by_name = grant("time.get_current_time", Scope::Tool, Effect::Allow);
+        let by_server = grant("time.*", Scope::Tool, Effect::Allow);
+        assert!(matches!(
+            decide(&call, std::slice::from_ref(&by_name)),
+            Decision::Allow { .. }
+        ));
+        assert!(matches!(
+            decide(&call, std::slice::from_ref(&by_server)),
+            Decision::Allow { .. }
+        ));
+        // `time.*` is not `timer.x` nor the bare server name.
+        for other in ["timer.get", "time", "time."] {
+            let call = subject(other, Risk::Remote, &[]);
+            assert!(
+                matches!(
+                    decide(&call, std::slice::from_ref(&by_server)),
+                    Decision::Ask { .. }
+                ),
+                "{other}"
+            );
+        }
+        let destructive = subject("files.delete", Risk::Exec, &[]);
+        let server = grant("files.*", Scope::Tool, Effect::Allow);
+        assert!(matches!(
+            decide(&destructive, &[server]),
+            Decision::Ask { .. }
+        ));
+        let named = grant("files.delete", Scope::Tool, Effect::Allow);
+        assert!(matches!(
+            decide(&destructive, &[named]),
+            Decision::Allow { .. }
+        ));
+        // A deny of the server wins over an allow of the tool.
+        let deny = grant("time.*", Scope::Tool, Effect::Deny);
+        assert!(matches!(
+            decide(&call, &[by_name, deny]),
+            Decision::Deny { .. }
+        ));
     }
 
     #[test]

@@ -23,6 +23,9 @@ pub enum Risk {
     Write,
     /// Runs programs.
     Exec,
+    /// Runs a tool of an MCP server, which Lantern cannot see into: asks unless granted for
+    /// that tool or its whole server.
+    Remote,
 }
 
 /// What a tool's preview holds: declared by the tool, so that a confirmation shows it by kind

@@ -137,6 +137,18 @@ pub fn call_grammar(
     Ok(renamed)
 }
 
+/// Can the call grammar hold a call of `spec`: does llama.cpp's converter turn its input schema
+/// into a grammar? A tool whose schema it cannot express (an MCP server's) is refused with this
+/// reason rather than offered half-constrained.
+pub fn expressible(spec: &ToolSpec) -> Result<(), String> {
+    let full = CallShape {
+        reasoning: false,
+        lean: false,
+        globs: false,
+    };
+    call_grammar(&[spec], full, &crate::template::TEXT_PROTOCOL).map(|_| ())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

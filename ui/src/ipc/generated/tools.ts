@@ -138,7 +138,12 @@ export type Risk =
   /** Changes files. */
   | "write"
   /** Runs programs. */
-  | "exec";
+  | "exec"
+  /**
+   * Runs a tool of an MCP server, which Lantern cannot see into: asks unless granted for
+   * that tool or its whole server.
+   */
+  | "remote";
 
 /** What a grant covers, besides its tool. */
 export type Scope =

@@ -164,6 +164,8 @@ impl Session {
         cancel: &CancelToken,
     ) -> Event {
         let mut turn = self.begin_turn(message, model, emit);
+        // The tools of this turn stop with it (a call waiting on an MCP server).
+        self.ctx.cancel = cancel.clone();
         let (reason, text) = loop {
             if cancel.is_cancelled() {
                 break (FinishedReason::Cancelled, String::new());

@@ -150,6 +150,19 @@ pub struct Finished {
     pub limit_hit: Option<String>,
 }
 
+/// Puts the resource `limits` on a long-running program started from `command` (an MCP
+/// server), in its own process group. The process limit holds per user (not for root): a
+/// program that lives for the whole run gets no cgroup of its own.
+pub fn confine(command: &mut Command, limits: Limits) {
+    use std::os::unix::process::CommandExt;
+    command.process_group(0);
+    // SAFETY: the hook only makes system calls (setrlimit) on values copied before the fork;
+    // it allocates nothing and takes no lock.
+    unsafe {
+        command.pre_exec(move || limits.apply_to_self());
+    }
+}
+
 /// Runs `spec` to its end or its timeout. Err only when it could not be started.
 pub fn run(spec: &Spec) -> std::io::Result<Finished> {
     use std::os::unix::process::{CommandExt, ExitStatusExt};

@@ -122,6 +122,9 @@ pub struct Profile {
     /// Variables the sandbox sets over the scrubbed environment (the private home and
     /// caches); they only make sense inside it.
     pub env: Vec<(String, String)>,
+    /// Whether the program keeps the host's network (an MCP server the user marked as
+    /// needing it); off for everything else.
+    pub network: bool,
 }
 
 impl Profile {
@@ -137,6 +140,7 @@ impl Profile {
             mapped: Vec::new(),
             writable: Vec::new(),
             env: Vec::new(),
+            network: false,
         }
     }
 }
@@ -310,7 +314,6 @@ impl Bubblewrap {
                 "--unshare-pid",
                 "--unshare-ipc",
                 "--unshare-uts",
-                "--unshare-net",
                 "--unshare-cgroup-try",
                 "--new-session",
                 "--die-with-parent",
@@ -322,6 +325,9 @@ impl Bubblewrap {
                 "/tmp",
             ],
         );
+        if !profile.network {
+            args.push("--unshare-net".to_string());
+        }
         for dir in SYSTEM_DIRS {
             show_read_only(&mut args, Path::new(dir));
         }

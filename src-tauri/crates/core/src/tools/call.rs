@@ -7,7 +7,7 @@
 //! resolution; nothing can be resolved a second time in between, differently.
 
 use super::target::Resolved;
-use super::{Risk, Tool, ToolContext};
+use super::{RemoteTool, Risk, Tool, ToolContext};
 use crate::error::ToolError;
 use serde_json::Value;
 use std::marker::PhantomData;
@@ -109,5 +109,49 @@ impl<T: Tool> Prepared for Typed<T> {
 
     fn run(self: Box<Self>, ctx: &ToolContext) -> Result<Value, ToolError> {
         T::run(self.input, &self.target, ctx)
+    }
+}
+
+/// A tool outside Lantern, as the registry keeps it.
+pub(super) struct Remote {
+    pub(super) risk: Risk,
+    pub(super) tool: std::sync::Arc<dyn RemoteTool>,
+}
+
+impl ErasedTool for Remote {
+    fn prepare(&self, args: Value, _ctx: &ToolContext) -> Result<Call, PrepareError> {
+        Ok(Call {
+            risk: self.risk,
+            prepared: Box::new(RemoteCall {
+                tool: self.tool.clone(),
+                args,
+                target: Resolved::default(),
+            }),
+        })
+    }
+}
+
+/// One call of a tool outside Lantern, its arguments checked.
+struct RemoteCall {
+    tool: std::sync::Arc<dyn RemoteTool>,
+    args: Value,
+    target: Resolved,
+}
+
+impl Prepared for RemoteCall {
+    fn target(&self) -> &Resolved {
+        &self.target
+    }
+
+    fn check(&self, _ctx: &ToolContext) -> Result<(), ToolError> {
+        Ok(())
+    }
+
+    fn preview(&self, _ctx: &ToolContext) -> Option<Value> {
+        None
+    }
+
+    fn run(self: Box<Self>, ctx: &ToolContext) -> Result<Value, ToolError> {
+        self.tool.call(self.args, &ctx.cancel)
     }
 }

@@ -61,6 +61,9 @@ pub struct ToolContext {
     pub code_index: std::sync::Arc<crate::code_index::ProjectIndex>,
     /// Who made the call (e.g. "agent step 3", "cli"), recorded with checkpoints.
     pub origin: String,
+    /// The running turn's Stop: a tool that waits on another process (an MCP server) gives
+    /// up when it is set.
+    pub cancel: crate::model::CancelToken,
 }
 
 impl ToolContext {
@@ -72,6 +75,7 @@ impl ToolContext {
             diagnostics: Mutex::new(Default::default()),
             code_index: Default::default(),
             origin: "lantern".to_string(),
+            cancel: Default::default(),
         }
     }
 }
@@ -130,6 +134,17 @@ pub trait Tool: Send + Sync + 'static {
     fn run(input: Self::Input, target: &Resolved, ctx: &ToolContext) -> Result<Value, ToolError>;
 }
 
+/// A tool that lives outside Lantern (a tool of an MCP server): its spec comes from its
+/// server, and a call hands the checked arguments over as they are.
+///
+/// The registry checks the arguments against the spec's schema, and the policy judges the
+/// call by the spec's risk, exactly as for a built-in tool; such a tool touches no workspace
+/// path Lantern could resolve, so its target is [`Target::Nothing`].
+pub trait RemoteTool: Send + Sync {
+    /// Runs the call; gives up with a timeout or cancellation error when `cancel` is set.
+    fn call(&self, args: Value, cancel: &crate::model::CancelToken) -> Result<Value, ToolError>;
+}
+
 struct Entry {
     spec: ToolSpec,
     validator: jsonschema::Validator,
@@ -164,10 +179,38 @@ impl ToolRegistry {
         registry.register::<write_file::WriteFile>();
         registry.register::<run_command::RunCommand>();
         registry.register::<get_current_time::GetCurrentTime>();
+        registry.register::<calculate::Calculate>();
         registry.register::<add_task::AddTask>();
         registry.register::<list_tasks::ListTasks>();
         registry.register::<update_task::UpdateTask>();
         registry
+    }
+
+    /// Adds a tool that lives outside Lantern under `spec.name`. Refused, with the reason, when
+    /// the name is taken or its schema does not compile: such a tool is never silently
+    /// dropped or half-offered.
+    pub fn register_remote(
+        &mut self,
+        spec: ToolSpec,
+        tool: std::sync::Arc<dyn RemoteTool>,
+    ) -> Result<(), String> {
+        if self.entries.contains_key(&spec.name) {
+            return Err(format!("a tool named {:?} is already offered", spec.name));
+        }
+        let validator = jsonschema::validator_for(&spec.input_schema)
+            .map_err(|e| format!("its input schema is not valid JSON Schema: {e}"))?;
+        self.entries.insert(
+            spec.name.clone(),
+            Entry {
+                tool: Box::new(call::Remote {
+                    risk: spec.risk,
+                    tool,
+                }),
+                spec,
+                validator,
+            },
+        );
+        Ok(())
     }
 
     fn register<T: Tool>(&mut self) {
