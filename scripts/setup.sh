@@ -4,7 +4,7 @@
 # default model, and with --tests the WebDriver server the end-to-end tests drive the window
 # through, the checkers the get_diagnostics tests run (Go from apt, ruff from PyPI; TypeScript
 # is an npm devDependency), and the real llama-server and second model (Gemma 3 270M) the
-# server-backend tests run against. Safe to run again at any time; offline once everything
+# server-backend tests run against, and the MCP servers the MCP client's tests start. Safe to run again at any time; offline once everything
 # is in place.
 #
 #   scripts/setup.sh [--tests]
@@ -119,6 +119,9 @@ if $for_tests && [ "$(ruff --version 2>/dev/null)" != "ruff $RUFF_VERSION" ]; th
       --break-system-packages "ruff==$RUFF_VERSION"
   fi
 fi
+
+# The real MCP servers the MCP client's tests start (PyPI and npm, pinned, in the user cache).
+$for_tests && bash scripts/mcp-servers.sh >/dev/null
 
 # tauri-driver bridges WebDriver clients to WebKitWebDriver and the app (2.x: the newest
 # release is a 3.0 alpha).
