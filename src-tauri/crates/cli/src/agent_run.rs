@@ -132,7 +132,9 @@ pub(super) fn agent_run(
             transcript_path.display()
         ))
     })?;
-    let mut options = SessionOptions::persistent(&ws, crate::toolbox());
+    // The configured MCP servers run for this message, and stop with it.
+    let tools = crate::mcp_commands::Tools::start(Some(workspace))?;
+    let mut options = SessionOptions::persistent(&ws, tools.toolbox.clone());
     options.config.max_steps = max_steps;
     options.config.tool_choice = model_args.tool_choice;
     if matches!(model_args.provider, crate::models::Provider::Openai) {

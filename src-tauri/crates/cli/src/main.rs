@@ -18,6 +18,7 @@ mod agent_run;
 mod confirm;
 mod evaluate;
 mod index_command;
+mod mcp_commands;
 mod model_commands;
 mod models;
 mod render;
@@ -52,8 +53,18 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print the tool specs (name, description, risk, input_schema) as a JSON array.
-    Tools,
+    /// Print the tool specs (name, description, risk, input_schema) as a JSON array: the
+    /// built-in tools and those of the configured MCP servers (`lantern mcp`).
+    Tools {
+        /// Also the tools of this project's approved MCP servers.
+        #[arg(long)]
+        workspace: Option<PathBuf>,
+    },
+    /// Tools from MCP servers: list, add, remove and approve servers, print their tools.
+    Mcp {
+        #[command(subcommand)]
+        action: mcp_commands::McpAction,
+    },
     /// Build, or bring up to date, the code index of a project (what its Rust, Python,
     /// JavaScript, TypeScript and Go files define and use); progress on stderr. Tools such as
     /// find_definition do this themselves; this shows what it holds and what it costs.
@@ -347,17 +358,22 @@ fn print_json(value: &impl serde::Serialize) {
 
 fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
     match command {
-        Command::Tools => {
-            print_json(&toolbox.specs());
+        Command::Tools { workspace } => {
+            let tools = mcp_commands::Tools::start(workspace.as_deref())?;
+            print_json(&tools.toolbox.specs());
             Ok(0)
         }
+        Command::Mcp { action } => mcp_commands::mcp(action),
         Command::Index {
             workspace,
             rebuild,
             map,
             json,
         } => index_command::index(&workspace, rebuild, map, json),
-        Command::Prompt { workspace } => prompt(toolbox, workspace.as_deref()),
+        Command::Prompt { workspace } => {
+            let tools = mcp_commands::Tools::start(workspace.as_deref())?;
+            prompt(&tools.toolbox, workspace.as_deref())
+        }
         Command::Parse => parse_stdin(toolbox),
         Command::Tool {
             name,
@@ -365,7 +381,10 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
             args,
             yes,
             deny,
-        } => tool(toolbox, &name, &workspace, &args, yes, deny),
+        } => {
+            let tools = mcp_commands::Tools::start(Some(&workspace))?;
+            tool(&tools.toolbox, &name, &workspace, &args, yes, deny)
+        }
         Command::Run {
             workspace,
             model,

@@ -1162,3 +1162,87 @@ fn the_code_index_is_built_once_kept_and_answers_where_a_name_is_defined() {
     let missing = f.lantern(&["index", "--workspace", "/no/such/dir"], None);
     assert_eq!(missing.status.code(), Some(2));
 }
+
+/// The real MCP servers `scripts/mcp-servers.sh` installs (`npm test` does).
+fn mcp_servers() -> std::path::PathBuf {
+    let dir = std::env::var_os("LANTERN_MCP_SERVERS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            let cache = std::env::var_os("XDG_CACHE_HOME")
+                .map(std::path::PathBuf::from)
+                .unwrap_or_else(|| Path::new(&std::env::var("HOME").unwrap()).join(".cache"));
+            cache.join("lantern/mcp-servers")
+        });
+    assert!(
+        dir.join("venv/bin/mcp-server-time").exists(),
+        "the test MCP servers are missing in {}: run scripts/mcp-servers.sh (npm test does)",
+        dir.display()
+    );
+    dir
+}
+
+#[test]
+fn an_mcp_server_is_added_listed_called_under_the_policy_and_removed() {
+    let f = Fixture::new();
+    let ws = f.ws.path().to_str().unwrap();
+    let time = mcp_servers().join("venv/bin/mcp-server-time");
+    let definition = serde_json::json!({"command": time, "args": ["--local-timezone", "UTC"]});
+    let out = f.lantern(&["mcp", "add", "time", &definition.to_string()], None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = f.lantern(&["mcp", "list", "--json"], None);
+    let listed = json(&out);
+    let server = &listed["servers"][0];
+    assert_eq!(server["state"]["state"], "ready", "{listed}");
+    assert_eq!(server["sandbox"], "sandboxed");
+    // `lantern tools` offers the server's tools beside the built-in ones.
+    let specs = json(&f.lantern(&["tools"], None));
+    let names: Vec<&str> = specs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"read_file") && names.contains(&"time.get_current_time"));
+    // Checked like any tool, and asked about: without a terminal, refused unless approved.
+    let (code, bad) = f.tool("time.get_current_time", r#"{"timezone": 7}"#, &[]);
+    assert_eq!(
+        (code, bad["error_type"].as_str()),
+        (1, Some("validation_failed")),
+        "{bad}"
+    );
+    let (code, refused) = f.tool("time.get_current_time", r#"{"timezone": "UTC"}"#, &[]);
+    assert_eq!(
+        (code, refused["error_type"].as_str()),
+        (1, Some("permission_denied"))
+    );
+    let (code, now) = f.tool(
+        "time.get_current_time",
+        r#"{"timezone": "UTC"}"#,
+        &["--yes"],
+    );
+    assert_eq!(code, 0, "{now}");
+    assert_eq!(now["data"]["structured"]["timezone"], "UTC");
+    // A project's own server waits for the user's approval of its exact definition.
+    let project = serde_json::json!({"mcpServers": {"clock": definition}});
+    std::fs::create_dir_all(f.path(".lantern")).unwrap();
+    std::fs::write(f.path(".lantern/mcp.json"), project.to_string()).unwrap();
+    let clock_state = || {
+        let listed = json(&f.lantern(&["mcp", "list", "--workspace", ws, "--json"], None));
+        let servers = listed["servers"].as_array().unwrap();
+        let clock = servers.iter().find(|s| s["name"] == "clock").unwrap();
+        clock["state"]["state"].as_str().unwrap().to_string()
+    };
+    assert_eq!(clock_state(), "needs_approval");
+    let out = f.lantern(&["mcp", "approve", "clock", "--workspace", ws], None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(clock_state(), "ready");
+    let out = f.lantern(&["mcp", "remove", "time"], None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = f.lantern(&["mcp", "remove", "time"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no MCP server \"time\""),
+        "{}",
+        stderr(&out)
+    );
+}
