@@ -33,6 +33,14 @@ fn describe(request: &PermissionRequest) -> String {
             visible(&request.unpointed.join(", "), false)
         ));
     }
+    if let Some(source) = &request.source {
+        text.push_str(&format!(
+            "  MCP server: {} ({}, {})\n",
+            visible(&source.server, false),
+            source.transport,
+            visible(&source.sandbox, false)
+        ));
+    }
     if let Some(reason) = &request.reasoning {
         text.push_str(&format!("  reason: {}\n", visible(reason, false)));
     }
@@ -117,6 +125,7 @@ mod tests {
             preview: Some(json!({"unified": "-a\n+b\x1b[1A\n", "sandbox": "on"})),
             unpointed: Vec::new(),
             preview_kind: PreviewKind::Command,
+            source: None,
         };
         let shown = describe(&request);
         for raw in ['\x1b', '\r', '\u{202e}'] {
@@ -150,6 +159,7 @@ mod tests {
             preview: Some(json!({"unified": "-\"license\": \"MIT\"\n"})),
             unpointed: vec!["package.json".into()],
             preview_kind: PreviewKind::Diff,
+            source: None,
         };
         let shown = describe(&request);
         let warning = shown

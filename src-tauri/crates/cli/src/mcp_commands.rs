@@ -8,7 +8,7 @@ use lantern_core::tools::{ToolRegistry, ToolSpec};
 use lantern_mcp::config::{
     configured, user_config_path, workspace_config_path, Approvals, ConfigFile, Origin, ServerDef,
 };
-use lantern_mcp::hub::{Hub, ServerStatus, State};
+use lantern_mcp::hub::{Hub, ServerState, ServerStatus};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -146,18 +146,18 @@ fn expressible(spec: &ToolSpec) -> Result<(), String> {
 /// One line on a server: its state, tools or failure, and sandbox.
 fn summary(status: &ServerStatus) -> String {
     let state = match &status.state {
-        State::Ready => format!("ready, {} tool(s)", status.tools.len()),
-        State::Failed(why) => format!("failed: {why}"),
-        State::NeedsApproval => format!(
+        ServerState::Ready => format!("ready, {} tool(s)", status.tools.len()),
+        ServerState::Failed(why) => format!("failed: {why}"),
+        ServerState::NeedsApproval => format!(
             "not started: the project defines it and you have not approved this definition \
              (lantern mcp approve {} --workspace …)",
             status.name
         ),
-        State::Disabled => "disabled".to_string(),
-        State::Starting => "starting".to_string(),
+        ServerState::Disabled => "disabled".to_string(),
+        ServerState::Starting => "starting".to_string(),
     };
     let mut line = format!("{} ({}): {state}", status.name, status.transport);
-    if status.state == State::Ready {
+    if status.state == ServerState::Ready {
         line.push_str(&format!("; {}", status.sandbox));
     }
     for refused in &status.refused {

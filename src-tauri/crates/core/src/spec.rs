@@ -70,6 +70,17 @@ pub enum ResultKind {
     Plain,
 }
 
+/// Where a tool from outside Lantern lives: its MCP server, how Lantern reaches it, and where
+/// the server's code runs. Shown with its calls and confirmations; never given to the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolSource {
+    pub server: String,
+    /// `stdio` or `http`.
+    pub transport: String,
+    /// "sandboxed", or where it runs instead.
+    pub sandbox: String,
+}
+
 /// What a tool is, as the model, the CLI and the UI see it.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ToolSpec {
@@ -81,6 +92,9 @@ pub struct ToolSpec {
     pub example: Value,
     pub preview_kind: PreviewKind,
     pub result_kind: ResultKind,
+    /// For a tool of an MCP server: which, and how it is reached. `None` for Lantern's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<ToolSource>,
 }
 
 impl ToolSpec {

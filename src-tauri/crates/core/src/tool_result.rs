@@ -20,6 +20,10 @@ pub struct Metadata {
     pub data_size_bytes: usize,
     /// Milliseconds since the Unix epoch when the call finished.
     pub timestamp: i64,
+    /// For a tool of an MCP server: the request and response exchanged with it, as sent and
+    /// received. Shown in the inspector; the model is never given it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exchange: Option<Value>,
 }
 
 /// How a call ended: its data, or the error that stopped it.
@@ -58,6 +62,7 @@ impl ToolResult {
                         execution_time_ms,
                         data_size_bytes,
                         timestamp: now_ms(),
+                        exchange: None,
                     },
                 }
             }
@@ -76,6 +81,7 @@ impl ToolResult {
                 execution_time_ms: elapsed.as_millis() as u64,
                 data_size_bytes: 0,
                 timestamp: now_ms(),
+                exchange: None,
             },
         }
     }

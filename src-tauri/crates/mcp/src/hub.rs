@@ -10,17 +10,17 @@ use crate::results::{failure_of, result_of};
 use crate::specs::{fingerprint, offered_name, spec_of};
 use lantern_core::error::ToolError;
 use lantern_core::model::CancelToken;
-use lantern_core::tools::{RemoteTool, ToolRegistry, ToolSpec};
+use lantern_core::tools::{RemoteOutcome, RemoteTool, ToolRegistry, ToolSource, ToolSpec};
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Where a server stands.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "state", content = "detail")]
-pub enum State {
+pub enum ServerState {
     /// Its definition is kept but it is not started.
     Disabled,
     /// A workspace's definition the user has not approved (or that changed since).
@@ -32,13 +32,13 @@ pub enum State {
 }
 
 /// One server as the CLI and the window show it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ServerStatus {
     pub name: String,
     pub origin: Origin,
     /// `stdio` or `http`.
-    pub transport: &'static str,
-    pub state: State,
+    pub transport: String,
+    pub state: ServerState,
     /// The names its tools are offered under.
     pub tools: Vec<String>,
     pub trusted: bool,
@@ -109,13 +109,13 @@ impl Hub {
             .collect();
         let starting: Vec<_> = servers
             .iter()
-            .filter(|s| s.status().state == State::Starting)
+            .filter(|s| s.status().state == ServerState::Starting)
             .map(|s| {
                 let server = Arc::clone(s);
                 runtime.spawn(async move { server.connect().await })
             })
             .collect();
-        runtime.block_on(async {
+        wait_on(runtime.handle(), async {
             for task in starting {
                 let _ = task.await;
             }
@@ -144,7 +144,7 @@ impl Hub {
         for server in &self.servers {
             if server.tools_changed.swap(false, Ordering::SeqCst) {
                 let s = Arc::clone(server);
-                self.runtime.block_on(async move { s.list().await });
+                wait_on(self.runtime.handle(), async move { s.list().await });
             }
             let tools = server
                 .tools
@@ -165,7 +165,13 @@ impl Hub {
                     ));
                     continue;
                 }
-                let spec = spec_of(&name, &server.name, &tool, server.def.trusted);
+                let mut spec = spec_of(&name, &server.name, &tool, server.def.trusted);
+                let status = server.status();
+                spec.source = Some(ToolSource {
+                    server: server.name.clone(),
+                    transport: status.transport,
+                    sandbox: status.sandbox,
+                });
                 if let Err(why) = expressible(&spec) {
                     refused.push(format!("{}: {why}", tool.name));
                     continue;
@@ -208,14 +214,31 @@ impl Hub {
     /// Stops every server.
     pub fn shutdown(self) {
         let servers = self.servers;
-        self.runtime.block_on(async move {
+        wait_on(self.runtime.handle(), async move {
             for server in servers {
                 server.stop().await;
             }
         });
-        self.runtime
-            .shutdown_timeout(std::time::Duration::from_secs(2));
+        let runtime = self.runtime;
+        // A runtime may not be dropped where async code runs; a thread of its own never is.
+        let _ =
+            std::thread::spawn(move || runtime.shutdown_timeout(std::time::Duration::from_secs(2)))
+                .join();
     }
+}
+
+/// Runs `work` on the hub's runtime and waits for it on this thread, whatever this thread is:
+/// the window's commands run on threads inside another runtime, where blocking on a runtime
+/// directly is refused.
+fn wait_on<T: Send + 'static>(
+    runtime: &tokio::runtime::Handle,
+    work: impl std::future::Future<Output = T> + Send + 'static,
+) -> Option<T> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    runtime.spawn(async move {
+        let _ = tx.send(work.await);
+    });
+    rx.recv().ok()
 }
 
 impl Server {
@@ -230,16 +253,16 @@ impl Server {
             Ok(Transport::Http { .. }) => "http",
         };
         let state = if c.def.disabled {
-            State::Disabled
+            ServerState::Disabled
         } else if c.origin == Origin::Workspace && !approvals.approves(&c.name, &c.def) {
-            State::NeedsApproval
+            ServerState::NeedsApproval
         } else {
-            State::Starting
+            ServerState::Starting
         };
         let status = ServerStatus {
             name: c.name.clone(),
             origin: c.origin,
-            transport,
+            transport: transport.to_string(),
             state,
             tools: Vec::new(),
             trusted: c.def.trusted,
@@ -274,13 +297,13 @@ impl Server {
         status
     }
 
-    fn set_state(&self, state: State) {
+    fn set_state(&self, state: ServerState) {
         self.status.lock().unwrap_or_else(|p| p.into_inner()).state = state;
     }
 
     /// Starts the server and lists its tools.
     async fn connect(&self) {
-        self.set_state(State::Starting);
+        self.set_state(ServerState::Starting);
         let listener = Listener {
             tools_changed: Arc::clone(&self.tools_changed),
         };
@@ -305,7 +328,7 @@ impl Server {
                 *self.connection.lock().await = Some(connection);
                 self.list().await;
             }
-            Err(why) => self.set_state(State::Failed(why)),
+            Err(why) => self.set_state(ServerState::Failed(why)),
         }
     }
 
@@ -320,11 +343,11 @@ impl Server {
                 let drifted = crate::drift::record(&self.root, &self.name, &tools, fingerprint);
                 let mut status = self.status.lock().unwrap_or_else(|p| p.into_inner());
                 status.drifted = drifted;
-                status.state = State::Ready;
+                status.state = ServerState::Ready;
                 drop(status);
                 *self.tools.lock().unwrap_or_else(|p| p.into_inner()) = tools;
             }
-            Err(why) => self.set_state(State::Failed(why)),
+            Err(why) => self.set_state(ServerState::Failed(why)),
         }
     }
 
@@ -335,21 +358,43 @@ impl Server {
     }
 
     /// Calls `tool`; a server found gone is started again first, once, and the result says so.
-    async fn call(
-        &self,
-        tool: &str,
-        args: Value,
-        cancel: &CancelToken,
-    ) -> Result<Value, ToolError> {
-        let args = match args {
+    /// Calls `tool`; a server found gone is started again first, once, and the result says so.
+    /// The exchange records the request and the server's response as they went.
+    async fn call(&self, tool: &str, args: Value, cancel: &CancelToken) -> RemoteOutcome {
+        let arguments = match args {
             Value::Object(map) => map,
             _ => serde_json::Map::new(),
         };
+        let request = json!({
+            "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments},
+        });
+        let (result, response) = self.exchange(tool, arguments, cancel).await;
+        let status = self.status();
+        RemoteOutcome {
+            result,
+            exchange: json!({
+                "server": self.name,
+                "transport": status.transport,
+                "sandbox": status.sandbox,
+                "request": request,
+                "response": response,
+            }),
+        }
+    }
+
+    /// The call itself: its result for the model and the server's response as received.
+    async fn exchange(
+        &self,
+        tool: &str,
+        args: serde_json::Map<String, Value>,
+        cancel: &CancelToken,
+    ) -> (Result<Value, ToolError>, Value) {
         let gone = match self.connection.lock().await.as_ref() {
             Some(connection) => connection.is_gone(),
             None => true,
         };
-        if gone && self.status().state != State::Disabled {
+        if gone && self.status().state != ServerState::Disabled {
             self.stop().await;
             self.restarted.store(true, Ordering::SeqCst);
             self.connect().await;
@@ -357,13 +402,14 @@ impl Server {
         let guard = self.connection.lock().await;
         let Some(connection) = guard.as_ref() else {
             let why = match self.status().state {
-                State::Failed(why) => why,
+                ServerState::Failed(why) => why,
                 _ => "it is not running".to_string(),
             };
-            return Err(ToolError::io(format!(
-                "The MCP server {} cannot be reached: {why}",
-                self.name
-            )));
+            let error = format!("The MCP server {} cannot be reached: {why}", self.name);
+            return (
+                Err(ToolError::io(error.clone())),
+                json!({ "not_sent": error }),
+            );
         };
         let outcome = connection
             .call(tool, args, self.def.timeout_s(), cancel)
@@ -376,12 +422,17 @@ impl Server {
             )
         });
         match outcome {
-            Ok(result) => result_of(&self.name, tool, result, note),
-            Err(CallFailure::Gone(why)) => {
-                self.set_state(State::Failed(why.clone()));
-                Err(failure_of(&self.name, tool, CallFailure::Gone(why)))
+            Ok(result) => {
+                let response = serde_json::to_value(&result).unwrap_or_default();
+                (result_of(&self.name, tool, result, note), response)
             }
-            Err(failure) => Err(failure_of(&self.name, tool, failure)),
+            Err(failure) => {
+                let response = json!({ "no_response": format!("{failure:?}") });
+                if let CallFailure::Gone(why) = &failure {
+                    self.set_state(ServerState::Failed(why.clone()));
+                }
+                (Err(failure_of(&self.name, tool, failure)), response)
+            }
         }
     }
 }
@@ -393,18 +444,18 @@ struct McpTool {
 }
 
 impl RemoteTool for McpTool {
-    fn call(&self, args: Value, cancel: &CancelToken) -> Result<Value, ToolError> {
-        let (tx, rx) = std::sync::mpsc::channel();
+    fn call(&self, args: Value, cancel: &CancelToken) -> RemoteOutcome {
         let server = Arc::clone(&self.server);
         let tool = self.tool.clone();
         let cancel = cancel.clone();
-        self.server.runtime.spawn(async move {
-            let _ = tx.send(server.call(&tool, args, &cancel).await);
-        });
-        rx.recv().unwrap_or_else(|_| {
-            Err(ToolError::internal(
+        wait_on(&self.server.runtime, async move {
+            server.call(&tool, args, &cancel).await
+        })
+        .unwrap_or_else(|| RemoteOutcome {
+            result: Err(ToolError::internal(
                 "the MCP runtime stopped during the call",
-            ))
+            )),
+            exchange: Value::Null,
         })
     }
 }

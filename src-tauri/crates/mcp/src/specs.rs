@@ -62,6 +62,7 @@ pub fn spec_of(name: &str, server: &str, tool: &Tool, trusted: bool) -> ToolSpec
         input_schema: schema,
         preview_kind: PreviewKind::None,
         result_kind: ResultKind::Plain,
+        source: None,
     }
 }
 

@@ -8,7 +8,7 @@ use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::{ToolContext, ToolRegistry, ToolSpec};
 use lantern_llama::{default_model_path, LoadOptions, LocalModel};
 use lantern_mcp::config::{Configured, Origin, ServerDef};
-use lantern_mcp::hub::{Hub, State};
+use lantern_mcp::hub::{Hub, ServerState};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -47,7 +47,7 @@ fn the_default_model_writes_a_valid_call_to_an_mcp_tool_through_the_grammar() {
     );
     assert_eq!(
         hub.statuses()[0].state,
-        State::Ready,
+        ServerState::Ready,
         "{:?}",
         hub.statuses()
     );

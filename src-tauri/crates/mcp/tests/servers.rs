@@ -6,7 +6,7 @@
 use lantern_core::sandbox::Workspace;
 use lantern_core::tools::{Risk, ToolContext, ToolRegistry};
 use lantern_mcp::config::{Configured, Origin, ServerDef};
-use lantern_mcp::hub::{Hub, State};
+use lantern_mcp::hub::{Hub, ServerState};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -95,7 +95,7 @@ fn the_time_server_runs_sandboxed_and_its_tools_are_offered_checked_and_called()
     );
     let (hub, registry, ctx) = start(root.path(), vec![user("time", time)]);
     let status = &hub.statuses()[0];
-    assert_eq!(status.state, State::Ready, "{status:?}");
+    assert_eq!(status.state, ServerState::Ready, "{status:?}");
     assert_eq!(status.sandbox, "sandboxed");
     assert_eq!(status.tools, ["time.get_current_time", "time.convert_time"]);
     let spec = registry.spec("time.get_current_time").unwrap();
@@ -112,6 +112,13 @@ fn the_time_server_runs_sandboxed_and_its_tools_are_offered_checked_and_called()
     )
     .unwrap();
     assert_eq!(now["structured"]["timezone"], "Asia/Tokyo", "{now}");
+    // The inspector's view: the server, and the request and response as they went.
+    let source = spec.source.clone().unwrap();
+    assert_eq!((source.server.as_str(), source.transport.as_str()), ("time", "stdio"));
+    let exchange = ctx.exchange.lock().unwrap().take().unwrap();
+    assert_eq!(exchange["request"]["params"]["name"], "get_current_time");
+    assert_eq!(exchange["request"]["params"]["arguments"]["timezone"], "Asia/Tokyo");
+    assert_eq!(exchange["response"]["structuredContent"]["timezone"], "Asia/Tokyo", "{exchange}");
     // The server's own error reaches the model as a tool error.
     let error = call(
         &registry,
@@ -140,7 +147,7 @@ fn the_everything_server_over_stdio_follows_list_changes_errors_timeouts_stop_an
     let (hub, _, ctx) = start(root.path(), vec![user("every", everything)]);
     assert_eq!(
         hub.statuses()[0].state,
-        State::Ready,
+        ServerState::Ready,
         "{:?}",
         hub.statuses()
     );
@@ -260,7 +267,7 @@ fn the_everything_server_over_streamable_http_answers_with_its_headers_sent() {
     };
     let (hub, registry, ctx) = start(root.path(), vec![user("web", http)]);
     let status = &hub.statuses()[0];
-    assert_eq!(status.state, State::Ready, "{status:?}");
+    assert_eq!(status.state, ServerState::Ready, "{status:?}");
     assert_eq!(status.transport, "http");
     let echo = call(&registry, &ctx, "web.echo", json!({"message": "over http"})).unwrap();
     assert!(
@@ -297,7 +304,7 @@ fn a_sandboxed_server_cannot_read_the_home_folder_or_write_outside_its_own_even_
     );
     let statuses = hub.statuses();
     assert!(
-        statuses.iter().all(|s| s.state == State::Ready),
+        statuses.iter().all(|s| s.state == ServerState::Ready),
         "{statuses:?}"
     );
     let read = |server: &str, path: &Path| {
@@ -344,14 +351,14 @@ fn a_workspace_server_starts_only_once_its_exact_definition_is_approved() {
     file.save(&lantern_mcp::config::workspace_config_path(root.path()))
         .unwrap();
     let hub = Hub::start(root.path());
-    assert_eq!(hub.statuses()[0].state, State::NeedsApproval);
+    assert_eq!(hub.statuses()[0].state, ServerState::NeedsApproval);
     assert!(hub.offered(&[], &|_| Ok(())).is_empty());
     hub.shutdown();
     lantern_mcp::config::Approvals::approve(root.path(), "clock", &time).unwrap();
     let hub = Hub::start(root.path());
     assert_eq!(
         hub.statuses()[0].state,
-        State::Ready,
+        ServerState::Ready,
         "{:?}",
         hub.statuses()
     );
@@ -371,7 +378,7 @@ fn a_workspace_server_starts_only_once_its_exact_definition_is_approved() {
         .save(&lantern_mcp::config::workspace_config_path(root.path()))
         .unwrap();
     let hub = Hub::start(root.path());
-    assert_eq!(hub.statuses()[0].state, State::NeedsApproval);
+    assert_eq!(hub.statuses()[0].state, ServerState::NeedsApproval);
     hub.shutdown();
 }
 

@@ -33,6 +33,9 @@ pub struct PermissionRequest {
     /// showed: the model chose them on its own. A confirmation says so plainly, and a fixed
     /// answer does not approve such a call.
     pub unpointed: Vec<String>,
+    /// For a tool of an MCP server: which server, and how it runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<crate::spec::ToolSource>,
 }
 
 /// Who wrote a call.

@@ -121,7 +121,13 @@ impl Session {
             args,
         });
         let started = Instant::now();
-        let result = ToolResult::from_outcome(call.run(&self.ctx), started.elapsed());
+        let mut result = ToolResult::from_outcome(call.run(&self.ctx), started.elapsed());
+        result.metadata.exchange = self
+            .ctx
+            .exchange
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
         self.finish_run(call_id, tool, result, emit)
     }
 
@@ -200,6 +206,11 @@ impl Session {
                 .spec(tool)
                 .map_or(PreviewKind::None, |s| s.preview_kind),
             unpointed: judged.unpointed,
+            source: self
+                .toolbox
+                .registry()
+                .spec(tool)
+                .and_then(|s| s.source.clone()),
         };
         emit(&Event::PermissionAsked {
             call_id: call_id.to_string(),

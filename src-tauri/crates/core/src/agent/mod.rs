@@ -133,6 +133,15 @@ impl Session {
         }
     }
 
+    /// Offers `toolbox` from the next step on (the tools of MCP servers came or went): its
+    /// system prompt replaces the old one at the head of the history.
+    pub fn use_toolbox(&mut self, toolbox: Arc<Toolbox>) {
+        if let Some(system) = self.history.first_mut() {
+            *system = Message::new(Role::System, toolbox.system_prompt());
+        }
+        self.toolbox = toolbox;
+    }
+
     pub fn registry(&self) -> &ToolRegistry {
         self.toolbox.registry()
     }

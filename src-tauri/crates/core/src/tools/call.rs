@@ -152,6 +152,8 @@ impl Prepared for RemoteCall {
     }
 
     fn run(self: Box<Self>, ctx: &ToolContext) -> Result<Value, ToolError> {
-        self.tool.call(self.args, &ctx.cancel)
+        let outcome = self.tool.call(self.args, &ctx.cancel);
+        *ctx.exchange.lock().unwrap_or_else(|p| p.into_inner()) = Some(outcome.exchange);
+        outcome.result
     }
 }

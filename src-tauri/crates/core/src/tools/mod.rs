@@ -32,7 +32,7 @@ mod update_task;
 mod write_file;
 mod writes;
 
-pub use crate::spec::{PreviewKind, ResultKind, Risk, ToolSpec};
+pub use crate::spec::{PreviewKind, ResultKind, Risk, ToolSource, ToolSpec};
 pub use call::{Call, PrepareError};
 pub use target::{Resolved, Target};
 pub use tasks::{Task, TaskList, TaskStatus};
@@ -64,6 +64,9 @@ pub struct ToolContext {
     /// The running turn's Stop: a tool that waits on another process (an MCP server) gives
     /// up when it is set.
     pub cancel: crate::model::CancelToken,
+    /// What the last call of a tool from elsewhere exchanged with its server, until the
+    /// caller takes it for the call's result.
+    pub exchange: Mutex<Option<Value>>,
 }
 
 impl ToolContext {
@@ -76,6 +79,7 @@ impl ToolContext {
             code_index: Default::default(),
             origin: "lantern".to_string(),
             cancel: Default::default(),
+            exchange: Mutex::new(None),
         }
     }
 }
@@ -142,7 +146,15 @@ pub trait Tool: Send + Sync + 'static {
 /// path Lantern could resolve, so its target is [`Target::Nothing`].
 pub trait RemoteTool: Send + Sync {
     /// Runs the call; gives up with a timeout or cancellation error when `cancel` is set.
-    fn call(&self, args: Value, cancel: &crate::model::CancelToken) -> Result<Value, ToolError>;
+    fn call(&self, args: Value, cancel: &crate::model::CancelToken) -> RemoteOutcome;
+}
+
+/// How a call of a [`RemoteTool`] ended, with what went over the wire.
+pub struct RemoteOutcome {
+    pub result: Result<Value, ToolError>,
+    /// The request and the response as they were exchanged with the server, for the inspector
+    /// (the model is given `result` only).
+    pub exchange: Value,
 }
 
 struct Entry {
@@ -242,6 +254,7 @@ impl ToolRegistry {
             example: T::example(),
             preview_kind: T::PREVIEW,
             result_kind: T::RESULT,
+            source: None,
         };
         debug_assert!(validator.is_valid(&spec.example), "{} example", T::NAME);
         self.entries.insert(
