@@ -34,4 +34,7 @@ pub const APP_COMMANDS: &[&str] = &[
     "continue_chat",
     "delete_chat",
     "update_settings",
+    "mcp_servers",
+    "change_mcp",
+    "restart_mcp",
 ];

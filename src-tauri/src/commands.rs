@@ -10,8 +10,8 @@ use crate::error::AppError;
 use crate::files::{SavedFile, TextFile, Tree};
 use crate::settings::Settings;
 use crate::state::{
-    AppState, ChatOpened, ExportedTranscript, LoadProgress, ModelInfo, ModelList, ServerForm,
-    ServerReport, Startup, WorkspaceInfo,
+    AppState, ChatOpened, ExportedTranscript, LoadProgress, McpEdit, McpScope, McpView, ModelInfo,
+    ModelList, ServerForm, ServerReport, Startup, WorkspaceInfo,
 };
 use lantern_core::agent::Answer;
 use lantern_core::chats::ChatSummary;
@@ -313,4 +313,27 @@ pub async fn export_transcript(
 #[tauri::command]
 pub async fn update_settings(state: Shared<'_>, settings: Settings) -> Result<Settings, AppError> {
     off_thread(&state, move |s| s.update_settings(settings)).await
+}
+
+/// The MCP servers: the user's and the open project's, with their state and tools.
+#[tauri::command]
+pub async fn mcp_servers(state: Shared<'_>) -> Result<McpView, AppError> {
+    off_thread(&state, |s| Ok(s.mcp_servers())).await
+}
+
+/// Adds, removes, enables, trusts or approves an MCP server, then starts the servers again.
+#[tauri::command]
+pub async fn change_mcp(
+    state: Shared<'_>,
+    name: String,
+    scope: McpScope,
+    edit: McpEdit,
+) -> Result<McpView, AppError> {
+    off_thread(&state, move |s| s.change_mcp(&name, scope, edit)).await
+}
+
+/// Starts the MCP servers again (a crashed one, or after editing a file by hand).
+#[tauri::command]
+pub async fn restart_mcp(state: Shared<'_>) -> Result<McpView, AppError> {
+    off_thread(&state, |s| s.restart_mcp()).await
 }

@@ -74,6 +74,9 @@ app_commands![
     continue_chat,
     delete_chat,
     update_settings,
+    mcp_servers,
+    change_mcp,
+    restart_mcp,
 ];
 
 /// The folder to open, from the command line: the first argument that is not an option.
@@ -87,14 +90,23 @@ fn folder_argument() -> Option<PathBuf> {
 /// Opens the window and runs until it is closed.
 pub fn run() {
     let state = Arc::new(AppState::new(folder_argument(), AppConfig::default_path()));
-    let result = tauri::Builder::default()
+    let built = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
-        .manage(state)
+        .manage(Arc::clone(&state))
         .invoke_handler(invoke_handler())
-        .run(tauri::generate_context!());
-    if let Err(e) = result {
-        eprintln!("lantern: the window could not be opened: {e}");
-        std::process::exit(1);
+        .build(tauri::generate_context!());
+    match built {
+        // The MCP servers stop with the window: a trusted one is no child of a sandbox that
+        // would end it.
+        Ok(app) => app.run(move |_, event| {
+            if let tauri::RunEvent::Exit = event {
+                state.stop_mcp();
+            }
+        }),
+        Err(e) => {
+            eprintln!("lantern: the window could not be opened: {e}");
+            std::process::exit(1);
+        }
     }
 }
 

@@ -49,8 +49,10 @@ pub struct WorkspaceInfo {
 }
 
 mod chats;
+mod mcp;
 mod servers;
 pub use chats::ChatOpened;
+pub use mcp::{McpEdit, McpScope, McpView};
 pub use servers::{ServerForm, ServerInfo, ServerReport};
 
 /// The model the window works with: a local GGUF, or a model on a server.
@@ -175,8 +177,11 @@ struct OpenFolder {
 }
 
 pub struct AppState {
-    /// The tools and system prompt every session, calibration and probe of the window uses.
-    toolbox: Arc<Toolbox>,
+    /// The tools and system prompt every session, calibration and probe of the window uses:
+    /// the built-in tools and those of the open folder's MCP servers.
+    toolbox: RwLock<Arc<Toolbox>>,
+    /// The open folder's MCP servers, running.
+    mcp: Mutex<Option<lantern_mcp::hub::Hub>>,
     folder: RwLock<Option<OpenFolder>>,
     session: Mutex<Option<Session>>,
     transcript: Mutex<Option<Transcript>>,
@@ -229,7 +234,8 @@ impl AppState {
         let config = AppConfig::load(&config_file);
         let last = config.last_workspace.clone();
         let mut state = AppState {
-            toolbox: Arc::new(Toolbox::standard()),
+            toolbox: RwLock::new(Arc::new(Toolbox::standard())),
+            mcp: Mutex::new(None),
             folder: RwLock::new(None),
             session: Mutex::new(None),
             transcript: Mutex::new(None),
@@ -324,9 +330,10 @@ impl AppState {
     /// and its transcript, which starts with those events.
     fn begin(&self, workspace: Workspace, earlier: &[Event]) -> Result<WorkspaceInfo, AppError> {
         let mut session = hold(&self.session, TURN_RUNNING)?;
+        let toolbox = self.start_mcp(workspace.root());
         let mut opened = Session::new(
             workspace.clone(),
-            SessionOptions::persistent(&workspace, self.toolbox.clone()),
+            SessionOptions::persistent(&workspace, toolbox),
         );
         let mut transcript = Transcript::new(workspace.root());
         if !earlier.is_empty() {
@@ -464,7 +471,12 @@ impl AppState {
     }
 
     pub fn tools(&self) -> Vec<ToolSpec> {
-        self.toolbox.specs().to_vec()
+        self.toolbox().specs().to_vec()
+    }
+
+    /// The window's tools as they are now.
+    fn toolbox(&self) -> Arc<Toolbox> {
+        Arc::clone(&self.toolbox.read().unwrap_or_else(|e| e.into_inner()))
     }
 
     pub fn list_models(&self) -> ModelList {
@@ -525,7 +537,7 @@ impl AppState {
         })
         .map_err(|e| AppError::new(ErrorCode::Model, e.0))?;
         progress(LoadProgress::Calibrating);
-        if let Err(e) = loaded.prepare(self.toolbox.as_ref(), &CancelToken::new()) {
+        if let Err(e) = loaded.prepare(self.toolbox().as_ref(), &CancelToken::new()) {
             // Not fatal: the first message calibrates again, or falls back to the word rule.
             eprintln!("lantern: could not calibrate the model's call decision: {e}");
         }
@@ -553,7 +565,7 @@ impl AppState {
         let local = local_engine(model.as_mut()).ok_or_else(|| {
             AppError::invalid("The probe measures local models; this model runs on a server.")
         })?;
-        lantern_llama::probe::probe(local, &self.toolbox)
+        lantern_llama::probe::probe(local, &self.toolbox())
             .map_err(|e| AppError::new(ErrorCode::Model, e))
     }
 

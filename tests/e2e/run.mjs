@@ -572,7 +572,53 @@ const tests = [
       await session.waitFor("the default model back", async () => !/tool-aware/.test((await session.text(".model-chip")) ?? "") && (await session.execute("return document.querySelector('.model-chip').dataset.state === 'ready';")), MODEL_MS);
     },
   ],
+  [
+    "a project's MCP server is approved in Settings, and its tool runs through the confirmation into the inspector",
+    async () => {
+      const workspace = freshWorkspace();
+      const command = join(mcpServers(), "venv/bin/mcp-server-time");
+      mkdirSync(join(workspace, ".lantern"), { recursive: true });
+      writeFileSync(join(workspace, ".lantern/mcp.json"), JSON.stringify({ mcpServers: { time: { command, args: ["--local-timezone", "UTC"] } } }));
+      const session = await launch(workspace);
+      await session.click('.side-tab[data-page="settings"]');
+      // The project wrote the definition: it waits for the user's yes.
+      await session.waitForElement('.mcp-server[data-name="time"][data-state="needs_approval"]');
+      await session.click('.mcp-server[data-name="time"] .mcp-approve');
+      await session.waitForElement('.mcp-server[data-name="time"][data-state="ready"]', 60_000);
+      const row = await session.text('.mcp-server[data-name="time"]');
+      assert(row.includes("time.get_current_time") && row.includes("sandboxed"), `the server's tools and sandbox are listed: ${row}`);
+      await shot(session, "15-mcp-servers");
+      // The window learns the new tools after the approval; the call dialog offers them then.
+      await session.waitFor("the server's tool in the call dialog", async () => {
+        await session.click(".write-call");
+        await session.waitForElement(".manual-dialog");
+        const offered = await session.execute("return [...document.querySelectorAll('.manual-tool option')].some(o => o.value === 'time.get_current_time');");
+        await session.press(Keys.Escape);
+        await session.waitFor("the call dialog to close", async () => (await session.findAll(".manual-dialog")).length === 0);
+        return offered;
+      });
+      await writeCall(session, "time.get_current_time", { timezone: "Asia/Tokyo" });
+      await waitForConfirmation(session);
+      const source = await session.text(".confirm-source");
+      assert(source.includes("MCP server time") && source.includes("stdio"), `the confirmation names the server: ${source}`);
+      await shot(session, "16-mcp-confirm");
+      await session.click('.confirm-dialog [data-action="once"]');
+      await dialogGone(session);
+      await session.waitFor("the call to show as ok", async () => (await selectedStatus(session)) === "ok", 60_000);
+      const detail = await session.text(".inspector-detail");
+      assert(detail.includes("MCP exchange with time") && detail.includes("tools/call") && detail.includes("Asia/Tokyo"), `the inspector shows the exchange: ${detail}`);
+      await session.execute("document.querySelector('.mcp-request').scrollIntoView();");
+      await shot(session, "17-mcp-inspector");
+    },
+  ],
 ];
+
+/** The real MCP servers scripts/mcp-servers.sh installs (npm test does). */
+function mcpServers() {
+  const dir = process.env.LANTERN_MCP_SERVERS || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "lantern", "mcp-servers");
+  assert(existsSync(join(dir, "venv/bin/mcp-server-time")), `no MCP test servers in ${dir} (scripts/mcp-servers.sh installs them)`);
+  return dir;
+}
 
 // ---- runner ----
 

@@ -40,6 +40,11 @@ export class App {
     const theme = new ThemeSwitch(layout.themeButton);
     const toasts = new Toasts(layout.toastHost);
     const refreshLists = () => void settings.refreshLists();
+    const refreshTools = () =>
+      void backend
+        .listTools()
+        .then((tools) => catalog.set(tools))
+        .catch(() => undefined);
 
     const tree = new FileTreePanel(layout.treeArea, {
       open: (path) => void editor.open(path),
@@ -84,6 +89,10 @@ export class App {
       revoke: (id) => void settings.revoke(id),
       undo: (id) => void settings.undo(id),
       refresh: refreshLists,
+      mcp: {
+        change: (name, scope, edit) => settings.changeMcp(name, scope, edit),
+        restart: () => void settings.restartMcp(),
+      },
     });
     const dialog = new ConfirmationDialog(layout.modalHost, (id, answer) =>
       backend.answerConfirmation(id, answer).catch((error: unknown) => {
@@ -103,6 +112,8 @@ export class App {
       confirmDiscard: (paths) => confirmDiscard(layout.modalHost, paths),
       turnRunning: () => turns.running,
       opened: () => {
+        // The folder's own MCP servers bring their tools.
+        refreshTools();
         refreshLists();
         turns.refreshAvailability();
       },
@@ -137,6 +148,7 @@ export class App {
       editor,
       folderOpen: () => folder.isOpen,
       refreshTree: () => folder.refreshTree(),
+      toolsChanged: refreshTools,
     });
 
     calls.subscribe((call) => chat.updateCall(call));

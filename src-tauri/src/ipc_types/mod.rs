@@ -16,8 +16,8 @@ use crate::error::AppError;
 use crate::files::{SavedFile, TextFile, Tree};
 use crate::settings::Settings;
 use crate::state::{
-    ChatOpened, ExportedTranscript, LoadProgress, ModelInfo, ModelList, ServerForm, ServerReport,
-    Startup, WorkspaceInfo,
+    ChatOpened, ExportedTranscript, LoadProgress, McpEdit, McpScope, McpView, ModelInfo, ModelList,
+    ServerForm, ServerReport, Startup, WorkspaceInfo,
 };
 use lantern_core::agent::Answer;
 use lantern_core::chats::ChatSummary;
@@ -93,6 +93,9 @@ fn definitions() -> (Map<String, Value>, Vec<Module>) {
                 add::<ChatOpened>(g),
                 add::<Settings>(g),
                 add::<ServerForm>(g),
+                add::<McpView>(g),
+                add::<McpScope>(g),
+                add::<McpEdit>(g),
                 add::<AppError>(g),
             ],
         },

@@ -2,7 +2,7 @@
 // revoke and undo. An undo the file's later changes block explains itself in a dialog.
 
 import { AppError, backend } from "../ipc";
-import type { Settings } from "../ipc/types";
+import type { McpEdit, McpScope, Settings } from "../ipc/types";
 import { openModal } from "../dialogs/modal";
 import { renderUndoConflict, undoConflictOf } from "../dialogs/undo-conflict";
 import type { Toasts } from "../lib/toasts";
@@ -16,6 +16,8 @@ export interface SettingsDeps {
   editor: EditorPanel;
   folderOpen: () => boolean;
   refreshTree: () => Promise<void>;
+  /** The tools changed (an MCP server came or went). */
+  toolsChanged: () => void;
 }
 
 export class SettingsControl {
@@ -37,7 +39,36 @@ export class SettingsControl {
     const { panel } = this.deps;
     const [grants, checkpoints] = await Promise.allSettled([backend.listGrants(), backend.listCheckpoints()]);
     panel.setGrants(grants.status === "fulfilled" ? grants.value : AppError.from(grants.reason).message);
+    await this.refreshMcp();
     panel.setCheckpoints(checkpoints.status === "fulfilled" ? checkpoints.value : AppError.from(checkpoints.reason).message);
+  }
+
+  async refreshMcp(): Promise<void> {
+    try {
+      this.deps.panel.setMcp(await backend.mcpServers());
+    } catch (error) {
+      this.deps.panel.setMcp(AppError.from(error).message);
+    }
+  }
+
+  /** Null when done, else why not (the section shows it). */
+  async changeMcp(name: string, scope: McpScope, edit: McpEdit): Promise<string | null> {
+    try {
+      this.deps.panel.setMcp(await backend.changeMcp(name, scope, edit));
+      this.deps.toolsChanged();
+      return null;
+    } catch (error) {
+      return AppError.from(error).message;
+    }
+  }
+
+  async restartMcp(): Promise<void> {
+    try {
+      this.deps.panel.setMcp(await backend.restartMcp());
+      this.deps.toolsChanged();
+    } catch (error) {
+      this.deps.toasts.show(AppError.from(error).message, "error");
+    }
   }
 
   async revoke(id: string): Promise<void> {

@@ -47,6 +47,28 @@ afterEach(() => {
 });
 
 describe("ConfirmationDialog", () => {
+  it("names the MCP server a tool comes from, how it is reached and where it runs", () => {
+    const { host, dialog } = setup();
+    dialog.enqueue(
+      1,
+      {
+        ...writeRequest("x"),
+        tool: "time.get_current_time",
+        args: { timezone: "Asia/Tokyo" },
+        risk: "remote",
+        paths: [],
+        rule: "default: tools of MCP servers ask first",
+        preview_kind: "none",
+        preview: null,
+        source: { server: "time", transport: "stdio", sandbox: "sandboxed" },
+      },
+      MODEL_SOURCE,
+    );
+    expect(host.querySelector(".confirm-source")?.textContent).toBe("A tool of the MCP server time · stdio · sandboxed");
+    expect(host.textContent).toContain("Asia/Tokyo");
+    expect(host.textContent).toContain("every time.get_current_time call");
+  });
+
   it("shows the tool, the reasoning and the diff, and focuses Allow once", () => {
     const { host, dialog } = setup();
     dialog.enqueue(1, writeRequest("src/cart.ts"), MODEL_SOURCE);

@@ -226,6 +226,9 @@ export class ConfirmationDialog {
           "div",
           { class: "dialog-body" },
           unpointedWarning(request.unpointed),
+          request.source
+            ? h("p", { class: "confirm-source" }, "A tool of the MCP server ", h("code", { text: request.source.server }), ` · ${request.source.transport} · ${request.source.sandbox}`)
+            : null,
           request.paths.length
             ? h("p", { class: "confirm-paths" }, "Touches ", ...request.paths.map((p) => h("code", { text: p })))
             : null,
@@ -241,7 +244,8 @@ export class ConfirmationDialog {
             }),
           ),
           renderPreview(request.preview_kind, request.preview),
-          h("details", { class: "confirm-args" }, h("summary", { text: "Arguments (JSON)" }), args),
+          // A tool of an MCP server has no preview: its arguments are what there is to judge.
+          h("details", { class: "confirm-args", attrs: request.source ? { open: "" } : {} }, h("summary", { text: "Arguments (JSON)" }), args),
           h("p", { class: "muted small", text: `Asked because: ${request.rule}` }),
           h("fieldset", { class: "scope" }, h("legend", { text: "A standing yes covers" }), ...scopeRadios),
         ),

@@ -15,6 +15,9 @@ import type {
   Grant,
   IndexStatus,
   LoadProgress,
+  McpEdit,
+  McpScope,
+  McpView,
   ModelInfo,
   ModelList,
   ProbeReport,
@@ -93,6 +96,9 @@ export const COMMANDS = [
   "continue_chat",
   "delete_chat",
   "update_settings",
+  "mcp_servers",
+  "change_mcp",
+  "restart_mcp",
 ] as const;
 
 export type Command = (typeof COMMANDS)[number];
@@ -159,6 +165,12 @@ export const backend = {
   continueChat: (path: string) => call<ChatOpened>("continue_chat", { path }),
   deleteChat: (path: string) => call<void>("delete_chat", { path }),
   updateSettings: (settings: Settings) => call<Settings>("update_settings", { settings }),
+  /** The MCP servers of the user and of the open project, with their state and tools. */
+  mcpServers: () => call<McpView>("mcp_servers"),
+  /** Changes a server's definition, then starts the servers again. */
+  changeMcp: (name: string, scope: McpScope, edit: McpEdit) =>
+    call<McpView>("change_mcp", { name, scope, edit }),
+  restartMcp: () => call<McpView>("restart_mcp"),
 };
 
 export type Backend = typeof backend;

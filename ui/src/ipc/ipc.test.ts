@@ -64,6 +64,9 @@ describe("the IPC module", () => {
     await backend.continueChat("/t/a.jsonl");
     await backend.deleteChat("/t/a.jsonl");
     await backend.updateSettings({ max_steps: 5, grammar: true, temperature: 0, context: null, tool_choice: "auto", thinking_budget: 512 });
+    await backend.mcpServers();
+    await backend.changeMcp("time", "workspace", { kind: "enable", enabled: false });
+    await backend.restartMcp();
     expect([...seen.keys()].sort()).toEqual([...COMMANDS].sort());
     // Tauri maps camelCase keys to the Rust parameters' snake_case names.
     expect(Object.keys(seen.get("send_message")!).sort()).toEqual(["message", "onUpdate"]);
@@ -74,6 +77,7 @@ describe("the IPC module", () => {
     expect(seen.get("undo")).toEqual({ checkpoint: null });
     expect(seen.get("connect_server")).toEqual({ form });
     expect(seen.get("continue_chat")).toEqual({ path: "/t/a.jsonl" });
+    expect(seen.get("change_mcp")).toEqual({ name: "time", scope: "workspace", edit: { kind: "enable", enabled: false } });
   });
 
   it("turns the backend's error into an AppError", async () => {

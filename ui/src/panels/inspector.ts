@@ -163,7 +163,7 @@ export class InspectorPanel {
       "div",
       { class: "detail-columns" },
       h("div", {}, ...present([this.facts(call), this.policySection(call), call.reasoning ? section("Reasoning", h("p", { text: call.reasoning })) : null, call.thinking ? section("Thinking", h("details", { class: "thought" }, h("summary", { text: "What the model thought first" }), h("p", { text: call.thinking }))) : null])),
-      h("div", {}, ...present([this.rawSection(call), this.deltasSection(call), section("Arguments (parsed)", h("pre", { class: "json", text: pretty(call.args) })), this.resultSection(call)])),
+      h("div", {}, ...present([this.rawSection(call), this.deltasSection(call), section("Arguments (parsed)", h("pre", { class: "json", text: pretty(call.args) })), this.exchangeSection(call), this.resultSection(call)])),
     );
     const parts: (HTMLElement | null)[] = [header, columns];
     this.detail.append(...parts.filter((p): p is HTMLElement => p !== null));
@@ -187,6 +187,8 @@ export class InspectorPanel {
     if (call.errorType) rows.push(["Error type", call.errorType]);
     const matched = call.result?.success ? describeMatch(call.result.data) : null;
     if (matched) rows.push(["Old text found", matched]);
+    const exchange = exchangeOf(call);
+    if (exchange) rows.push(["MCP server", `${exchange.server} · ${exchange.transport} · ${exchange.sandbox}`]);
     if (call.result) {
       rows.push(["Time", formatDuration(call.result.metadata.execution_time_ms)]);
       rows.push(["Size", formatBytes(call.result.metadata.data_size_bytes)]);
@@ -245,6 +247,19 @@ export class InspectorPanel {
     return section("Permission", ...rows);
   }
 
+  /** What went to an MCP server and came back, as it went. */
+  private exchangeSection(call: CallRecord): HTMLElement | null {
+    const exchange = exchangeOf(call);
+    if (!exchange) return null;
+    return section(
+      `MCP exchange with ${exchange.server}`,
+      h("div", { class: "label", text: "Request" }),
+      h("pre", { class: "json mcp-request", text: pretty(exchange.request) }),
+      h("div", { class: "label", text: "Response" }),
+      h("pre", { class: "json mcp-response", text: pretty(shorten(exchange.response).value) }),
+    );
+  }
+
   private resultSection(call: CallRecord): HTMLElement | null {
     const result = call.result;
     if (!result) return null;
@@ -256,6 +271,21 @@ export class InspectorPanel {
       cut ? h("details", { class: "full-result" }, h("summary", { text: "Show the full result" }), h("pre", { class: "json", text: pretty(body) })) : null,
     );
   }
+}
+
+/** What an MCP tool's call exchanged with its server, as the backend recorded it. */
+interface McpExchange {
+  server: string;
+  transport: string;
+  sandbox: string;
+  request: unknown;
+  response: unknown;
+}
+
+export function exchangeOf(call: CallRecord): McpExchange | null {
+  const exchange = call.result?.metadata.exchange;
+  if (typeof exchange !== "object" || exchange === null || !("server" in exchange)) return null;
+  return exchange as McpExchange;
 }
 
 /** How the call reached Lantern. */

@@ -29,6 +29,7 @@ describe("SettingsPanel writes", () => {
       revoke: () => {},
       undo: (id) => undone.push(id),
       refresh: () => {},
+      mcp: { change: async () => null, restart: () => {} },
     });
     panel.setCheckpoints([
       checkpoint("cp-1", { evicted: true }),

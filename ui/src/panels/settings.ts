@@ -1,9 +1,10 @@
-// Settings: how the agent runs (max steps, grammar, temperature, context, tool choice), the
-// standing grants with revoke, and the list of writes with undo.
+// Settings: how the agent runs (max steps, grammar, temperature, context, tool choice), the MCP
+// tool servers, the standing grants with revoke, and the list of writes with undo.
 
-import type { Checkpoint, Grant, Settings, ToolChoice } from "../ipc/types";
+import type { Checkpoint, Grant, McpView, Settings, ToolChoice } from "../ipc/types";
 import { button, clear, h } from "../lib/dom";
 import { formatTime } from "../lib/format";
+import { McpSection, type McpActions } from "./mcp-servers";
 
 export interface SettingsActions {
   save: (settings: Settings) => Promise<string | null>;
@@ -11,6 +12,7 @@ export interface SettingsActions {
   revoke: (id: string) => void;
   undo: (id: string) => void;
   refresh: () => void;
+  mcp: McpActions;
 }
 
 /** What a grant covers, in words. */
@@ -33,6 +35,7 @@ export class SettingsPanel {
   private readonly formError = h("p", { class: "error-text small" });
   private readonly grants = h("div", { class: "grants" });
   private readonly writes = h("div", { class: "writes" });
+  readonly mcp: McpSection;
 
   constructor(
     readonly root: HTMLElement,
@@ -40,8 +43,10 @@ export class SettingsPanel {
   ) {
     root.classList.add("settings-panel", "side-page");
     this.form.addEventListener("submit", (e) => e.preventDefault());
+    this.mcp = new McpSection(actions.mcp);
     root.append(
       h("section", {}, h("h3", { text: "Assistant" }), this.form, this.formError),
+      this.mcp.root,
       h("section", {}, h("div", { class: "section-header" }, h("h3", { text: "Grants" }), h("span", { class: "spacer" }), button("↻", actions.refresh, { class: "icon-button", title: "Refresh" })), this.grants),
       h("section", {}, h("h3", { text: "Writes (newest first)" }), this.writes),
     );
@@ -50,6 +55,10 @@ export class SettingsPanel {
   setSettings(settings: Settings): void {
     this.settings = settings;
     this.renderForm();
+  }
+
+  setMcp(view: McpView | string): void {
+    this.mcp.setView(view);
   }
 
   setGrants(grants: Grant[] | string): void {

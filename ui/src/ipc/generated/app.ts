@@ -133,6 +133,39 @@ export interface IndexStatus {
   error?: string | null;
 }
 
+/** A change Settings asks for. */
+export type McpEdit =
+  /**
+   * Adds or replaces a server from its `mcpServers` JSON entry (or a whole `mcpServers`
+   * object with one server).
+   */
+  | { kind: "add"; definition: string }
+  | { kind: "remove" }
+  /** Starts (`true`) or keeps stopped (`false`) a defined server. */
+  | { kind: "enable"; enabled: boolean }
+  /** Runs it outside the sandbox (`true`), its read-only tools unasked. */
+  | { kind: "trust"; trusted: boolean }
+  /** Approves a project's server as it is defined now. */
+  | { kind: "approve" };
+
+/** Whose file a change is made in. */
+export type McpScope =
+  /** The user's own servers, for every folder. */
+  | "user"
+  /** The open project's `.lantern/mcp.json`. */
+  | "workspace";
+
+/** The MCP servers as Settings shows them. */
+export interface McpView {
+  servers: ServerStatus[];
+  /** Problems reading the configuration files. */
+  problems: string[];
+  /** Where the user's own servers are defined. */
+  user_file: string;
+  /** Where the open project's servers are defined, when a folder is open. */
+  workspace_file: string | null;
+}
+
 /** What a user should know about the loaded model. */
 export interface ModelFacts {
   path: string;
@@ -198,6 +231,13 @@ export type Opening =
   | "loaded"
   /** Evaluated, and saved for the next process. */
   | "saved";
+
+/** Where a definition came from. */
+export type Origin =
+  /** The user's own file in Lantern's config folder. */
+  | "user"
+  /** The workspace's `.lantern/mcp.json`: started only once approved. */
+  | "workspace";
 
 /**
  * How the opening came to be in the cache when the model was prepared: what the user waits
@@ -286,6 +326,40 @@ export interface ServerReport {
   /** The path tool calls would take; absent when the model is not listed. */
   calls: CallPath | null;
   why: string;
+}
+
+/** Where a server stands. */
+export type ServerState =
+  /** Its definition is kept but it is not started. */
+  | { state: "disabled" }
+  /** A workspace's definition the user has not approved (or that changed since). */
+  | { state: "needs_approval" }
+  | { state: "starting" }
+  | { state: "ready" }
+  /** It could not be started or listed: why, in words. */
+  | { state: "failed"; detail: string };
+
+/** One server as the CLI and the window show it. */
+export interface ServerStatus {
+  name: string;
+  origin: Origin;
+  /** `stdio` or `http`. */
+  transport: string;
+  state: ServerState;
+  /** The names its tools are offered under. */
+  tools: string[];
+  trusted: boolean;
+  network: boolean;
+  /** "sandboxed", or why not. */
+  sandbox: string;
+  /** Its last lines on standard error. */
+  stderr: string[];
+  /** The process id of a running stdio server (of its sandbox, when sandboxed). */
+  pid: number | null;
+  /** Tools left out, each with the reason (a clash, a name too long, a schema refused). */
+  refused: string[];
+  /** Tools whose definition changed since they were last seen: their grants lapsed. */
+  drifted: string[];
 }
 
 export interface Settings {

@@ -2,7 +2,7 @@
 // Regenerate: cd src-tauri && LANTERN_UPDATE_IPC_TYPES=1 cargo test -p lantern-app ipc_types
 // What a turn streams: the agent's events, and the channels' updates.
 
-import type { Effect, ErrorType, PreviewKind, Risk, ToolResult } from "./tools";
+import type { Effect, ErrorType, PreviewKind, Risk, ToolResult, ToolSource } from "./tools";
 
 /** The user's answer to a confirmation, as recorded. */
 export type AnswerKind = "once" | "session" | "always" | "deny";
@@ -245,6 +245,8 @@ export interface PermissionRequest {
    * answer does not approve such a call.
    */
   unpointed: string[];
+  /** For a tool of an MCP server: which server, and how it runs. */
+  source?: ToolSource | null;
 }
 
 /** A protocol problem found in a response. Fatal problems mean there is no call to run. */

@@ -79,6 +79,11 @@ export interface Metadata {
   data_size_bytes: number;
   /** Milliseconds since the Unix epoch when the call finished. */
   timestamp: number;
+  /**
+   * For a tool of an MCP server: the request and response exchanged with it, as sent and
+   * received. Shown in the inspector; the model is never given it.
+   */
+  exchange?: unknown;
 }
 
 /**
@@ -167,6 +172,18 @@ export interface ToolResult {
   metadata: Metadata;
 }
 
+/**
+ * Where a tool from outside Lantern lives: its MCP server, how Lantern reaches it, and where
+ * the server's code runs. Shown with its calls and confirmations; never given to the model.
+ */
+export interface ToolSource {
+  server: string;
+  /** `stdio` or `http`. */
+  transport: string;
+  /** "sandboxed", or where it runs instead. */
+  sandbox: string;
+}
+
 /** What a tool is, as the model, the CLI and the UI see it. */
 export interface ToolSpec {
   name: string;
@@ -177,6 +194,8 @@ export interface ToolSpec {
   example: unknown;
   preview_kind: PreviewKind;
   result_kind: ResultKind;
+  /** For a tool of an MCP server: which, and how it is reached. `None` for Lantern's own. */
+  source?: ToolSource | null;
 }
 
 /** What an undo did to the file. */
