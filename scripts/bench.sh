@@ -2,7 +2,8 @@
 # Lantern's speed against the reference tools, on the same input, in the same run (not a test):
 #
 #   1. search_code and list_files against ripgrep and fd on two corpora (scripts/bench-search.py);
-#      the code index's build and refresh times and memory on three (scripts/bench-index.py)
+#      the code index's build and refresh times and memory on three (scripts/bench-index.py);
+#      what tools from MCP servers cost the prompt, in tokens (scripts/bench-mcp-prompt.sh)
 #   2. the llama backend against llama-bench, grammar on/off, follow-up KV reuse
 #      (scripts/bench-model.sh)
 #   3. the app: start to interactive window under Xvfb, and idle memory (scripts/bench-app.mjs)
@@ -93,6 +94,14 @@ index_md="$raw/index.md"
 say "step 1: the code index's scale (scripts/bench-index.py)"
 if ! python3 scripts/bench-index.py --lantern "$lantern" --out-md "$index_md" --out-json "$raw/index.json" >/dev/null; then
   echo "| code index | not measured: scripts/bench-index.py failed (see its output above) |" > "$index_md"
+fi
+
+mcp_md="$raw/mcp.md"
+say "step 1: what MCP tools cost the prompt (scripts/bench-mcp-prompt.sh)"
+if $skip_model; then
+  echo "| MCP prompt cost | not measured: skipped with --skip-model (it counts the default model's tokens) |" > "$mcp_md"
+elif ! bash scripts/bench-mcp-prompt.sh "$lantern" > "$mcp_md" 2> "$raw/mcp.err"; then
+  echo "| MCP prompt cost | not measured: scripts/bench-mcp-prompt.sh failed ($(tail -n 1 "$raw/mcp.err")) |" > "$mcp_md"
 fi
 
 # ---- 2. the model backend ----
@@ -186,6 +195,10 @@ load_after=$(uptime)
   echo "## The code index"
   echo
   cat "$index_md"
+  echo
+  echo "## What MCP tools cost the prompt"
+  echo
+  cat "$mcp_md"
   echo
   echo "## Model backend"
   echo

@@ -32,6 +32,7 @@ use lantern_core::levers::AGENT_LEVERS;
 use lantern_core::project_rules::ProjectRules;
 use lantern_core::protocol::{interpret, parse};
 use lantern_core::sandbox::Workspace;
+use lantern_core::tool_fit::offered_tools;
 use lantern_core::toolbox::Toolbox;
 use model_commands::{bench_model, list_models, probe};
 use models::ModelArgs;
@@ -90,6 +91,13 @@ enum Command {
         /// `CLAUDE.md`, `.cursorrules`, `.github/copilot-instructions.md`) follow the prompt.
         #[arg(long)]
         workspace: Option<PathBuf>,
+        /// Print the prompt a turn on this message is given: with many tools from MCP
+        /// servers, only those that fit the message are listed.
+        #[arg(long)]
+        message: Option<String>,
+        /// Also say on stderr how many tokens the prompt is for the default model.
+        #[arg(long)]
+        tokens: bool,
     },
     /// Read raw model output on stdin and print what it means as one JSON object.
     Parse,
@@ -321,8 +329,28 @@ fn write_stdout(args: std::fmt::Arguments<'_>) {
 
 /// `lantern prompt`: the system prompt, then the project's own instructions as the agent
 /// gives them.
-fn prompt(toolbox: &Arc<Toolbox>, workspace: Option<&Path>) -> Result<u8, Failure> {
-    out!("{}", toolbox.system_prompt());
+fn prompt(
+    toolbox: &Arc<Toolbox>,
+    workspace: Option<&Path>,
+    message: Option<&str>,
+    tokens: bool,
+) -> Result<u8, Failure> {
+    let offer = message.and_then(|m| {
+        let fit = offered_tools(m, toolbox.specs(), AgentConfig::default().max_remote_tools);
+        toolbox.offer(fit)
+    });
+    let (system, offered) = match &offer {
+        Some(offer) => (offer.system_prompt.as_str(), offer.specs.len()),
+        None => (toolbox.system_prompt(), toolbox.specs().len()),
+    };
+    out!("{system}");
+    if tokens {
+        let count = model_commands::prompt_tokens(system)?;
+        eprintln!(
+            "lantern: the system prompt is {count} tokens for the default model ({offered} of {} tools listed)",
+            toolbox.specs().len()
+        );
+    }
     if let Some(dir) = workspace {
         if let Some(rules) = ProjectRules::of(&open_workspace(dir)?) {
             out!("\n\n{}\n", rules.message());
@@ -370,9 +398,18 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
             map,
             json,
         } => index_command::index(&workspace, rebuild, map, json),
-        Command::Prompt { workspace } => {
+        Command::Prompt {
+            workspace,
+            message,
+            tokens,
+        } => {
             let tools = mcp_commands::Tools::start(workspace.as_deref())?;
-            prompt(&tools.toolbox, workspace.as_deref())
+            prompt(
+                &tools.toolbox,
+                workspace.as_deref(),
+                message.as_deref(),
+                tokens,
+            )
         }
         Command::Parse => parse_stdin(toolbox),
         Command::Tool {

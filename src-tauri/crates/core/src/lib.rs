@@ -64,6 +64,7 @@ pub mod relevance;
 pub mod repeats;
 pub mod sandbox;
 pub mod spec;
+pub mod tool_fit;
 pub mod tool_result;
 pub mod toolbox;
 pub mod tools;

@@ -214,6 +214,10 @@ pub struct GenerateRequest<'a> {
     pub tool_choice: ToolChoice,
     pub max_tokens: usize,
     pub cancel: &'a CancelToken,
+    /// The system prompt whose calibration the call decision takes, when not the request's
+    /// own: a turn offered some of many tools lists fewer, and the decision measured for the
+    /// whole list holds for it (measuring each choice of tools anew would cost a minute).
+    pub calibrated_for: Option<&'a str>,
 }
 
 impl<'a> GenerateRequest<'a> {
@@ -231,7 +235,15 @@ impl<'a> GenerateRequest<'a> {
             tool_choice: ToolChoice::Auto,
             max_tokens,
             cancel,
+            calibrated_for: None,
         }
+    }
+
+    /// Takes the call decision's calibration for `system_prompt` (see
+    /// [`GenerateRequest::calibrated_for`]).
+    pub fn calibrated_for(mut self, system_prompt: &'a str) -> Self {
+        self.calibrated_for = Some(system_prompt);
+        self
     }
 
     /// The tools this step may call.
@@ -519,6 +531,8 @@ mod scripted {
         replies: std::collections::VecDeque<String>,
         /// Every request's messages, for assertions.
         pub seen: Vec<Vec<Message>>,
+        /// The names of the tools every request offered, for assertions.
+        pub offered: Vec<Vec<String>>,
     }
 
     impl ScriptedModel {
@@ -526,6 +540,7 @@ mod scripted {
             ScriptedModel {
                 replies: replies.into_iter().map(Into::into).collect(),
                 seen: Vec::new(),
+                offered: Vec::new(),
             }
         }
 
@@ -555,6 +570,8 @@ mod scripted {
             on_text: &mut dyn FnMut(&str) -> Flow,
         ) -> Result<Generation, ModelError> {
             self.seen.push(request.messages.to_vec());
+            self.offered
+                .push(request.tools.iter().map(|t| t.name.clone()).collect());
             let reply = self
                 .replies
                 .pop_front()

@@ -17,6 +17,8 @@
 use crate::model::{CallPath, ToolOffer};
 use crate::prompt::{render_system_prompt, NATIVE_SYSTEM_PROMPT};
 use crate::tools::{ToolRegistry, ToolSpec};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 /// The tools of a process, their specs in prompt order, and the system prompt made from them.
 pub struct Toolbox {
@@ -24,6 +26,16 @@ pub struct Toolbox {
     specs: Vec<ToolSpec>,
     system_prompt: String,
     fingerprint: String,
+    /// The narrower offers made so far, by the names they hold: the same choice of tools is
+    /// the same prompt, so the model's cache and calibration for it are found again.
+    narrowed: Mutex<HashMap<Vec<String>, Arc<Offer>>>,
+}
+
+/// The tools one turn is offered, and the system prompt that lists them.
+#[derive(Debug)]
+pub struct Offer {
+    pub specs: Vec<ToolSpec>,
+    pub system_prompt: String,
 }
 
 impl Toolbox {
@@ -42,7 +54,26 @@ impl Toolbox {
             specs,
             system_prompt,
             fingerprint,
+            narrowed: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// An offer of `specs` (some of this toolbox's tools, in its order) with the system prompt
+    /// that lists them; `None` when they are all of them.
+    pub fn offer(&self, specs: Vec<ToolSpec>) -> Option<Arc<Offer>> {
+        if specs.len() == self.specs.len() {
+            return None;
+        }
+        let names: Vec<String> = specs.iter().map(|s| s.name.clone()).collect();
+        let mut narrowed = self.narrowed.lock().unwrap_or_else(|p| p.into_inner());
+        let offer = narrowed.entry(names).or_insert_with(|| {
+            let listed: Vec<&ToolSpec> = specs.iter().collect();
+            Arc::new(Offer {
+                system_prompt: render_system_prompt(&listed),
+                specs,
+            })
+        });
+        Some(Arc::clone(offer))
     }
 
     pub fn registry(&self) -> &ToolRegistry {

@@ -1109,3 +1109,109 @@ fn a_reasoning_models_thinking_is_shown_apart_and_left_out_of_the_history() {
     );
     assert!(!s.history().iter().any(|m| m.content.contains("<think>")));
 }
+
+/// A tool from elsewhere that answers with its own name (the real servers are
+/// `crates/mcp/tests`; this is about which of many a turn is offered).
+struct Echo(&'static str);
+
+impl lantern_core::tools::RemoteTool for Echo {
+    fn call(
+        &self,
+        _args: serde_json::Value,
+        _cancel: &CancelToken,
+    ) -> lantern_core::tools::RemoteOutcome {
+        lantern_core::tools::RemoteOutcome {
+            result: Ok(serde_json::json!({"text": self.0})),
+            exchange: serde_json::json!({"server": "fake"}),
+        }
+    }
+}
+
+#[test]
+fn with_many_tools_from_servers_a_turn_is_offered_the_ones_that_fit_and_asks_before_one_runs() {
+    use lantern_core::tools::{PreviewKind, ResultKind, Risk, ToolRegistry, ToolSource, ToolSpec};
+    let mut registry = ToolRegistry::standard();
+    let subjects = [
+        "weather forecast",
+        "stock prices",
+        "music playlists",
+        "calendar events",
+        "email inbox",
+        "translation",
+        "maps directions",
+        "recipes",
+        "flight bookings",
+        "news headlines",
+    ];
+    for (i, subject) in subjects.iter().enumerate() {
+        let name: &'static str = Box::leak(format!("srv{i}.lookup").into_boxed_str());
+        let spec = ToolSpec {
+            name: name.to_string(),
+            description: format!("Look up {subject}."),
+            risk: Risk::Remote,
+            input_schema: serde_json::json!({"type": "object", "properties": {}}),
+            example: serde_json::json!({}),
+            preview_kind: PreviewKind::None,
+            result_kind: ResultKind::Plain,
+            source: Some(ToolSource {
+                server: format!("srv{i}"),
+                transport: "stdio".into(),
+                sandbox: "sandboxed".into(),
+            }),
+        };
+        registry
+            .register_remote(spec, std::sync::Arc::new(Echo(name)))
+            .unwrap();
+    }
+    let toolbox = std::sync::Arc::new(Toolbox::new(registry));
+    let dir = workspace();
+    let mut s = Session::new(
+        Workspace::open(dir.path()).unwrap(),
+        SessionOptions::in_memory(toolbox.clone()),
+    );
+    s.config.max_remote_tools = 3;
+    let mut model = ScriptedModel::new([
+        r#"<TOOL_CALL>{"tool": "srv8.lookup", "args": {}}</TOOL_CALL>"#,
+        "Flights found.",
+    ]);
+    let mut confirmer = Recorder {
+        answers: vec![Answer::AllowOnce],
+        asked: Vec::new(),
+    };
+    let mut events = Vec::new();
+    s.send(
+        "Which flight bookings do I have?",
+        &mut model,
+        &mut confirmer,
+        &mut |e| events.push(e.clone()),
+        &CancelToken::new(),
+    );
+    let offered = &model.offered[0];
+    let remote: Vec<&String> = offered.iter().filter(|n| n.contains('.')).collect();
+    // Only the one that fits: the others share no word with the message.
+    assert_eq!(remote, [&"srv8.lookup".to_string()], "{offered:?}");
+    assert!(offered.contains(&"read_file".to_string()));
+    // Kept out of the prompt too.
+    let system = &model.seen[0][0].content;
+    assert!(
+        system.contains("srv8.lookup") && !system.contains("srv9.lookup"),
+        "{system}"
+    );
+    assert!(toolbox.system_prompt().contains("srv9.lookup"));
+    // The call asks first (a remote tool's default), names its server, and its exchange is kept
+    // for the inspector, not given to the model.
+    assert_eq!(confirmer.asked[0].source.as_ref().unwrap().server, "srv8");
+    let result = events
+        .iter()
+        .find_map(|e| match e {
+            Event::ToolFinished { result, .. } => Some(result.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(result.metadata.exchange.as_ref().unwrap()["server"], "fake");
+    assert!(
+        !last_read(&model, 1).contains("\"fake\""),
+        "{}",
+        last_read(&model, 1)
+    );
+}

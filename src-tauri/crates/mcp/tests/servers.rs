@@ -114,11 +114,20 @@ fn the_time_server_runs_sandboxed_and_its_tools_are_offered_checked_and_called()
     assert_eq!(now["structured"]["timezone"], "Asia/Tokyo", "{now}");
     // The inspector's view: the server, and the request and response as they went.
     let source = spec.source.clone().unwrap();
-    assert_eq!((source.server.as_str(), source.transport.as_str()), ("time", "stdio"));
+    assert_eq!(
+        (source.server.as_str(), source.transport.as_str()),
+        ("time", "stdio")
+    );
     let exchange = ctx.exchange.lock().unwrap().take().unwrap();
     assert_eq!(exchange["request"]["params"]["name"], "get_current_time");
-    assert_eq!(exchange["request"]["params"]["arguments"]["timezone"], "Asia/Tokyo");
-    assert_eq!(exchange["response"]["structuredContent"]["timezone"], "Asia/Tokyo", "{exchange}");
+    assert_eq!(
+        exchange["request"]["params"]["arguments"]["timezone"],
+        "Asia/Tokyo"
+    );
+    assert_eq!(
+        exchange["response"]["structuredContent"]["timezone"], "Asia/Tokyo",
+        "{exchange}"
+    );
     // The server's own error reaches the model as a tool error.
     let error = call(
         &registry,

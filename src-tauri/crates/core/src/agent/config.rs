@@ -40,6 +40,10 @@ pub struct AgentConfig {
     /// Give the model the project's own instructions (its `AGENTS.md` or the like, see
     /// [`crate::project_rules`]) once per conversation, after the system prompt.
     pub project_rules: bool,
+    /// The most tools of MCP servers a turn is offered; with more, those that fit the message
+    /// (see [`crate::tool_fit::offered_tools`]), the rest kept out of the prompt and the
+    /// grammar. `usize::MAX` offers them all.
+    pub max_remote_tools: usize,
     /// Give a file the answer names by its name alone (`Comparator.js`) by its path
     /// (`classes/comparator.js`) when the turn's results showed exactly one file of that name
     /// (see [`crate::answer_paths`]). Off only to measure what it is worth.
@@ -67,6 +71,7 @@ impl Default for AgentConfig {
             definition_bodies: true,
             project_map: 0,
             project_rules: true,
+            max_remote_tools: crate::tool_fit::MAX_REMOTE_TOOLS,
             repo_map: 0,
             answer_paths: true,
             count_notes: true,

@@ -59,6 +59,8 @@ pub struct Session {
     defined_names: Option<Vec<String>>,
     /// How full the model's context was after the last step, when the model says.
     filled: Option<f64>,
+    /// The tools this turn offers, when not all of them (many tools from MCP servers).
+    offer: Option<Arc<crate::toolbox::Offer>>,
 }
 
 /// Where a session keeps its state. `None` fields disable that kind of persistence (tests).
@@ -130,6 +132,7 @@ impl Session {
             known_paths: None,
             defined_names: None,
             filled: None,
+            offer: None,
         }
     }
 

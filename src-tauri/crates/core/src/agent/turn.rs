@@ -14,6 +14,7 @@ use crate::project_map::project_map;
 use crate::project_rules::ProjectRules;
 use crate::protocol::markers::is_protocol_shaped_text;
 use crate::protocol::{interpret, Outcome, ProblemKind, Turn, TurnParser, STOP_SEQUENCES};
+use crate::tool_fit::offered_tools;
 use crate::walk::known_paths;
 use serde_json::Value;
 
@@ -53,8 +54,14 @@ impl Session {
             message: message.to_string(),
             model: model.name(),
         });
+        // With many tools from MCP servers, the turn is offered those that fit the message.
+        let fit = offered_tools(message, self.toolbox.specs(), self.config.max_remote_tools);
+        self.offer = self.toolbox.offer(fit);
         // The model may have been changed since the last turn, and with it how it calls tools.
-        let system = self.toolbox.system_prompt_for(model.call_path());
+        let system = match (&self.offer, model.call_path()) {
+            (Some(offer), CallPath::Text) => offer.system_prompt.as_str(),
+            _ => self.toolbox.system_prompt_for(model.call_path()),
+        };
         if self.history[0].content != system {
             self.history[0].content = system.to_string();
         }
@@ -170,12 +177,19 @@ impl Session {
             .defined_names
             .get_or_insert_with(|| defined_names(&self.ctx, self.toolbox.specs()));
         let texts = VisibleTexts::of(&self.ctx.workspace, &mut self.known_paths);
-        let request = GenerateRequest::new(&self.history, self.config.max_tokens, cancel)
-            .with_tools(self.toolbox.specs())
+        let offered = match &self.offer {
+            Some(offer) => offer.specs.as_slice(),
+            None => self.toolbox.specs(),
+        };
+        let mut request = GenerateRequest::new(&self.history, self.config.max_tokens, cancel)
+            .with_tools(offered)
             .with_workspace(texts.known, &texts)
             .with_defined_names(names)
             .with_stop(STOP_SEQUENCES)
             .with_tool_choice(self.config.tool_choice);
+        if self.offer.is_some() {
+            request = request.calibrated_for(self.toolbox.system_prompt());
+        }
         let generated = model.generate(&request, &mut |piece| {
             let settled = parser.push(piece);
             if !settled.is_empty() {

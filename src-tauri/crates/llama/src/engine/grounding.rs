@@ -19,6 +19,7 @@ use super::sampling::grammar_allows;
 use super::*;
 use lantern_core::model::KnownPaths;
 use lantern_core::pointed::Pointers;
+use lantern_core::tool_fit::{is_common_word, lower_words, tool_bonuses, without_paths};
 use lantern_core::tools::Risk;
 
 /// The most candidates the model scores for one argument.
@@ -235,17 +236,6 @@ pub(super) fn opens_tool_name(call_text: &str, name_key: &str) -> bool {
         && call_text.matches('"').count() == 3
 }
 
-/// Log-probability (nats) a word of the question found in a tool's name or description is
-/// worth when no other tool's has it; a word `n` tools have is worth `1/n` of it.
-const TOOL_WORD_BONUS: f64 = 4.0;
-
-/// Words that say nothing about which tool is meant, separated by spaces.
-const COMMON_WORDS: &str =
-    "the and for with what which where how when who why this that these those are was were \
-    does did its all any you your can from into there here has have use not one many much \
-    tell show give please about our their them then than optionally returns workspace \
-    project";
-
 /// The most question words the model scores for one argument (a pasted log is not a question).
 const MAX_QUESTION_WORDS: usize = 16;
 
@@ -253,75 +243,6 @@ const MAX_QUESTION_WORDS: usize = 16;
 const QUESTION_ONLY_WORDS: &str =
     "defined define defines implemented declared file files folder function class method \
     variable constant find search look code value contains located list called name";
-
-/// Is `word` one of the space-separated `words`?
-fn is_one_of(words: &str, word: &str) -> bool {
-    words.split_whitespace().any(|w| w == word)
-}
-
-/// A word reduced to what its plural and past forms share ("files" and "file", "defined" and
-/// "define"), for comparing a question with descriptions.
-fn stem(word: &str) -> &str {
-    for ending in ["ing", "ed", "es", "s", "e"] {
-        if let Some(stem) = word.strip_suffix(ending) {
-            if stem.len() >= 3 {
-                return stem;
-            }
-        }
-    }
-    word
-}
-
-/// What a tool's description says the tool is for: its first sentence and the sentences that
-/// begin "Use it". The rest tells how it behaves ("the result says how many entries were
-/// skipped", "files ignored by .gitignore"), and a question that happens to share those words
-/// ("Create a file that says …", "a .gitignore that ignores logs") is not asking for it.
-fn purpose(description: &str) -> String {
-    let mut sentences = description.split(". ");
-    let first = sentences.next().unwrap_or_default();
-    std::iter::once(first)
-        .chain(sentences.filter(|s| s.trim_start().starts_with("Use it")))
-        .collect::<Vec<_>>()
-        .join(". ")
-}
-
-/// The bonus of each tool (in order) for the words of `question` its name and the purpose its
-/// description gives contain, each word weighted by how few of the tools contain it.
-pub(super) fn tool_bonuses(question: &str, tools: &[ToolSpec]) -> Vec<f64> {
-    let stems = |text: &str| -> Vec<String> {
-        let mut stems: Vec<String> = words(text)
-            .iter()
-            .filter(|w| !is_one_of(COMMON_WORDS, w))
-            .map(|w| stem(w).to_string())
-            .collect();
-        stems.sort();
-        stems.dedup();
-        stems
-    };
-    let described: Vec<Vec<String>> = tools
-        .iter()
-        .map(|t| {
-            stems(&format!(
-                "{} {}",
-                t.name.replace('_', " "),
-                purpose(&t.description)
-            ))
-        })
-        .collect();
-    // A file's name says which file, not what to do with it ("constants.js" is no search).
-    let asked = stems(&without_paths(question));
-    let sharing = |word: &String| described.iter().filter(|d| d.contains(word)).count();
-    described
-        .iter()
-        .map(|own| {
-            asked
-                .iter()
-                .filter(|w| own.contains(w))
-                .map(|w| TOOL_WORD_BONUS / sharing(w) as f64)
-                .sum()
-        })
-        .collect()
-}
 
 /// The content of the call's string argument `key` as written (escapes as they are), when it
 /// is complete.
@@ -347,14 +268,6 @@ pub(super) fn argument_value<'a>(call_text: &'a str, key: &str) -> Option<&'a st
     raw_argument(call_text, key).filter(|value| !value.contains('\\'))
 }
 
-/// The question without the words that name a file or a folder.
-pub(super) fn without_paths(question: &str) -> String {
-    crate::decide::message_words(question)
-        .filter(|w| !crate::decide::names_a_path(w))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// The words a question asks about, to find in a file's lines: its words outside the names
 /// of files, leaving out the common ones; each with whether it is shaped like code (a number,
 /// `MAX_LENGTH`, `parseConfig`), which names one thing more surely than a plain word does.
@@ -363,8 +276,8 @@ pub(super) fn question_terms(question: &str) -> Vec<(String, bool)> {
     for word in without_paths(question).split(|c: char| !(c.is_alphanumeric() || c == '_')) {
         let code = word.chars().any(|c| c.is_ascii_digit() || c == '_')
             || word.chars().skip(1).any(char::is_uppercase);
-        for part in words(word) {
-            if !is_one_of(COMMON_WORDS, &part) && !terms.iter().any(|(t, _)| *t == part) {
+        for part in lower_words(word) {
+            if !is_common_word(&part) && !terms.iter().any(|(t, _)| *t == part) {
                 terms.push((part, code));
             }
         }
@@ -400,17 +313,9 @@ fn called_tool<'a>(call_text: &'a str, name_key: &str) -> Option<&'a str> {
     Some(&value[..value.find('"')?])
 }
 
-/// Lower-case words of three letters or more, the way the question and paths are compared.
-fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.chars().count() >= 3)
-        .map(str::to_lowercase)
-        .collect()
-}
-
 /// How many distinct words of the question a path contains (as parts of its names).
 pub(super) fn question_words_in(path: &str, question: &[String]) -> usize {
-    let parts = words(path);
+    let parts = lower_words(path);
     let mut hits: Vec<&String> = question
         .iter()
         .filter(|w| {
@@ -427,7 +332,7 @@ pub(super) fn question_words_in(path: &str, question: &[String]) -> usize {
 /// words, then by depth (what sits near the root is what a question most often means), then
 /// by length.
 pub(super) fn shortlist<'a>(paths: &'a [String], question: &str) -> Vec<(&'a str, usize)> {
-    let question = words(question);
+    let question = lower_words(question);
     let mut ranked: Vec<(&str, usize)> = paths
         .iter()
         .map(String::as_str)
@@ -475,7 +380,7 @@ pub(super) fn symbol_candidates(names: &[String], question: &str) -> Vec<(String
         .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
         .filter(|w| !w.is_empty())
         .collect();
-    let words = words(question);
+    let words = lower_words(question);
     let shares = |part: &str| {
         words.iter().any(|w| {
             w == part
@@ -622,7 +527,7 @@ impl LocalModel {
             .map(|(path, hits)| (format!("{path}\""), WORD_BONUS * hits as f64))
             .collect();
         if kind == PathKind::NewOrExistingFile {
-            let words = words(question);
+            let words = lower_words(question);
             candidates.extend(new_files_named(question, known).into_iter().map(|path| {
                 let bonus = WORD_BONUS * question_words_in(&path, &words) as f64 + NAMED_BONUS;
                 (format!("{path}\""), bonus)
@@ -647,8 +552,8 @@ impl LocalModel {
             .filter(|w| w.chars().count() >= 3)
             .filter(|w| {
                 let lower = w.to_lowercase();
-                let new = !is_one_of(COMMON_WORDS, &lower)
-                    && !is_one_of(QUESTION_ONLY_WORDS, &lower)
+                let new = !is_common_word(&lower)
+                    && !QUESTION_ONLY_WORDS.split_whitespace().any(|w| w == lower)
                     && !seen.contains(&lower);
                 seen.push(lower);
                 new

@@ -285,8 +285,11 @@ impl Model for LocalModel {
         // prompt's cache stays warm for the step itself.
         let rules = if request.tool_choice == ToolChoice::Auto {
             let system = request.messages.first().filter(|m| m.role == Role::System);
-            match system {
-                Some(system) => match self.calibration(&system.content, cancel) {
+            let calibrated = request
+                .calibrated_for
+                .or(system.map(|s| s.content.as_str()));
+            match calibrated {
+                Some(system) => match self.calibration(system, cancel) {
                     Ok(c) => Some(c),
                     Err(_) if cancel.is_cancelled() => return Ok(cancelled(String::new())),
                     Err(e) => return Err(e),

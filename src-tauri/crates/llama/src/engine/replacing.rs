@@ -23,8 +23,9 @@
 //! whatever the model writes next. The rest is the model's own choice.
 
 use super::copying::last_word;
-use super::grounding::{raw_argument, without_paths, Grounding};
+use super::grounding::{raw_argument, Grounding};
 use super::sampling::best_by_logit;
+use lantern_core::tool_fit::without_paths;
 use llama_cpp_2::token::LlamaToken;
 
 /// Log-probability (nats) for a token that begins the question's value where the old text has

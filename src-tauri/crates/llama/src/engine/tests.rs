@@ -267,7 +267,7 @@ fn edit_words_rank_edit_file_and_file_names_rank_no_tool() {
     let registry = lantern_core::tools::ToolRegistry::standard();
     let specs: Vec<ToolSpec> = registry.specs().into_iter().cloned().collect();
     let bonus = |question: &str, tool: &str| {
-        let bonuses = super::grounding::tool_bonuses(question, &specs);
+        let bonuses = lantern_core::tool_fit::tool_bonuses(question, &specs);
         bonuses[specs.iter().position(|s| s.name == tool).unwrap()]
     };
     let question = "Raise MAX_LENGTH in internal/constants.js to 512.";
