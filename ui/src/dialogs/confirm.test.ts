@@ -67,6 +67,7 @@ describe("ConfirmationDialog", () => {
     expect(host.querySelector(".confirm-source")?.textContent).toBe("A tool of the MCP server time · stdio · sandboxed");
     expect(host.textContent).toContain("Asia/Tokyo");
     expect(host.textContent).toContain("every time.get_current_time call");
+    expect(host.textContent).toContain("every tool of the MCP server time");
   });
 
   it("shows the tool, the reasoning and the diff, and focuses Allow once", () => {

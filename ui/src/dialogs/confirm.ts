@@ -198,7 +198,7 @@ export class ConfirmationDialog {
         { class: "scope-choice" },
         radio,
         h("span", { text: choice.label }),
-        choice.kind !== "tool" && !choice.editable ? h("span", { class: "mono", text: choice.value }) : null,
+        choice.value && !choice.editable ? h("span", { class: "mono", text: choice.value }) : null,
         glob,
       );
     });

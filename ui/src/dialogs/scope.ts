@@ -33,6 +33,11 @@ export function scopeChoices(request: PermissionRequest): ScopeChoice[] {
   if (request.risk !== "exec") {
     choices.push({ kind: "tool", label: `every ${request.tool} call`, value: "", editable: false });
   }
+  // A tool of an MCP server may be granted with its whole server (never a destructive one:
+  // the backend does not let a server-wide grant cover it).
+  if (request.source && request.risk !== "exec") {
+    choices.push({ kind: "server", label: `every tool of the MCP server ${request.source.server}`, value: "", editable: false });
+  }
   return choices;
 }
 
@@ -46,5 +51,7 @@ export function toScope(choice: ScopeChoice): Scope {
       return { kind: "glob", value: choice.value.trim() || "**" };
     case "command":
       return { kind: "command", value: choice.value };
+    case "server":
+      return { kind: "server" };
   }
 }

@@ -26,6 +26,8 @@ export function describeScope(grant: Grant): string {
       return `files matching ${grant.scope.value}`;
     case "command":
       return `the command ${grant.scope.value}`;
+    case "server":
+      return "every tool of its server";
   }
 }
 

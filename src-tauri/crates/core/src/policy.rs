@@ -38,6 +38,9 @@ pub enum Scope {
     Glob(String),
     /// One exact command line.
     Command(String),
+    /// Every tool of the call's MCP server (its name's part before the dot): given as an
+    /// answer, kept as a grant for the tool `server.*`.
+    Server,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -98,6 +101,16 @@ impl Grant {
                     "A command grant needs the exact command",
                 ));
             }
+            Scope::Server => {
+                let server = tool
+                    .split_once('.')
+                    .map(|(server, _)| server)
+                    .filter(|s| !s.is_empty())
+                    .ok_or_else(|| {
+                        ToolError::invalid(format!("{tool} is no tool of an MCP server"))
+                    })?;
+                return Grant::new(&format!("{server}.*"), Scope::Tool, effect, lifetime);
+            }
             _ => {}
         }
         let key = format!(
@@ -128,6 +141,8 @@ impl Grant {
                 None => false,
             },
             Scope::Command(c) => call.command == Some(c.as_str()),
+            // Made a grant for `server.*` when given (see `Grant::new`).
+            Scope::Server => false,
         }
     }
 
@@ -160,6 +175,7 @@ impl Grant {
             Scope::Path(p) => p.clone(),
             Scope::Glob(g) => format!("files matching {g}"),
             Scope::Command(c) => format!("the command `{c}`"),
+            Scope::Server => "every tool of its server".to_string(),
         };
         let lifetime = match self.lifetime {
             Lifetime::Session => "this session",
@@ -476,6 +492,19 @@ mod tests {
             decide(&destructive, &[named]),
             Decision::Allow { .. }
         ));
+        // An answer for the whole server is kept as a grant for `time.*`.
+        let answered = Grant::new(
+            "time.get_current_time",
+            Scope::Server,
+            Effect::Allow,
+            Lifetime::Session,
+        )
+        .unwrap();
+        assert_eq!(
+            (answered.tool.as_str(), &answered.scope),
+            ("time.*", &Scope::Tool)
+        );
+        assert!(Grant::new("read_file", Scope::Server, Effect::Allow, Lifetime::Session).is_err());
         // A deny of the server wins over an allow of the tool.
         let deny = grant("time.*", Scope::Tool, Effect::Deny);
         assert!(matches!(

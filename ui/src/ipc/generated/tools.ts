@@ -159,7 +159,12 @@ export type Scope =
   /** Workspace-relative paths matching a glob; `*` stays within one folder, `**` crosses. */
   | { kind: "glob"; value: string }
   /** One exact command line. */
-  | { kind: "command"; value: string };
+  | { kind: "command"; value: string }
+  /**
+   * Every tool of the call's MCP server (its name's part before the dot): given as an
+   * answer, kept as a grant for the tool `server.*`.
+   */
+  | { kind: "server" };
 
 /** How a call ended: its data, or the error that stopped it. */
 export interface ToolResult {
