@@ -350,6 +350,34 @@ fn a_sandboxed_server_cannot_read_the_home_folder_or_write_outside_its_own_even_
 }
 
 #[test]
+fn a_tool_list_of_several_pages_is_followed_to_its_end() {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/paged_server.py"),
+        root.path().join("paged_server.py"),
+    )
+    .unwrap();
+    let paged = stdio(servers().join("venv/bin/python"), &["paged_server.py"]);
+    let (hub, registry, ctx) = start(root.path(), vec![user("paged", paged)]);
+    let status = &hub.statuses()[0];
+    assert_eq!(status.state, ServerState::Ready, "{status:?}");
+    // Five tools, two per page.
+    assert_eq!(
+        status.tools,
+        [
+            "paged.tool0",
+            "paged.tool1",
+            "paged.tool2",
+            "paged.tool3",
+            "paged.tool4"
+        ]
+    );
+    let last = call(&registry, &ctx, "paged.tool4", json!({})).unwrap();
+    assert_eq!(last["text"], "tool4");
+    hub.shutdown();
+}
+
+#[test]
 fn a_workspace_server_starts_only_once_its_exact_definition_is_approved() {
     isolated_home();
     let root = tempfile::tempdir().unwrap();
