@@ -224,6 +224,17 @@ mod tests {
     }
 
     #[test]
+    fn a_schema_the_grammar_cannot_hold_is_refused_with_a_reason() {
+        let mut spec = lantern_core::toolbox::Toolbox::standard().specs()[0].clone();
+        assert!(expressible(&spec).is_ok());
+        // A reference to another document: the converter resolves only the schema's own.
+        spec.input_schema = json!({"type": "object", "properties": {
+            "a": {"$ref": "https://example.com/schemas/a.json"}}, "required": ["a"]});
+        let refused = expressible(&spec).unwrap_err();
+        assert!(refused.contains("grammar"), "{refused}");
+    }
+
+    #[test]
     fn a_native_call_uses_the_model_s_keys_and_closing_tag() {
         let registry = ToolRegistry::standard();
         let shape = CallShape {
