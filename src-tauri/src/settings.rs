@@ -18,6 +18,8 @@ pub const MIN_CONTEXT: u32 = 1024;
 pub const MAX_TEMPERATURE: f32 = 2.0;
 /// More thinking than this leaves a small model's context no room for the conversation.
 pub const MAX_THINKING_BUDGET: u32 = 8192;
+/// The largest map of the project's code a conversation may open with, in characters.
+pub const MAX_REPO_MAP: usize = 200_000;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
@@ -34,6 +36,10 @@ pub struct Settings {
     pub tool_choice: ToolChoice,
     /// The most tokens a local reasoning model may think before its reply; 0 for none.
     pub thinking_budget: u32,
+    /// The characters of the map of the project's code a conversation opens with; `None`
+    /// gives a model on a server the default (`SERVER_REPO_MAP`) and the local default model
+    /// none, which is what the evaluation supports; 0 gives none to any model.
+    pub repo_map: Option<usize>,
 }
 
 impl Default for Settings {
@@ -45,6 +51,7 @@ impl Default for Settings {
             context: None,
             tool_choice: ToolChoice::Auto,
             thinking_budget: GenerationOptions::default().thinking_budget,
+            repo_map: None,
         }
     }
 }
@@ -75,6 +82,11 @@ impl Settings {
         if self.thinking_budget > MAX_THINKING_BUDGET {
             return Err(AppError::invalid(format!(
                 "The thinking budget must be between 0 and {MAX_THINKING_BUDGET} tokens."
+            )));
+        }
+        if self.repo_map.is_some_and(|chars| chars > MAX_REPO_MAP) {
+            return Err(AppError::invalid(format!(
+                "The map of the code may hold at most {MAX_REPO_MAP} characters."
             )));
         }
         if let Some(context) = self.context {
@@ -170,6 +182,11 @@ mod tests {
             ..Settings::default()
         };
         assert!(hot.check().is_err());
+        let mapped = Settings {
+            repo_map: Some(MAX_REPO_MAP + 1),
+            ..Settings::default()
+        };
+        assert!(mapped.check().unwrap_err().message.contains("map of the code"));
         let tiny = Settings {
             context: Some(16),
             ..Settings::default()

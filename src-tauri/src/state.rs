@@ -403,12 +403,20 @@ impl AppState {
         session.config.max_steps = settings.max_steps;
         session.config.tool_choice = settings.tool_choice;
         // A model on a server has the context for a map of the project's code; the default
-        // local model is given none (see `AgentConfig::repo_map`).
+        // local model is given none (see `AgentConfig::repo_map`), unless the settings say.
         let on_server = matches!(
             *self.model_info.read().unwrap_or_else(|e| e.into_inner()),
             Some(ModelInfo::Server { .. })
         );
-        session.config.repo_map = if on_server { SERVER_REPO_MAP } else { 0 };
+        session.config.repo_map = match settings.repo_map {
+            Some(chars) => chars,
+            None if on_server => SERVER_REPO_MAP,
+            None => 0,
+        };
+        // A server that said its tool list changed brings its new tools to this turn.
+        if let Some(toolbox) = self.changed_mcp_tools() {
+            session.use_toolbox(toolbox);
+        }
         self.cancel.reset();
         let mut confirmer = WindowConfirmer {
             confirmations: &self.confirmations,

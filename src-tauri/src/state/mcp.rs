@@ -65,18 +65,33 @@ impl AppState {
     pub(super) fn start_mcp(&self, root: &Path) -> Arc<Toolbox> {
         self.stop_mcp();
         let hub = Hub::start(root);
-        let mut registry = ToolRegistry::standard();
-        hub.extend(&mut registry, &lantern_llama::grammar::expressible);
         for status in hub.statuses() {
             if let lantern_mcp::hub::ServerState::Failed(why) = &status.state {
                 eprintln!("lantern: MCP server {} failed: {why}", status.name);
             }
         }
+        let toolbox = self.use_tools_of(&hub);
+        *lock(&self.mcp) = Some(hub);
+        toolbox
+    }
+
+    /// The window's tools made again, when a server said its list changed since.
+    pub(super) fn changed_mcp_tools(&self) -> Option<Arc<Toolbox>> {
+        let hub = lock(&self.mcp);
+        let hub = hub.as_ref().filter(|hub| hub.tools_changed())?;
+        Some(self.use_tools_of(hub))
+    }
+
+    /// The built-in tools and those of `hub`'s servers, made the window's toolbox.
+    fn use_tools_of(&self, hub: &Hub) -> Arc<Toolbox> {
         let toolbox = match hub.is_empty() {
             true => Arc::new(Toolbox::standard()),
-            false => Arc::new(Toolbox::new(registry)),
+            false => {
+                let mut registry = ToolRegistry::standard();
+                hub.extend(&mut registry, &lantern_llama::grammar::expressible);
+                Arc::new(Toolbox::new(registry))
+            }
         };
-        *lock(&self.mcp) = Some(hub);
         *self.toolbox.write().unwrap_or_else(|e| e.into_inner()) = Arc::clone(&toolbox);
         toolbox
     }

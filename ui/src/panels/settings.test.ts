@@ -45,3 +45,32 @@ describe("SettingsPanel writes", () => {
     expect(undone).toEqual(["cp-3"]);
   });
 });
+
+describe("SettingsPanel form", () => {
+  it("saves the map of the code's budget, and an empty field as the default", async () => {
+    const root = document.createElement("div");
+    document.body.append(root);
+    const saved: (number | null)[] = [];
+    const panel = new SettingsPanel(root, {
+      save: async (settings) => {
+        saved.push(settings.repo_map);
+        return null;
+      },
+      reloadModel: () => {},
+      revoke: () => {},
+      undo: () => {},
+      refresh: () => {},
+      mcp: { change: async () => null, restart: () => {} },
+    });
+    panel.setSettings({ max_steps: 10, grammar: true, temperature: 0, context: null, tool_choice: "auto", thinking_budget: 512, repo_map: 3000 });
+    const map = root.querySelector<HTMLInputElement>('input[name="repo_map"]')!;
+    expect(map.value).toBe("3000");
+    map.value = "";
+    map.dispatchEvent(new Event("change"));
+    await new Promise((r) => setTimeout(r, 0));
+    map.value = "0";
+    map.dispatchEvent(new Event("change"));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(saved).toEqual([null, 0]);
+  });
+});

@@ -144,6 +144,7 @@ export class SettingsPanel {
       field("Tool choice", choice),
       field("Thinking budget of a local reasoning model (tokens; 0 = none)", number("thinking_budget", s.thinking_budget, { min: "0", max: "8192", step: "64" })),
       field("Context size (tokens)", number("context", s.context, { min: "1024", step: "256" }, "model default")),
+      field("Map of the project's code (characters; 0 = none)", number("repo_map", s.repo_map, { min: "0", max: "200000", step: "500" }, "6000 on a server, none locally")),
       h("div", { class: "button-row" }, h("span", { class: "muted small", text: "A new context size applies when the model is loaded again." }), button("Reload the model", this.actions.reloadModel, { class: "small" })),
     );
   }
@@ -151,6 +152,7 @@ export class SettingsPanel {
   private async submit(): Promise<void> {
     const data = new FormData(this.form);
     const contextText = String(data.get("context") ?? "").trim();
+    const mapText = String(data.get("repo_map") ?? "").trim();
     const next: Settings = {
       max_steps: Number(data.get("max_steps")),
       grammar: data.get("grammar") === "on",
@@ -158,6 +160,7 @@ export class SettingsPanel {
       context: contextText ? Number(contextText) : null,
       tool_choice: String(data.get("tool_choice")) as ToolChoice,
       thinking_budget: Number(data.get("thinking_budget")),
+      repo_map: mapText ? Number(mapText) : null,
     };
     const error = await this.actions.save(next);
     this.formError.textContent = error ?? "";

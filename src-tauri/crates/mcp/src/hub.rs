@@ -206,6 +206,13 @@ impl Hub {
         }
     }
 
+    /// Has a server said its tool list changed since its tools were last offered?
+    pub fn tools_changed(&self) -> bool {
+        self.servers
+            .iter()
+            .any(|s| s.tools_changed.load(Ordering::SeqCst))
+    }
+
     /// Is any server configured at all (so that starting the hub was worth it)?
     pub fn is_empty(&self) -> bool {
         self.servers.is_empty()

@@ -375,6 +375,12 @@ export interface Settings {
   tool_choice: ToolChoice;
   /** The most tokens a local reasoning model may think before its reply; 0 for none. */
   thinking_budget: number;
+  /**
+   * The characters of the map of the project's code a conversation opens with; `None`
+   * gives a model on a server the default (`SERVER_REPO_MAP`) and the local default model
+   * none, which is what the evaluation supports; 0 gives none to any model.
+   */
+  repo_map: number | null;
 }
 
 /** Everything the window needs to draw itself when it (re)loads. */
