@@ -11,7 +11,7 @@ use crate::files::{SavedFile, TextFile, Tree};
 use crate::settings::Settings;
 use crate::state::{
     AppState, ChatOpened, ExportedTranscript, LoadProgress, McpEdit, McpScope, McpView, ModelInfo,
-    ModelList, ServerForm, ServerReport, Startup, WorkspaceInfo,
+    ModelList, RulesInfo, ServerForm, ServerReport, Startup, WorkspaceInfo,
 };
 use lantern_core::agent::Answer;
 use lantern_core::chats::ChatSummary;
@@ -313,6 +313,12 @@ pub async fn export_transcript(
 #[tauri::command]
 pub async fn update_settings(state: Shared<'_>, settings: Settings) -> Result<Settings, AppError> {
     off_thread(&state, move |s| s.update_settings(settings)).await
+}
+
+/// The open project's own instructions (`AGENTS.md` or the like) and what they cost.
+#[tauri::command]
+pub async fn project_rules(state: Shared<'_>) -> Result<Option<RulesInfo>, AppError> {
+    off_thread(&state, |s| s.project_rules()).await
 }
 
 /// The MCP servers: the user's and the open project's, with their state and tools.

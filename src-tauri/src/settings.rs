@@ -186,7 +186,11 @@ mod tests {
             repo_map: Some(MAX_REPO_MAP + 1),
             ..Settings::default()
         };
-        assert!(mapped.check().unwrap_err().message.contains("map of the code"));
+        assert!(mapped
+            .check()
+            .unwrap_err()
+            .message
+            .contains("map of the code"));
         let tiny = Settings {
             context: Some(16),
             ..Settings::default()

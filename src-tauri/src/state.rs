@@ -50,9 +50,11 @@ pub struct WorkspaceInfo {
 
 mod chats;
 mod mcp;
+mod rules;
 mod servers;
 pub use chats::ChatOpened;
 pub use mcp::{McpEdit, McpScope, McpView};
+pub use rules::RulesInfo;
 pub use servers::{ServerForm, ServerInfo, ServerReport};
 
 /// The model the window works with: a local GGUF, or a model on a server.

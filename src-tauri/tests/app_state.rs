@@ -456,3 +456,38 @@ fn saved_conversations_are_listed_read_continued_and_deleted() {
     assert_ne!(fresh.transcript, current);
     state.delete_chat(&current).unwrap();
 }
+
+#[test]
+fn the_project_s_instructions_are_shown_with_their_size() {
+    let dir = workspace();
+    let state = opened(dir.path());
+    assert!(state.project_rules().unwrap().is_none());
+    std::fs::write(dir.path().join("AGENTS.md"), "Run `make check` before a commit.\n").unwrap();
+    let rules = state.project_rules().unwrap().expect("AGENTS.md is read");
+    assert_eq!(rules.path, "AGENTS.md");
+    assert!(rules.text.contains("make check") && !rules.cut);
+    assert!(rules.chars > rules.text.len());
+    // No local model is loaded here: nothing counts its tokens.
+    assert_eq!(rules.tokens, None);
+}
+
+#[test]
+fn the_open_folder_s_mcp_servers_are_listed_and_a_pasted_definition_is_checked() {
+    use lantern_app::state::{McpEdit, McpScope};
+    let dir = workspace();
+    let state = opened(dir.path());
+    let view = state.mcp_servers();
+    assert!(view.workspace_file.unwrap().ends_with(".lantern/mcp.json"));
+    // A definition that names no transport is refused with the reason, and nothing is saved.
+    let refused = state
+        .change_mcp(
+            "bad",
+            McpScope::Workspace,
+            McpEdit::Add {
+                definition: r#"{"args": ["x"]}"#.into(),
+            },
+        )
+        .unwrap_err();
+    assert!(refused.message.contains("needs \"command\""), "{}", refused.message);
+    assert!(!dir.path().join(".lantern/mcp.json").exists());
+}

@@ -573,6 +573,18 @@ const tests = [
     },
   ],
   [
+    "the project's instructions are shown on the Model page with what they cost",
+    async () => {
+      const workspace = freshWorkspace();
+      writeFileSync(join(workspace, "AGENTS.md"), "# Shop API\n\nRun `npm test` before every commit. Prices are in cents.\n");
+      const session = await launch(workspace);
+      await session.click('.side-tab[data-page="model"]');
+      await session.waitFor("the instructions' cost", async () => /AGENTS\.md · \d+ tokens/.test((await session.text(".rules-summary")) ?? ""));
+      await session.click(".rules-text summary");
+      await shot(session, "18-model-rules");
+    },
+  ],
+  [
     "a project's MCP server is approved in Settings, and its tool runs through the confirmation into the inspector",
     async () => {
       const workspace = freshWorkspace();

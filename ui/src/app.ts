@@ -112,8 +112,9 @@ export class App {
       confirmDiscard: (paths) => confirmDiscard(layout.modalHost, paths),
       turnRunning: () => turns.running,
       opened: () => {
-        // The folder's own MCP servers bring their tools.
+        // The folder's own MCP servers bring their tools, its own instructions their cost.
         refreshTools();
+        void model.refreshRules();
         refreshLists();
         turns.refreshAvailability();
       },

@@ -17,7 +17,7 @@ use crate::files::{SavedFile, TextFile, Tree};
 use crate::settings::Settings;
 use crate::state::{
     ChatOpened, ExportedTranscript, LoadProgress, McpEdit, McpScope, McpView, ModelInfo, ModelList,
-    ServerForm, ServerReport, Startup, WorkspaceInfo,
+    RulesInfo, ServerForm, ServerReport, Startup, WorkspaceInfo,
 };
 use lantern_core::agent::Answer;
 use lantern_core::chats::ChatSummary;
@@ -94,6 +94,7 @@ fn definitions() -> (Map<String, Value>, Vec<Module>) {
                 add::<Settings>(g),
                 add::<ServerForm>(g),
                 add::<McpView>(g),
+                add::<RulesInfo>(g),
                 add::<McpScope>(g),
                 add::<McpEdit>(g),
                 add::<AppError>(g),

@@ -63,6 +63,18 @@ export class ModelControl {
     if (label.title !== undefined) chip.title = label.title;
     chip.dataset.state = state.kind;
     this.deps.changed();
+    // A loaded model counts the instructions' tokens in its own tokenizer.
+    if (state.kind === "ready") void this.refreshRules();
+  }
+
+  /** The open project's instructions on the Model page; nothing without a folder. */
+  async refreshRules(): Promise<void> {
+    try {
+      this.deps.panel.setRules(await backend.projectRules());
+    } catch (error) {
+      const appError = AppError.from(error);
+      this.deps.panel.setRules(appError.code === "no_workspace" ? "No folder is open." : appError.message);
+    }
   }
 
   /** Loads `path`, or the default model when it is null; `shownPath` names the default while it

@@ -21,6 +21,7 @@ import type {
   ModelInfo,
   ModelList,
   ProbeReport,
+  RulesInfo,
   SavedFile,
   ServerForm,
   ServerReport,
@@ -96,6 +97,7 @@ export const COMMANDS = [
   "continue_chat",
   "delete_chat",
   "update_settings",
+  "project_rules",
   "mcp_servers",
   "change_mcp",
   "restart_mcp",
@@ -165,6 +167,8 @@ export const backend = {
   continueChat: (path: string) => call<ChatOpened>("continue_chat", { path }),
   deleteChat: (path: string) => call<void>("delete_chat", { path }),
   updateSettings: (settings: Settings) => call<Settings>("update_settings", { settings }),
+  /** The open project's AGENTS.md (or the like) and what it costs; null when it has none. */
+  projectRules: () => call<RulesInfo | null>("project_rules"),
   /** The MCP servers of the user and of the open project, with their state and tools. */
   mcpServers: () => call<McpView>("mcp_servers"),
   /** Changes a server's definition, then starts the servers again. */

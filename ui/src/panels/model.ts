@@ -2,7 +2,7 @@
 // local GGUF (loading with progress, and the probe that says how well it suits Lantern) or a
 // model server (the server form).
 
-import type { LoadProgress, ModelInfo, ModelList, ProbeReport, ServerConfig } from "../ipc/types";
+import type { LoadProgress, ModelInfo, ModelList, ProbeReport, RulesInfo, ServerConfig } from "../ipc/types";
 import { button, clear, h } from "../lib/dom";
 import { describeOpening, formatBytes, formatCount, formatDuration } from "../lib/format";
 import { type ServerActions, ServerFormView } from "./server-form";
@@ -38,6 +38,7 @@ export class ModelPanel {
   private readonly server: ServerFormView;
   private readonly localPart: HTMLElement;
   private readonly serverPart: HTMLElement;
+  private readonly rules = h("div", { class: "rules" });
   private readonly switcher = h("div", { class: "provider-switch", attrs: { role: "tablist", "aria-label": "where the model runs" } });
   private provider: Provider = "local";
 
@@ -54,7 +55,13 @@ export class ModelPanel {
       h("section", {}, h("h3", { text: "Probe" }), h("p", { class: "muted small", text: "Checks the prompt fits, calibrates when to call a tool, tries three quick questions and measures speed. Takes a little while." }), this.probeBox),
     );
     this.serverPart = h("div", { class: "provider-server" }, h("section", {}, h("h3", { text: "Model server" }), this.server.root));
-    root.append(h("section", {}, h("h3", { text: "Model in use" }), this.current), this.switcher, this.localPart, this.serverPart);
+    root.append(
+      h("section", {}, h("h3", { text: "Model in use" }), this.current),
+      h("section", { class: "rules-section" }, h("h3", { text: "The project's instructions" }), this.rules),
+      this.switcher,
+      this.localPart,
+      this.serverPart,
+    );
     this.showProvider("local");
     this.render();
   }
@@ -83,6 +90,24 @@ export class ModelPanel {
     if (state.kind !== "ready") this.probe = { kind: "idle" };
     if (state.kind === "ready" && state.info.kind !== this.provider) this.showProvider(state.info.kind);
     this.render();
+  }
+
+  /** The open project's AGENTS.md (or the like), what it costs, or why it is not shown. */
+  setRules(rules: RulesInfo | null | string): void {
+    clear(this.rules);
+    if (typeof rules === "string") {
+      this.rules.append(h("p", { class: "muted small", text: rules }));
+      return;
+    }
+    if (rules === null) {
+      this.rules.append(h("p", { class: "muted small", text: "None: the project has no AGENTS.md, CLAUDE.md, .cursorrules or .github/copilot-instructions.md." }));
+      return;
+    }
+    const cost = rules.tokens === null ? `${rules.chars} characters` : `${rules.tokens} tokens (${rules.chars} characters)`;
+    this.rules.append(
+      h("p", { class: "small rules-summary" }, h("code", { text: rules.path }), ` · ${cost} of the context, given at the start of each conversation${rules.cut ? " (cut to its limit)" : ""}. Instructions only: they cannot change the tools or what is allowed.`),
+      h("details", { class: "rules-text" }, h("summary", { text: "What the model is given" }), h("pre", { class: "mono small", text: rules.text })),
+    );
   }
 
   setList(list: ModelList): void {

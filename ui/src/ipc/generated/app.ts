@@ -276,6 +276,22 @@ export interface ProbeTask {
   seconds: number;
 }
 
+/** The project's instructions, as the model is given them at the start of a conversation. */
+export interface RulesInfo {
+  /** The file, relative to the project (`AGENTS.md`, `CLAUDE.md`, …). */
+  path: string;
+  /** The text given, cut to its bound. */
+  text: string;
+  /** Whether the file was longer than what is given. */
+  cut: boolean;
+  chars: number;
+  /**
+   * Its tokens for the loaded local model; `None` for a model on a server, or while the
+   * model is busy answering.
+   */
+  tokens: number | null;
+}
+
 export interface SavedFile {
   path: string;
   bytes_written: number;
