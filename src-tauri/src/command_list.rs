@@ -34,6 +34,7 @@ pub const APP_COMMANDS: &[&str] = &[
     "continue_chat",
     "delete_chat",
     "update_settings",
+    "file_outline",
     "project_rules",
     "mcp_servers",
     "change_mcp",

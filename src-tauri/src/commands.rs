@@ -16,7 +16,7 @@ use crate::state::{
 use lantern_core::agent::Answer;
 use lantern_core::chats::ChatSummary;
 use lantern_core::checkpoint::{Checkpoint, UndoOutcome};
-use lantern_core::code_index::{DefinitionPlace, IndexStatus};
+use lantern_core::code_index::{DefinitionPlace, IndexStatus, OutlineEntry};
 use lantern_core::event::Event;
 use lantern_core::policy::Grant;
 use lantern_core::tool_result::ToolResult;
@@ -313,6 +313,12 @@ pub async fn export_transcript(
 #[tauri::command]
 pub async fn update_settings(state: Shared<'_>, settings: Settings) -> Result<Settings, AppError> {
     off_thread(&state, move |s| s.update_settings(settings)).await
+}
+
+/// What a file of the open folder defines, in order, for the editor's outline.
+#[tauri::command]
+pub async fn file_outline(state: Shared<'_>, path: String) -> Result<Vec<OutlineEntry>, AppError> {
+    off_thread(&state, move |s| s.file_outline(&path)).await
 }
 
 /// The open project's own instructions (`AGENTS.md` or the like) and what they cost.

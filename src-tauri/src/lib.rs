@@ -74,6 +74,7 @@ app_commands![
     continue_chat,
     delete_chat,
     update_settings,
+    file_outline,
     project_rules,
     mcp_servers,
     change_mcp,

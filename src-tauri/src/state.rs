@@ -13,7 +13,7 @@ use crate::server_keys::ServerKeys;
 use crate::settings::{AppConfig, ProviderKind, ServerConfig, Settings};
 use lantern_core::agent::{history_from_events, Answer, Session, SessionOptions, SERVER_REPO_MAP};
 use lantern_core::checkpoint::{Checkpoint, CheckpointStore, UndoOutcome};
-use lantern_core::code_index::{DefinitionPlace, IndexStatus, ProjectIndex};
+use lantern_core::code_index::{DefinitionPlace, IndexStatus, OutlineEntry, ProjectIndex};
 use lantern_core::event::{Event, TranscriptWriter};
 use lantern_core::model::{CancelToken, Model};
 use lantern_core::paths;
@@ -439,6 +439,14 @@ impl AppState {
             .clone()
             .ok_or_else(AppError::no_workspace)?;
         Ok(index.places_of(&self.workspace()?, name)?)
+    }
+
+    /// What the file at `path` defines, for the editor's outline.
+    pub fn file_outline(&self, path: &str) -> Result<Vec<OutlineEntry>, AppError> {
+        let index = lock(&self.code_index)
+            .clone()
+            .ok_or_else(AppError::no_workspace)?;
+        Ok(index.outline_of(&self.workspace()?, path)?)
     }
 
     /// Where the open folder's code index stands.

@@ -462,7 +462,11 @@ fn the_project_s_instructions_are_shown_with_their_size() {
     let dir = workspace();
     let state = opened(dir.path());
     assert!(state.project_rules().unwrap().is_none());
-    std::fs::write(dir.path().join("AGENTS.md"), "Run `make check` before a commit.\n").unwrap();
+    std::fs::write(
+        dir.path().join("AGENTS.md"),
+        "Run `make check` before a commit.\n",
+    )
+    .unwrap();
     let rules = state.project_rules().unwrap().expect("AGENTS.md is read");
     assert_eq!(rules.path, "AGENTS.md");
     assert!(rules.text.contains("make check") && !rules.cut);
@@ -488,6 +492,33 @@ fn the_open_folder_s_mcp_servers_are_listed_and_a_pasted_definition_is_checked()
             },
         )
         .unwrap_err();
-    assert!(refused.message.contains("needs \"command\""), "{}", refused.message);
+    assert!(
+        refused.message.contains("needs \"command\""),
+        "{}",
+        refused.message
+    );
     assert!(!dir.path().join(".lantern/mcp.json").exists());
+}
+
+#[test]
+fn the_editor_s_outline_lists_what_a_file_defines_in_order() {
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join("src/shop.ts"),
+        "export class Cart {\n  total(): number {\n    return 1;\n  }\n}\n\nexport function checkout() {}\n",
+    )
+    .unwrap();
+    let state = opened(dir.path());
+    let outline = state.file_outline("src/shop.ts").unwrap();
+    let shown: Vec<(&str, Option<&str>, u32)> = outline
+        .iter()
+        .map(|e| (e.name.as_str(), e.parent.as_deref(), e.line))
+        .collect();
+    assert_eq!(
+        shown,
+        [("Cart", None, 1), ("total", Some("Cart"), 2), ("checkout", None, 7)]
+    );
+    assert_eq!(outline[0].end_line, 5);
+    // A file of a language the index does not read has no outline.
+    assert!(state.file_outline("package.json").unwrap().is_empty());
 }

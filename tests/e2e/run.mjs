@@ -229,6 +229,10 @@ const tests = [
       await session.waitFor("src/cart.ts in the editor", async () => (await editorText(session))?.includes("withTax"));
       await session.press(...Array(11).fill(Keys.ArrowRight), Keys.F12);
       await session.waitFor("src/pricing.ts shown by F12", async () => (await session.text(".tab.active"))?.includes("pricing.ts"));
+      // The status bar's outline lists what the file shown defines.
+      await session.waitFor("the outline of pricing.ts", async () =>
+        (await session.execute("return [...document.querySelectorAll('.editor-outline option')].map(o => o.textContent);")).some((o) => /^function withTax · \d+$/.test(o)),
+      );
       await shot(session, "01b-go-to-definition");
       await session.click('.side-tab[data-page="model"]');
       await session.waitForElement(".model-panel .facts");

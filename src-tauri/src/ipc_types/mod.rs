@@ -22,7 +22,7 @@ use crate::state::{
 use lantern_core::agent::Answer;
 use lantern_core::chats::ChatSummary;
 use lantern_core::checkpoint::{Checkpoint, UndoConflict, UndoOutcome};
-use lantern_core::code_index::{DefinitionPlace, IndexStatus};
+use lantern_core::code_index::{DefinitionPlace, IndexStatus, OutlineEntry};
 use lantern_core::event::Event;
 use lantern_core::policy::Grant;
 use lantern_core::tool_result::ToolResult;
@@ -82,6 +82,7 @@ fn definitions() -> (Map<String, Value>, Vec<Module>) {
                 add::<Tree>(g),
                 add::<IndexStatus>(g),
                 add::<DefinitionPlace>(g),
+                add::<OutlineEntry>(g),
                 add::<TextFile>(g),
                 add::<SavedFile>(g),
                 add::<ModelList>(g),

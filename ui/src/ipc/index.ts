@@ -20,6 +20,7 @@ import type {
   McpView,
   ModelInfo,
   ModelList,
+  OutlineEntry,
   ProbeReport,
   RulesInfo,
   SavedFile,
@@ -97,6 +98,7 @@ export const COMMANDS = [
   "continue_chat",
   "delete_chat",
   "update_settings",
+  "file_outline",
   "project_rules",
   "mcp_servers",
   "change_mcp",
@@ -127,6 +129,8 @@ export const backend = {
   codeIndexStatus: () => call<IndexStatus>("code_index_status"),
   /** Where a name is defined in the open folder's code, the surest first. */
   goToDefinition: (name: string) => call<DefinitionPlace[]>("go_to_definition", { name }),
+  /** What a file defines, in order, from the code index (empty for an unindexed language). */
+  fileOutline: (path: string) => call<OutlineEntry[]>("file_outline", { path }),
   readFile: (path: string) => call<TextFile>("read_file", { path }),
   saveFile: (path: string, content: string) => call<SavedFile>("save_file", { path, content }),
   /** Runs a message to the end; resolves with the `turn_finished` event. */

@@ -142,6 +142,30 @@ describe("EditorPanel", () => {
     expect(notes.at(-1)).toBe("No definition of Cart in the code index.");
   });
 
+  it("lists what the file defines in its outline, and a choice selects that line", async () => {
+    const { disk, root, editor } = setup({
+      "src/cart.ts": "// Cart.\n\nexport class Cart {\n  total() {\n    return 0;\n  }\n}\n",
+    });
+    Object.assign(disk.backend, {
+      fileOutline: async (path: string) =>
+        path === "src/cart.ts"
+          ? [
+              { name: "Cart", kind: "class", parent: null, line: 3, end_line: 7 },
+              { name: "total", kind: "method", parent: "Cart", line: 4, end_line: 6 },
+            ]
+          : [],
+    });
+    await editor.open("src/cart.ts");
+    await new Promise((r) => setTimeout(r, 0));
+    const menu = root.querySelector<HTMLSelectElement>(".editor-outline")!;
+    expect([...menu.options].map((o) => o.textContent)).toEqual(["Outline (2)", "class Cart · 3", "  method Cart.total · 4"]);
+    menu.value = "4";
+    menu.dispatchEvent(new Event("change"));
+    const shown = EditorView.findFromDOM(root.querySelector(".editor-surface")!.shadowRoot!.querySelector(".cm-editor") as HTMLElement)!;
+    const selection = shown.state.selection.main;
+    expect(shown.state.sliceDoc(selection.from, selection.to)).toBe("  total() {");
+  });
+
   it("says so when a file cannot be opened", async () => {
     const { root, editor, notes } = setup({});
     await editor.open("missing.txt");

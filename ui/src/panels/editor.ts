@@ -8,6 +8,7 @@ import { setDiagnostics } from "@codemirror/lint";
 import { EditorState } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import type { Backend } from "../ipc";
+import type { OutlineEntry } from "../ipc/types";
 import { AppError } from "../ipc";
 import { DiagnosticsStore, reportFromResult, toCodeMirror } from "../lib/diagnostics";
 import { button, clear, h } from "../lib/dom";
@@ -25,7 +26,7 @@ interface Tab {
 }
 
 export interface EditorDeps {
-  backend: Pick<Backend, "readFile" | "saveFile"> & Partial<Pick<Backend, "goToDefinition">>;
+  backend: Pick<Backend, "readFile" | "saveFile"> & Partial<Pick<Backend, "goToDefinition" | "fileOutline">>;
   notify: (message: string, kind?: "info" | "error") => void;
   /** Asks whether to drop unsaved edits; resolves true to discard. */
   confirmDiscard: (path: string) => Promise<boolean>;
@@ -49,6 +50,8 @@ export class EditorPanel {
   private readonly editorParent = h("div");
   private readonly status = h("div", { class: "editor-status" });
   private readonly diagnostics = new DiagnosticsStore();
+  /** What the file shown defines, from the code index (empty for a language it does not read). */
+  private outline: { path: string; entries: OutlineEntry[] } | null = null;
 
   constructor(
     readonly root: HTMLElement,
@@ -158,6 +161,21 @@ export class EditorPanel {
     this.render();
     this.view.focus();
     this.deps.onActiveChange?.(tab.path);
+    void this.loadOutline(tab.path);
+  }
+
+  /** Asks the code index what `path` defines, and shows it in the status bar's outline. */
+  async loadOutline(path: string): Promise<void> {
+    if (!this.deps.backend.fileOutline) return;
+    let entries: OutlineEntry[];
+    try {
+      entries = await this.deps.backend.fileOutline(path);
+    } catch {
+      entries = [];
+    }
+    if (this.active?.path !== path) return;
+    this.outline = { path, entries };
+    this.renderStatus();
   }
 
   /** Opens where the name at `pos` is defined (F12, or Ctrl/Cmd+click on it): the surest of
@@ -204,6 +222,7 @@ export class EditorPanel {
       return;
     }
     tab.saved = content;
+    void this.loadOutline(tab.path);
     tab.changedOnDisk = false;
     this.refreshDirty(tab.path, tab === this.active && this.view ? this.view.state : tab.state);
     this.render();
@@ -376,6 +395,7 @@ export class EditorPanel {
     if (!tab) return;
     const parts: (HTMLElement | null)[] = [
       h("span", { class: "mono", text: tab.path }),
+      this.outlineMenu(tab.path),
       h("span", { class: "spacer" }),
       this.findingsText(tab.path),
       h("span", { text: languageOf(tab.path) }),
@@ -388,6 +408,24 @@ export class EditorPanel {
         : null,
     ];
     this.status.append(...parts.filter((p): p is HTMLElement => p !== null));
+  }
+
+  /** The file's definitions as a menu: choosing one selects its line. */
+  private outlineMenu(path: string): HTMLElement | null {
+    const entries = this.outline?.path === path ? this.outline.entries : [];
+    if (entries.length === 0) return null;
+    const menu = h("select", { class: "editor-outline small", attrs: { "aria-label": "outline", title: "What this file defines (from the code index)" } });
+    menu.append(h("option", { text: `Outline (${entries.length})`, attrs: { value: "" } }));
+    for (const entry of entries) {
+      const label = `${entry.parent ? "  " : ""}${entry.kind} ${entry.parent ? `${entry.parent}.` : ""}${entry.name} · ${entry.line}`;
+      menu.append(h("option", { text: label, attrs: { value: String(entry.line) } }));
+    }
+    menu.addEventListener("change", () => {
+      const line = Number(menu.value);
+      menu.value = "";
+      if (line > 0) this.revealLine(path, line);
+    });
+    return menu;
   }
 
   /** "2 errors · 1 warning" for the file's findings, or nothing. */

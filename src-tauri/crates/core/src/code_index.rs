@@ -57,6 +57,18 @@ pub struct DefinitionPlace {
     pub signature: String,
 }
 
+/// One definition of a file's outline, for a window's outline of the file shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct OutlineEntry {
+    pub name: String,
+    pub kind: String,
+    /// The type or module it belongs to (a method's class), when it does.
+    pub parent: Option<String>,
+    /// The line its name is on, and its last line (1-based).
+    pub line: u32,
+    pub end_line: u32,
+}
+
 /// The index's state.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -113,6 +125,28 @@ impl ProjectIndex {
                 line: l.definition.name_line,
                 kind: l.definition.kind.as_str().to_string(),
                 signature: l.definition.signature.clone(),
+            })
+            .collect())
+    }
+
+    /// What the file at `path` (relative) defines, in the order it does, from the index brought
+    /// up to date; empty for a file of a language that is not indexed.
+    pub fn outline_of(
+        &self,
+        workspace: &Workspace,
+        path: &str,
+    ) -> Result<Vec<OutlineEntry>, ToolError> {
+        let (index, _) = self.refresh(workspace, |_| {})?;
+        let definitions = index.as_ref().and_then(|index| index.outline(path));
+        Ok(definitions
+            .unwrap_or_default()
+            .iter()
+            .map(|d| OutlineEntry {
+                name: d.name.clone(),
+                kind: d.kind.as_str().to_string(),
+                parent: d.parent.clone(),
+                line: d.name_line,
+                end_line: d.end_line,
             })
             .collect())
     }

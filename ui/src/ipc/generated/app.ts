@@ -239,6 +239,17 @@ export type Origin =
   /** The workspace's `.lantern/mcp.json`: started only once approved. */
   | "workspace";
 
+/** One definition of a file's outline, for a window's outline of the file shown. */
+export interface OutlineEntry {
+  name: string;
+  kind: string;
+  /** The type or module it belongs to (a method's class), when it does. */
+  parent: string | null;
+  /** The line its name is on, and its last line (1-based). */
+  line: number;
+  end_line: number;
+}
+
 /**
  * How the opening came to be in the cache when the model was prepared: what the user waits
  * for at load, and why the first message of a fresh process is quick.
