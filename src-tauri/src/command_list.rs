@@ -35,6 +35,7 @@ pub const APP_COMMANDS: &[&str] = &[
     "delete_chat",
     "update_settings",
     "file_outline",
+    "complete_symbols",
     "project_rules",
     "mcp_servers",
     "change_mcp",

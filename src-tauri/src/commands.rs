@@ -315,6 +315,12 @@ pub async fn update_settings(state: Shared<'_>, settings: Settings) -> Result<Se
     off_thread(&state, move |s| s.update_settings(settings)).await
 }
 
+/// Names the open folder's code defines that begin with `prefix` (for `@` mentions).
+#[tauri::command]
+pub async fn complete_symbols(state: Shared<'_>, prefix: String) -> Result<Vec<String>, AppError> {
+    off_thread(&state, move |s| s.complete_symbols(&prefix)).await
+}
+
 /// What a file of the open folder defines, in order, for the editor's outline.
 #[tauri::command]
 pub async fn file_outline(state: Shared<'_>, path: String) -> Result<Vec<OutlineEntry>, AppError> {

@@ -75,6 +75,7 @@ app_commands![
     delete_chat,
     update_settings,
     file_outline,
+    complete_symbols,
     project_rules,
     mcp_servers,
     change_mcp,

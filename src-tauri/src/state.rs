@@ -441,6 +441,14 @@ impl AppState {
         Ok(index.places_of(&self.workspace()?, name)?)
     }
 
+    /// Names the open folder's code defines that begin with `prefix`, for `@` mentions.
+    pub fn complete_symbols(&self, prefix: &str) -> Result<Vec<String>, AppError> {
+        let index = lock(&self.code_index)
+            .clone()
+            .ok_or_else(AppError::no_workspace)?;
+        Ok(index.names_starting(prefix, 8))
+    }
+
     /// What the file at `path` defines, for the editor's outline.
     pub fn file_outline(&self, path: &str) -> Result<Vec<OutlineEntry>, AppError> {
         let index = lock(&self.code_index)

@@ -516,9 +516,16 @@ fn the_editor_s_outline_lists_what_a_file_defines_in_order() {
         .collect();
     assert_eq!(
         shown,
-        [("Cart", None, 1), ("total", Some("Cart"), 2), ("checkout", None, 7)]
+        [
+            ("Cart", None, 1),
+            ("total", Some("Cart"), 2),
+            ("checkout", None, 7)
+        ]
     );
     assert_eq!(outline[0].end_line, 5);
     // A file of a language the index does not read has no outline.
     assert!(state.file_outline("package.json").unwrap().is_empty());
+    // `@` mentions complete from the same index, shortest first.
+    assert_eq!(state.complete_symbols("c").unwrap(), ["Cart", "checkout"]);
+    assert!(state.complete_symbols("zz").unwrap().is_empty());
 }

@@ -577,6 +577,35 @@ const tests = [
     },
   ],
   [
+    "an @ mention completes from the project and attaches that file, shown as a chip and in the inspector",
+    async () => {
+      const session = await launch(freshWorkspace());
+      const input = await session.find(".chat-input");
+      await input.type("What does @pric");
+      await session.waitForElement('.mention-choice[data-kind="file"]');
+      const offered = await session.text(".mention-menu");
+      assert(offered.includes("src/pricing.ts"), `the menu offers the file: ${offered}`);
+      await shot(session, "19-mention-menu");
+      await input.type(Keys.Enter);
+      const written = await session.execute("return document.querySelector('.chat-input').value;");
+      assert(written === "What does @src/pricing.ts ", `the choice is written in: ${written}`);
+      await input.type("do?");
+      await input.type(Keys.Enter);
+      await session.waitForElement(".msg.user .attachment-chip");
+      const chip = await session.text(".msg.user .attachment-chip");
+      assert(chip === "@src/pricing.ts", `the message shows what it attached: ${chip}`);
+      const row = await session.text(".inspector-list");
+      assert(row.includes("@context") && row.includes("you attached"), `the inspector lists the context: ${row}`);
+      await session.execute("const stop = document.querySelector('.stop-button'); if (stop && !stop.classList.contains('hidden')) stop.click();");
+      await session.waitFor(
+        "the turn to end",
+        async () => (await session.findAll(".msg.assistant .thinking")).length === 0 && (await session.findAll(".stop-button.hidden")).length === 1,
+        MODEL_MS,
+      );
+      await shot(session, "20-mention-attached");
+    },
+  ],
+  [
     "the project's instructions are shown on the Model page with what they cost",
     async () => {
       const workspace = freshWorkspace();

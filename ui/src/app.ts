@@ -72,6 +72,10 @@ export class App {
       selectCall: (key) => inspector.select(key),
       newChat: () => void chats.newChat(),
       showChats: () => void chats.show(),
+      mentions: {
+        files: () => tree.files(),
+        symbols: (prefix) => backend.completeSymbols(prefix),
+      },
     });
     const chats: Chats = new Chats({ chat, calls, inspector, toasts, modalHost: layout.modalHost, turnRunning: () => turns.running });
     const modelPanel = new ModelPanel(layout.pages.model, {

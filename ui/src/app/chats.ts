@@ -82,7 +82,14 @@ export class Chats {
     try {
       const events = await backend.openChat(summary.path);
       const host = h("div", { class: "chat-readonly" });
-      const view = new ChatPanel(host, { send: () => {}, stop: () => {}, selectCall: () => {}, newChat: () => {}, showChats: () => {} });
+      const view = new ChatPanel(host, {
+        send: () => {},
+        stop: () => {},
+        selectCall: () => {},
+        newChat: () => {},
+        showChats: () => {},
+        mentions: { files: () => [], symbols: async () => [] },
+      });
       const log = new CallLog();
       view.replay(events, (event) => log.apply(event));
       openModal(this.deps.modalHost, {

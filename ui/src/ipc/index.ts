@@ -99,6 +99,7 @@ export const COMMANDS = [
   "delete_chat",
   "update_settings",
   "file_outline",
+  "complete_symbols",
   "project_rules",
   "mcp_servers",
   "change_mcp",
@@ -129,6 +130,8 @@ export const backend = {
   codeIndexStatus: () => call<IndexStatus>("code_index_status"),
   /** Where a name is defined in the open folder's code, the surest first. */
   goToDefinition: (name: string) => call<DefinitionPlace[]>("go_to_definition", { name }),
+  /** Names the code defines that begin with `prefix`, for `@` mentions. */
+  completeSymbols: (prefix: string) => call<string[]>("complete_symbols", { prefix }),
   /** What a file defines, in order, from the code index (empty for an unindexed language). */
   fileOutline: (path: string) => call<OutlineEntry[]>("file_outline", { path }),
   readFile: (path: string) => call<TextFile>("read_file", { path }),

@@ -18,7 +18,8 @@ export interface CallRecord {
   /** Unique in the log; the backend's call id when there is one. */
   key: string;
   callId: string | null;
-  origin: "model" | "manual";
+  /** The model's call, one written by hand, or what the user attached with `@` (no tool ran). */
+  origin: "model" | "manual" | "context";
   step: number | null;
   tool: string;
   args: unknown;
@@ -119,6 +120,7 @@ export class CallLog {
   private readonly calls: CallRecord[] = [];
   private readonly byCallId = new Map<string, CallRecord>();
   private manualCount = 0;
+  private contextCount = 0;
   private rejectedCount = 0;
   /** What the last reply carried besides its text, until the call it makes is parsed. */
   private lastReply: { step: number; deltas: unknown[]; thinking: string | null; decision: string | null } | null = null;
@@ -182,6 +184,23 @@ export class CallLog {
   /** Applies one agent event; `manualKey` names the manual call whose channel it came from. */
   apply(event: AgentEvent, manualKey?: string): CallRecord | null {
     switch (event.event) {
+      case "context_attached": {
+        // What the user gave with the message, listed with the calls as context they gave.
+        this.contextCount += 1;
+        const summary = Object.fromEntries(event.attachments.map((a) => [`@${a.mention}`, `${a.path} lines ${a.start_line}-${a.end_line}${a.cut ? " (cut)" : ""}`]));
+        const call = blank(`context-${this.contextCount}`, "context", "@context", summary);
+        call.valid = true;
+        call.finishedAt = Date.now();
+        call.result = {
+          success: true,
+          data: { attached: event.attachments, not_attached: event.problems },
+          error_message: null,
+          error_type: "none",
+          metadata: { execution_time_ms: 0, data_size_bytes: 0, timestamp: Date.now() },
+        };
+        this.calls.push(call);
+        return this.changed(call);
+      }
       case "response_finished":
         this.lastReply = {
           step: event.step,

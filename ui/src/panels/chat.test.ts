@@ -15,6 +15,7 @@ function setup() {
     selectCall: (k) => selected.push(k),
     newChat: () => sent.push("<new chat>"),
     showChats: () => sent.push("<chats>"),
+    mentions: { files: () => ["src/cart.ts", "src/cartesian.ts", "README.md"], symbols: async (p: string) => ["Cart", "CartItem"].filter((n) => n.startsWith(p)) },
   });
   chat.setAvailability({ ready: true });
   return { root, chat, sent, selected };
@@ -223,5 +224,27 @@ describe("ChatPanel", () => {
     const why = "The model gave no answer: its reply held no text. Ask again, perhaps in other words.";
     chat.event({ event: "turn_finished", reason: "answer", text: "", steps: 1, explanation: why }, null);
     expect(root.textContent).toContain(why);
+  });
+});
+
+describe("ChatPanel attachments", () => {
+  it("shows what a message attached with @ as chips, and the call log lists it as context", () => {
+    const { root, chat } = setup();
+    const log = new CallLog();
+    chat.startTurn("Explain @Cart and @nothing");
+    const event = {
+      event: "context_attached" as const,
+      attachments: [{ mention: "Cart", kind: "definition" as const, path: "src/cart.ts", start_line: 3, end_line: 9, text: "class Cart {}", cut: false }],
+      problems: ["@nothing names no file of the project and nothing its code defines"],
+    };
+    chat.event(event, log.apply(event));
+    const message = root.querySelector(".msg.user")!;
+    const chip = message.querySelector<HTMLElement>(".attachment-chip")!;
+    expect(chip.textContent).toBe("@Cart");
+    expect(chip.title).toBe("src/cart.ts, lines 3-9");
+    expect(message.textContent).toContain("@nothing names no file");
+    const [record] = log.all();
+    expect(record!.origin).toBe("context");
+    expect(record!.args).toEqual({ "@Cart": "src/cart.ts lines 3-9" });
   });
 });

@@ -7,6 +7,7 @@ import { type CallRecord, STATUS_LABELS, statusOf } from "../lib/calls";
 import { button, clear, h } from "../lib/dom";
 import { describeContext, describeEvaluated, summarizeArgs } from "../lib/format";
 import { renderMarkdown } from "../lib/markdown";
+import { MentionMenu, type MentionSources } from "./mentions";
 
 export interface ChatActions {
   send: (message: string) => void;
@@ -14,6 +15,8 @@ export interface ChatActions {
   selectCall: (key: string) => void;
   newChat: () => void;
   showChats: () => void;
+  /** Where `@` mentions are completed from. */
+  mentions: MentionSources;
 }
 
 export type ChatAvailability =
@@ -47,6 +50,7 @@ export class ChatPanel {
     h("span", {}, this.meterText, this.meterEvaluated),
   );
   private readonly newChatButton: HTMLButtonElement;
+  private readonly mentions: MentionMenu;
   private reply: HTMLElement | null = null;
   private segment: { element: HTMLElement; text: string } | null = null;
   private renderQueued = false;
@@ -62,7 +66,9 @@ export class ChatPanel {
     root.classList.add("chat-panel");
     this.sendButton = button("Send", () => this.submit(), { class: "primary send-button" });
     this.stopButton = button("Stop", () => actions.stop(), { class: "danger stop-button hidden", title: "Stop the assistant" });
+    this.mentions = new MentionMenu(this.input, actions.mentions);
     this.input.addEventListener("keydown", (event) => {
+      if (this.mentions.key(event)) return;
       if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
         this.submit();
@@ -70,7 +76,7 @@ export class ChatPanel {
     });
     this.newChatButton = button("New chat", actions.newChat, { class: "small new-chat", title: "Start a new conversation; this one stays saved" });
     const header = h("div", { class: "chat-header" }, this.newChatButton, button("Chats…", actions.showChats, { class: "small show-chats", title: "This folder's saved conversations" }));
-    root.append(header, this.log, h("div", { class: "chat-compose" }, this.input, h("div", { class: "chat-buttons" }, this.sendButton, this.stopButton)), this.meter, this.hint);
+    root.append(header, this.log, h("div", { class: "chat-compose" }, this.mentions.root, this.input, h("div", { class: "chat-buttons" }, this.sendButton, this.stopButton)), this.meter, this.hint);
     this.renderEmpty();
   }
 
@@ -172,6 +178,18 @@ export class ChatPanel {
     const reply = this.reply;
     if (!reply) return;
     switch (event.event) {
+      case "context_attached": {
+        // Chips under the user's message: what it attached, and what it could not.
+        const message = [...this.log.querySelectorAll(".msg.user")].at(-1);
+        if (!message) break;
+        const chips = h("div", { class: "attachments" });
+        for (const a of event.attachments) {
+          chips.append(h("span", { class: "chip attachment-chip", text: `@${a.mention}`, title: `${a.path}, lines ${a.start_line}-${a.end_line}${a.cut ? " (cut to its limit)" : ""}` }));
+        }
+        for (const problem of event.problems) chips.append(h("span", { class: "muted small", text: problem }));
+        message.append(chips);
+        break;
+      }
       case "step_started":
         reply.querySelector(".thinking")?.classList.remove("streaming");
         // Each reply's text apart, so a refused reply's text can go with it.

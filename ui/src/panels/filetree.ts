@@ -38,6 +38,11 @@ export class FileTreePanel {
     this.render();
   }
 
+  /** The files listed, for `@` mentions. */
+  files(): readonly string[] {
+    return this.tree?.files ?? [];
+  }
+
   setActive(path: string | null): void {
     this.active = path;
     if (path) for (const folder of ancestors(path)) this.expanded.add(folder);

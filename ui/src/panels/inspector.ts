@@ -128,6 +128,7 @@ export class InspectorPanel {
           h("span", { class: "mono call-tool", text: call.tool }),
           h("span", { class: "call-summary", text: call.valid === false ? (call.validationMessage ?? "") : summarizeArgs(call.args) }),
           call.origin === "manual" ? h("span", { class: "origin-chip", text: "by hand" }) : null,
+          call.origin === "context" ? h("span", { class: "origin-chip", text: "you attached" }) : null,
           h("span", { class: `status-chip status-${status}`, text: STATUS_LABELS[status] }),
         ),
       );
@@ -291,6 +292,7 @@ export function exchangeOf(call: CallRecord): McpExchange | null {
 /** How the call reached Lantern. */
 export function viaLabel(call: CallRecord): string {
   if (call.origin === "manual") return "— (written by hand)";
+  if (call.origin === "context") return "— (context you attached with @; no tool ran)";
   if (fromServerApi(call)) return "native tool call (the server's tool_calls)";
   if (call.via === "native") return "native tool call (the model's own form, through its chat template)";
   if (call.via === "text") return "text (the <TOOL_CALL> protocol)";

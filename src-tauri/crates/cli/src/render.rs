@@ -155,6 +155,25 @@ fn turn_lines(event: &Event) -> (Vec<String>, bool) {
             }
             false
         }
+        Event::ContextAttached {
+            attachments,
+            problems,
+        } => {
+            for a in attachments {
+                lines.push(format!(
+                    "(attached @{}: {} lines {}-{}{})",
+                    visible(&a.mention, false),
+                    visible(&a.path, false),
+                    a.start_line,
+                    a.end_line,
+                    if a.cut { ", cut" } else { "" }
+                ));
+            }
+            for problem in problems {
+                lines.push(format!("({})", visible(problem, false)));
+            }
+            true
+        }
         Event::AnswerCut { .. } => {
             lines.push("(The answer began repeating itself and was ended; the repeats are not part of it.)".to_string());
             true

@@ -52,6 +52,9 @@ pub struct DefinitionPlace {
     pub path: String,
     /// The line its name is on, 1-based.
     pub line: u32,
+    /// Its first and last lines (a decorator or doc comment may come before the name).
+    pub start_line: u32,
+    pub end_line: u32,
     pub kind: String,
     /// Its first line.
     pub signature: String,
@@ -123,6 +126,8 @@ impl ProjectIndex {
             .map(|l| DefinitionPlace {
                 path: l.path.to_string(),
                 line: l.definition.name_line,
+                start_line: l.definition.start_line,
+                end_line: l.definition.end_line,
                 kind: l.definition.kind.as_str().to_string(),
                 signature: l.definition.signature.clone(),
             })
@@ -149,6 +154,27 @@ impl ProjectIndex {
                 end_line: d.end_line,
             })
             .collect())
+    }
+
+    /// The defined names that begin with `prefix` (ignoring case), shortest first, at most
+    /// `limit`: from the index as its last refresh left it, never waiting for one (a window
+    /// completes `@` mentions as the user types).
+    pub fn names_starting(&self, prefix: &str, limit: usize) -> Vec<String> {
+        let Ok(guard) = self.index.try_lock() else {
+            return Vec::new();
+        };
+        let Some(index) = guard.as_ref() else {
+            return Vec::new();
+        };
+        let lower = prefix.to_lowercase();
+        let mut names: Vec<&str> = index
+            .names()
+            .into_iter()
+            .filter(|name| name.to_lowercase().starts_with(&lower))
+            .collect();
+        names.sort_by_key(|name| (name.len(), *name));
+        names.truncate(limit);
+        names.into_iter().map(str::to_string).collect()
     }
 
     fn set_status(&self, change: impl FnOnce(&mut IndexStatus)) {

@@ -73,6 +73,12 @@ pub enum Event {
         message: String,
         model: String,
     },
+    /// What the user attached to the message with `@` (a file, a definition), as the model is
+    /// given it, and the mentions that attached nothing.
+    ContextAttached {
+        attachments: Vec<crate::attachments::Attachment>,
+        problems: Vec<String>,
+    },
     StepStarted {
         step: usize,
     },

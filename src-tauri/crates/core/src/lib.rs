@@ -42,6 +42,7 @@ pub mod agent;
 pub mod answer_notes;
 pub mod answer_paths;
 pub mod arithmetic;
+pub mod attachments;
 pub mod chats;
 pub mod checkpoint;
 pub mod code_index;

@@ -1215,3 +1215,61 @@ fn with_many_tools_from_servers_a_turn_is_offered_the_ones_that_fit_and_asks_bef
         last_read(&model, 1)
     );
 }
+
+#[test]
+fn a_file_or_definition_the_message_mentions_with_an_at_sign_is_given_before_it_and_reported() {
+    use lantern_core::attachments::AttachmentKind;
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join("src/tax.rs"),
+        "// Taxes.\n\n/// Adds the tax.\npub fn with_tax(price: u32) -> u32 {\n    price * 2\n}\n",
+    )
+    .unwrap();
+    let mut s = session(dir.path());
+    let (events, model) = asking(
+        &mut s,
+        "Does @with_tax round, and what does @package.json say? (@nowhere)",
+        vec!["It doubles.".to_string()],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    let (attachments, problems) = events
+        .iter()
+        .find_map(|e| match e {
+            Event::ContextAttached {
+                attachments,
+                problems,
+            } => Some((attachments.clone(), problems.clone())),
+            _ => None,
+        })
+        .expect("the attachments are reported");
+    let shown: Vec<(&str, AttachmentKind, &str, u32, u32)> = attachments
+        .iter()
+        .map(|a| {
+            (
+                a.mention.as_str(),
+                a.kind,
+                a.path.as_str(),
+                a.start_line,
+                a.end_line,
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("with_tax", AttachmentKind::Definition, "src/tax.rs", 4, 6),
+            ("package.json", AttachmentKind::File, "package.json", 1, 1),
+        ]
+    );
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].contains("@nowhere"));
+    // The model reads them before the message, which stays the last word.
+    let sent = &model.seen[0];
+    let context = &sent[sent.len() - 2];
+    assert_eq!(context.role, Role::System);
+    assert!(
+        context.content.contains("price * 2") && context.content.contains("\"version\": \"2.4.1\"")
+    );
+    assert!(!context.content.contains("// Taxes."));
+    assert_eq!(sent.last().unwrap().role, Role::User);
+}

@@ -82,6 +82,9 @@ export interface DefinitionPlace {
   path: string;
   /** The line its name is on, 1-based. */
   line: number;
+  /** Its first and last lines (a decorator or doc comment may come before the name). */
+  start_line: number;
+  end_line: number;
   kind: string;
   /** Its first line. */
   signature: string;

@@ -14,6 +14,25 @@ export interface AnswerNote {
   text: string;
 }
 
+/** One thing the user attached. */
+export interface Attachment {
+  /** As the message wrote it, without the `@`. */
+  mention: string;
+  kind: AttachmentKind;
+  /** The file it comes from, relative to the workspace. */
+  path: string;
+  /** The lines given (1-based, inclusive). */
+  start_line: number;
+  end_line: number;
+  /** The text given to the model. */
+  text: string;
+  /** Whether the text was cut to [`MAX_ATTACHED_CHARS`]. */
+  cut: boolean;
+}
+
+/** What a mention attached. */
+export type AttachmentKind = "file" | "definition";
+
 /** How a backend's model makes its tool calls. */
 export type CallPath =
   /** It writes them as text, in the `<TOOL_CALL>` protocol the system prompt describes. */
@@ -46,6 +65,11 @@ export type Dialect =
 /** One step of a turn or a manual call, as the window, the CLI and transcripts see it. */
 export type Event =
   | { event: "turn_started"; message: string; model: string }
+  /**
+   * What the user attached to the message with `@` (a file, a definition), as the model is
+   * given it, and the mentions that attached nothing.
+   */
+  | { event: "context_attached"; attachments: Attachment[]; problems: string[] }
   | { event: "step_started"; step: number }
   /** Settled text of the reply outside any call, as it streams. */
   | { event: "text_delta"; step: number; text: string }

@@ -6,6 +6,7 @@ use super::calls::{self, Author, Confirmer};
 use super::live::LiveText;
 use super::texts::{code_map, defined_names, VisibleTexts};
 use super::{compaction, Session};
+use crate::attachments;
 use crate::event::{Event, FinishedReason, NO_ANSWER};
 use crate::model::{
     CallPath, CancelToken, Flow, GenerateRequest, Generation, Message, Model, Role,
@@ -91,6 +92,7 @@ impl Session {
             }
             self.known_paths = Some(known);
         }
+        self.attach_mentions(message, emit);
         self.history.push(Message::new(Role::User, message));
         TurnState {
             turn_start: self.history.len() - 1,
@@ -98,6 +100,28 @@ impl Session {
             protocol_errors: 0,
             steps: 0,
         }
+    }
+
+    /// What the message attaches with `@`, given to the model before it and reported.
+    fn attach_mentions(&mut self, message: &str, emit: &mut dyn FnMut(&Event)) {
+        if attachments::mentions_in(message).is_empty() {
+            return;
+        }
+        let known = self
+            .known_paths
+            .get_or_insert_with(|| known_paths(&self.ctx.workspace));
+        let (attached, problems) =
+            attachments::attach(message, &self.ctx.workspace, known, &self.ctx.code_index);
+        if !attached.is_empty() {
+            self.history.push(Message::new(
+                Role::System,
+                attachments::message_of(&attached),
+            ));
+        }
+        emit(&Event::ContextAttached {
+            attachments: attached,
+            problems,
+        });
     }
 
     /// One step: the model's reply, reported and acted on. `Some` ends the turn.
