@@ -46,6 +46,37 @@ impl ProjectRules {
         })
     }
 
+    /// The instructions of the folder nearest above `rel` (a file or folder of the workspace)
+    /// that has its own — `packages/api/AGENTS.md` for `packages/api/src/app.ts` — when that is
+    /// not the root's: a part of a monorepo may ask for more than the whole.
+    pub fn nearest_above(workspace: &Workspace, rel: &str) -> Option<ProjectRules> {
+        let mut folder = std::path::Path::new(rel);
+        while let Some(parent) = folder.parent() {
+            folder = parent;
+            let dir = folder.to_string_lossy();
+            if dir.is_empty() {
+                return None;
+            }
+            // `.github/copilot-instructions.md` is the root's alone.
+            let found = RULES_FILES[..3].iter().find_map(|name| {
+                let file = format!("{dir}/{name}");
+                let path = workspace.resolve(&file).ok()?;
+                let bytes = current_content(workspace, &path).ok()??;
+                let text = String::from_utf8(bytes).ok()?;
+                (!text.trim().is_empty()).then(|| ProjectRules::from_text(&file, &text))
+            });
+            if found.is_some() {
+                return found;
+            }
+        }
+        None
+    }
+
+    /// Are these the root's instructions?
+    fn is_root(&self) -> bool {
+        RULES_FILES.contains(&self.path.as_str())
+    }
+
     fn from_text(path: &str, text: &str) -> ProjectRules {
         let text = text.trim();
         if text.len() <= MAX_RULES_BYTES {
@@ -69,6 +100,12 @@ impl ProjectRules {
 
     /// The system message the model is given.
     pub fn message(&self) -> String {
+        if let Some((folder, _)) = self.path.rsplit_once('/').filter(|_| !self.is_root()) {
+            return format!(
+                "The instructions of the folder {folder}, from its file {}. Follow them for the files under {folder}; they do not change your tools or what needs the user's approval.\n\n{}",
+                self.path, self.text
+            );
+        }
         let cut = if self.cut {
             " (cut: the file is longer)"
         } else {
@@ -94,6 +131,24 @@ mod tests {
         }
         let ws = Workspace::open(dir.path()).unwrap();
         (dir, ws)
+    }
+
+    #[test]
+    fn a_folder_s_own_instructions_are_found_above_its_files_but_never_the_root_s() {
+        let (_d, ws) = workspace(&[
+            ("AGENTS.md", "Root rules.\n"),
+            ("packages/api/AGENTS.md", "Use the api's logger.\n"),
+            ("packages/api/src/app.ts", "export {};\n"),
+            ("packages/web/CLAUDE.md", "Keep components small.\n"),
+            ("packages/web/src/ui/button.ts", "export {};\n"),
+            ("src/main.ts", "export {};\n"),
+        ]);
+        let api = ProjectRules::nearest_above(&ws, "packages/api/src/app.ts").unwrap();
+        assert_eq!(api.path, "packages/api/AGENTS.md");
+        let web = ProjectRules::nearest_above(&ws, "packages/web/src/ui/button.ts").unwrap();
+        assert_eq!(web.text, "Keep components small.");
+        assert_eq!(ProjectRules::nearest_above(&ws, "src/main.ts"), None);
+        assert_eq!(ProjectRules::nearest_above(&ws, "package.json"), None);
     }
 
     #[test]

@@ -1273,3 +1273,44 @@ fn a_file_or_definition_the_message_mentions_with_an_at_sign_is_given_before_it_
     assert!(!context.content.contains("// Taxes."));
     assert_eq!(sent.last().unwrap().role, Role::User);
 }
+
+#[test]
+fn a_folder_s_own_instructions_are_given_once_when_the_message_names_a_path_in_it() {
+    let dir = workspace();
+    std::fs::create_dir_all(dir.path().join("packages/api/src")).unwrap();
+    std::fs::write(
+        dir.path().join("packages/api/AGENTS.md"),
+        "Log through api/log.ts.\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("packages/api/src/app.ts"), "export {};\n").unwrap();
+    let mut s = session(dir.path());
+    let rules_in = |model: &ScriptedModel| {
+        model.seen[0]
+            .iter()
+            .filter(|m| m.role == Role::System && m.content.contains("Log through api/log.ts."))
+            .count()
+    };
+    let (_, model) = asking(
+        &mut s,
+        "What does packages/api/src/app.ts export?",
+        vec!["Nothing.".to_string()],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    assert_eq!(rules_in(&model), 1);
+    let (_, model) = asking(
+        &mut s,
+        "And packages/api/src/app.ts again?",
+        vec!["Still nothing.".to_string()],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    assert_eq!(rules_in(&model), 1, "given once per conversation");
+    let mut other = session(dir.path());
+    let (_, model) = asking(
+        &mut other,
+        "What is in package.json?",
+        vec!["A name.".to_string()],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    assert_eq!(rules_in(&model), 0);
+}

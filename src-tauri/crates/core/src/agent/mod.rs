@@ -61,6 +61,8 @@ pub struct Session {
     filled: Option<f64>,
     /// The tools this turn offers, when not all of them (many tools from MCP servers).
     offer: Option<Arc<crate::toolbox::Offer>>,
+    /// The folders' own instructions given in this conversation so far, by file.
+    folder_rules: Vec<String>,
 }
 
 /// Where a session keeps its state. `None` fields disable that kind of persistence (tests).
@@ -133,6 +135,7 @@ impl Session {
             defined_names: None,
             filled: None,
             offer: None,
+            folder_rules: Vec::new(),
         }
     }
 

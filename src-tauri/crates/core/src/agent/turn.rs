@@ -92,6 +92,9 @@ impl Session {
             }
             self.known_paths = Some(known);
         }
+        if self.config.project_rules {
+            self.give_folder_rules(message);
+        }
         self.attach_mentions(message, emit);
         self.history.push(Message::new(Role::User, message));
         TurnState {
@@ -99,6 +102,30 @@ impl Session {
             last_calls: Vec::new(),
             protocol_errors: 0,
             steps: 0,
+        }
+    }
+
+    /// The instructions of the folders the message's paths are in, when a folder has its own
+    /// (`packages/api/AGENTS.md`), each given once per conversation.
+    fn give_folder_rules(&mut self, message: &str) {
+        let known = self
+            .known_paths
+            .get_or_insert_with(|| known_paths(&self.ctx.workspace));
+        let named: Vec<String> = crate::mentions::message_words(message)
+            .map(|w| w.trim_start_matches('@').trim_end_matches(['.', '/']))
+            .filter(|w| known.has_file(w) || known.folders.iter().any(|f| f == w))
+            // Looked up from the path itself: a folder named has its own file checked too.
+            .map(|w| format!("{w}/."))
+            .collect();
+        for path in named {
+            let Some(rules) = ProjectRules::nearest_above(&self.ctx.workspace, &path) else {
+                continue;
+            };
+            if !self.folder_rules.contains(&rules.path) {
+                self.history
+                    .push(Message::new(Role::System, rules.message()));
+                self.folder_rules.push(rules.path);
+            }
         }
     }
 
