@@ -199,19 +199,43 @@ pub fn check(
     request: &Request,
 ) -> Result<Value, ToolError> {
     let started = Instant::now();
-    let deadline = started + request.timeout;
-    let root = ws.root().to_path_buf();
     let files = workspace_files(ws)?;
     let mut jobs = detect(ws, &files);
     let file_language = request.file.as_deref().and_then(Language::of);
     if let Some(file) = &request.file {
         jobs.retain(|j| Some(j.checker.language()) == file_language && inside(file, &j.dir));
     }
+    let mut ran = run_checkers(ws, cache, request, jobs, &files, started + request.timeout);
+    let targets = syntax_targets(request, file_language, &files, &ran.covered);
+    if !targets.is_empty() {
+        ran.reports.push(run_syntax(ws, &targets));
+    }
+    Ok(summarised(request, &ran, started))
+}
 
-    let mut reports: Vec<Report> = Vec::new();
-    let mut missing: Vec<Value> = Vec::new();
-    // Languages a checker is looking at, with the folder it covers.
-    let mut covered: Vec<(Language, String)> = Vec::new();
+/// What the checkers that ran found, the ones missing (with what stood in), and the
+/// languages each checked folder covers.
+struct Ran {
+    reports: Vec<Report>,
+    missing: Vec<Value>,
+    covered: Vec<(Language, String)>,
+}
+
+/// Runs each job's checker, or the first fallback that is installed, within `deadline`.
+fn run_checkers(
+    ws: &Workspace,
+    cache: &std::sync::Mutex<Cache>,
+    request: &Request,
+    jobs: Vec<Job>,
+    files: &[String],
+    deadline: Instant,
+) -> Ran {
+    let root = ws.root().to_path_buf();
+    let mut ran = Ran {
+        reports: Vec::new(),
+        missing: Vec::new(),
+        covered: Vec::new(),
+    };
     for job in jobs {
         let project = abs_of(&root, &job.dir);
         let mut checker = job.checker;
@@ -220,7 +244,7 @@ pub fn check(
                 break Some(program);
             }
             let instead = checker.fallback();
-            missing.push(json!({
+            ran.missing.push(json!({
                 "checker": checker.name(),
                 "language": checker.language().name(),
                 "project": job.dir,
@@ -239,15 +263,22 @@ pub fn check(
             checker,
             dir: job.dir,
         };
-        covered.push((checker.language(), job.dir.clone()));
-        reports.push(run_job(
-            ws, cache, request, &job, &program, &files, deadline,
-        ));
+        ran.covered.push((checker.language(), job.dir.clone()));
+        ran.reports
+            .push(run_job(ws, cache, request, &job, &program, files, deadline));
     }
+    ran
+}
 
-    // Files no checker covered get a syntax check: the requested file, or every file of a
-    // checked language whose checker is missing (JSON and TOML only when asked for by name).
-    let syntax_targets: Vec<String> = match &request.file {
+/// Files no checker covered get a syntax check: the requested file, or every file of a
+/// checked language whose checker is missing (JSON and TOML only when asked for by name).
+fn syntax_targets(
+    request: &Request,
+    file_language: Option<Language>,
+    files: &[String],
+    covered: &[(Language, String)],
+) -> Vec<String> {
+    match &request.file {
         Some(file) => {
             if file_language.is_some() && !covered.iter().any(|(l, _)| Some(*l) == file_language) {
                 vec![file.clone()]
@@ -264,14 +295,15 @@ pub fn check(
             .take(MAX_SYNTAX_FILES)
             .cloned()
             .collect(),
-    };
-    if !syntax_targets.is_empty() {
-        reports.push(run_syntax(ws, &syntax_targets));
     }
+}
 
+/// The reports' findings, merged, sorted and deduplicated (only the new ones when asked),
+/// and how many are new since the last check.
+fn merged(request: &Request, reports: &[Report]) -> (Vec<Diagnostic>, usize) {
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     let mut new_count = 0;
-    for report in &reports {
+    for report in reports {
         if request.only_new {
             diagnostics.extend(report.new.iter().cloned());
         } else {
@@ -287,6 +319,13 @@ pub fn check(
             .cmp(&(b.severity, &b.path, b.line, b.column, &b.message))
     });
     diagnostics.dedup();
+    (diagnostics, new_count)
+}
+
+/// The result: the findings (at most [`MAX_LISTED`]), their counts, a summary line, and what
+/// ran, what was missing and how long it took.
+fn summarised(request: &Request, ran: &Ran, started: Instant) -> Value {
+    let (mut diagnostics, new_count) = merged(request, &ran.reports);
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for d in &diagnostics {
         let key = match d.severity {
@@ -296,44 +335,21 @@ pub fn check(
         };
         *counts.entry(key).or_default() += 1;
     }
-    let total = diagnostics.len();
-    let omitted = total.saturating_sub(MAX_LISTED);
+    let omitted = diagnostics.len().saturating_sub(MAX_LISTED);
     diagnostics.truncate(MAX_LISTED);
-    let fresh = reports.iter().all(|r| r.fresh);
+    let fresh = ran.reports.iter().all(|r| r.fresh);
     let errors = counts.get("errors").copied().unwrap_or(0);
     let warnings = counts.get("warnings").copied().unwrap_or(0);
-    let ran: Vec<String> = reports
-        .iter()
-        .map(|r| r.json["checker"].as_str().unwrap_or_default().to_string())
-        .collect();
-    let summary = if reports.is_empty() {
-        "No checker applies: no Cargo.toml, tsconfig.json, package.json with ESLint, Python or Go files found here.".to_string()
-    } else {
-        format!(
-            "{errors} error(s), {warnings} warning(s){} from {}{}",
-            if request.only_new {
-                " new since the last check"
-            } else {
-                ""
-            },
-            ran.join(", "),
-            if fresh {
-                ""
-            } else {
-                "; some results are stale (see checkers)"
-            }
-        )
-    };
     let mut data = json!({
-        "summary": summary,
+        "summary": summary_line(request, &ran.reports, errors, warnings, fresh),
         "diagnostics": diagnostics,
         "errors": errors,
         "warnings": warnings,
         "notes": counts.get("notes").copied().unwrap_or(0),
         "fresh": fresh,
         "new_since_last": new_count,
-        "checkers": reports.iter().map(|r| r.json.clone()).collect::<Vec<_>>(),
-        "missing": missing,
+        "checkers": ran.reports.iter().map(|r| r.json.clone()).collect::<Vec<_>>(),
+        "missing": ran.missing,
         "duration_ms": started.elapsed().as_millis() as u64,
     });
     if let Some(file) = &request.file {
@@ -345,5 +361,36 @@ pub fn check(
             "{omitted} more diagnostics not listed; ask for one file at a time with \"file\"."
         ));
     }
-    Ok(data)
+    data
+}
+
+/// "2 error(s), 1 warning(s) from cargo check", or why no checker applies.
+fn summary_line(
+    request: &Request,
+    reports: &[Report],
+    errors: usize,
+    warnings: usize,
+    fresh: bool,
+) -> String {
+    if reports.is_empty() {
+        return "No checker applies: no Cargo.toml, tsconfig.json, package.json with ESLint, Python or Go files found here.".to_string();
+    }
+    let ran: Vec<&str> = reports
+        .iter()
+        .map(|r| r.json["checker"].as_str().unwrap_or_default())
+        .collect();
+    format!(
+        "{errors} error(s), {warnings} warning(s){} from {}{}",
+        if request.only_new {
+            " new since the last check"
+        } else {
+            ""
+        },
+        ran.join(", "),
+        if fresh {
+            ""
+        } else {
+            "; some results are stale (see checkers)"
+        }
+    )
 }
