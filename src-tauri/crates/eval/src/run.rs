@@ -223,19 +223,60 @@ fn score(
     registry: &ToolRegistry,
     seconds: f64,
 ) -> TaskOutcome {
-    let mut outcome = TaskOutcome {
-        seconds,
-        ..TaskOutcome::blank(task, phrasing)
-    };
-    let mut ran_tools: Vec<&str> = Vec::new();
-    let mut last_reply = String::new();
-    let mut cut: Option<String> = None;
-    let mut notes = Vec::new();
     // Paths are judged against the workspace the run left, with no checkpoints of its own.
     let context = Workspace::open(root)
         .ok()
         .map(|ws| ToolContext::new(ws, None));
+    let mut reading = Reading {
+        outcome: TaskOutcome {
+            seconds,
+            ..TaskOutcome::blank(task, phrasing)
+        },
+        ran_tools: Vec::new(),
+        last_reply: String::new(),
+        cut: None,
+        notes: Vec::new(),
+    };
     for event in events {
+        reading.read(event, context.as_ref(), registry);
+    }
+    let Reading {
+        mut outcome,
+        ran_tools,
+        last_reply,
+        cut,
+        notes,
+    } = reading;
+    outcome.calls_made = outcome.valid_calls + outcome.invalid_calls;
+    outcome.mangled_answer = protocol_fragment(&outcome.answer).is_some();
+    if task.needs_tool {
+        outcome.right_tool = outcome
+            .first_tool
+            .as_ref()
+            .map(|tool| task.tools.contains(tool));
+    }
+    if outcome.finish_reason == Some(FinishedReason::Answer) {
+        outcome.model_answer = cut.unwrap_or(last_reply).trim().to_string();
+    }
+    judge(&mut outcome, task, notes, &ran_tools, root);
+    outcome
+}
+
+/// What a run's events add up to, as they are read one by one.
+struct Reading<'a> {
+    outcome: TaskOutcome,
+    /// The tools whose calls succeeded, in order.
+    ran_tools: Vec<&'a str>,
+    /// The text of the last reply, and the answer as the engine cut it when it looped.
+    last_reply: String,
+    cut: Option<String>,
+    /// Lantern's notes beneath the answer, counted apart from the model's words.
+    notes: Vec<lantern_core::answer_notes::AnswerNote>,
+}
+
+impl<'a> Reading<'a> {
+    fn read(&mut self, event: &'a Event, context: Option<&ToolContext>, registry: &ToolRegistry) {
+        let outcome = &mut self.outcome;
         match event {
             Event::ResponseFinished {
                 call_confidence,
@@ -250,15 +291,13 @@ fn score(
                 if turn.call.is_none() && protocol_fragment(&turn.text).is_some() {
                     outcome.protocol_shaped_replies += 1;
                 }
-                last_reply = turn.text;
+                self.last_reply = turn.text;
             }
             Event::CallParsed {
                 step, tool, args, ..
             } => {
                 outcome.valid_calls += 1;
-                let grounded = context
-                    .as_ref()
-                    .and_then(|ctx| paths_grounded(registry, ctx, tool, args));
+                let grounded = context.and_then(|ctx| paths_grounded(registry, ctx, tool, args));
                 if let Some(grounded) = grounded {
                     outcome.path_calls += 1;
                     outcome.grounded_path_calls += usize::from(grounded);
@@ -285,11 +324,11 @@ fn score(
                     outcome.edits_applied += usize::from(*success);
                 }
                 if *success {
-                    ran_tools.push(tool);
+                    self.ran_tools.push(tool);
                 }
             }
-            Event::AnswerCut { text, .. } => cut = Some(text.clone()),
-            Event::AnswerNoted { notes: given, .. } => notes.clone_from(given),
+            Event::AnswerCut { text, .. } => self.cut = Some(text.clone()),
+            Event::AnswerNoted { notes: given, .. } => self.notes.clone_from(given),
             Event::TurnFinished {
                 reason,
                 text,
@@ -307,19 +346,6 @@ fn score(
             _ => {}
         }
     }
-    outcome.calls_made = outcome.valid_calls + outcome.invalid_calls;
-    outcome.mangled_answer = protocol_fragment(&outcome.answer).is_some();
-    if task.needs_tool {
-        outcome.right_tool = outcome
-            .first_tool
-            .as_ref()
-            .map(|tool| task.tools.contains(tool));
-    }
-    if outcome.finish_reason == Some(FinishedReason::Answer) {
-        outcome.model_answer = cut.unwrap_or(last_reply).trim().to_string();
-    }
-    judge(&mut outcome, task, notes, &ran_tools, root);
-    outcome
 }
 
 /// Scores the answer twice, in the model's own words and as shown, against the task's
