@@ -173,6 +173,19 @@ const MAX_BODY_BYTES: u64 = 1 << 20;
 /// few bytes, so a server that streams far more than that is not honouring `max_tokens`.
 const BYTES_PER_TOKEN: usize = 32;
 
+/// What a reply's stream held.
+#[derive(Default)]
+struct Streamed {
+    text: String,
+    thinking: String,
+    /// The pieces of a native tool call, when the reply makes one.
+    calls: CallAssembler,
+    usage: Option<Usage>,
+    chunks: usize,
+    /// Why the first line that was no chunk was not one, for the error when none came.
+    first_bad_line: Option<String>,
+}
+
 /// How the stream ended, before it becomes a [`FinishReason`].
 enum Ending {
     /// `finish_reason` as the server gave it.
@@ -452,19 +465,73 @@ impl OpenAiModel {
     /// [`BYTES_PER_TOKEN`] bytes per token asked for is cut there and ends as `Length`.
     fn read_reply(
         &self,
-        mut stream: impl BufRead,
+        stream: impl BufRead,
         request: &GenerateRequest<'_>,
         path: CallPath,
         on_text: &mut dyn FnMut(&str) -> Flow,
     ) -> Result<Generation, ModelError> {
+        let (mut streamed, ending) = self.read_stream(stream, request, path, on_text)?;
+        if streamed.chunks == 0 && !matches!(ending, Ending::Cancelled) {
+            let server = &self.options.base_url;
+            return Err(errors::no_reply(server, streamed.first_bad_line.as_deref()));
+        }
+        let native_call =
+            !streamed.calls.is_empty() && !matches!(ending, Ending::Cancelled | Ending::OverBudget);
+        if native_call {
+            let block = streamed.calls.text();
+            let block = if streamed.text.trim().is_empty() {
+                block
+            } else {
+                format!("\n{block}")
+            };
+            streamed.text.push_str(&block);
+            on_text(&block);
+        }
+        let finish = match ending {
+            Ending::Cancelled => FinishReason::Cancelled,
+            Ending::OverBudget => FinishReason::Length,
+            // The call is complete: the same place a stop sequence would have ended the reply.
+            _ if native_call => FinishReason::Stop,
+            // The callback stops at the end of a call: the same place a stop sequence would.
+            Ending::CallerStopped => FinishReason::Stop,
+            Ending::Finished(reason) if reason == "length" => FinishReason::Length,
+            Ending::Finished(reason) if reason == "stop" => {
+                match stop::unclosed_tag(&streamed.text, request.stop) {
+                    Some(closer) => {
+                        streamed.text.push_str(closer);
+                        on_text(closer);
+                        FinishReason::Stop
+                    }
+                    None => FinishReason::EndOfText,
+                }
+            }
+            Ending::Finished(_) | Ending::StreamEnded => FinishReason::EndOfText,
+        };
+        let mut generation = Generation::text(streamed.text, finish);
+        generation.thinking = streamed.thinking;
+        if native_call {
+            generation.native_call_id = streamed.calls.first_id();
+            generation.native_deltas = streamed.calls.into_pieces();
+        }
+        if let Some(usage) = streamed.usage {
+            generation.tokens_evaluated = usage.evaluated;
+            generation.tokens_generated = usage.generated;
+        }
+        Ok(generation)
+    }
+
+    /// Reads the stream's lines until it ends, is cancelled, stopped or over the budget,
+    /// passing the text on as it comes; what it held, and how it ended.
+    fn read_stream(
+        &self,
+        mut stream: impl BufRead,
+        request: &GenerateRequest<'_>,
+        path: CallPath,
+        on_text: &mut dyn FnMut(&str) -> Flow,
+    ) -> Result<(Streamed, Ending), ModelError> {
         let server = &self.options.base_url;
         let budget = request.max_tokens.min(self.options.max_tokens).max(1) * BYTES_PER_TOKEN;
-        let mut calls = CallAssembler::default();
-        let mut thinking = String::new();
-        let mut text = String::new();
-        let mut usage: Option<Usage> = None;
-        let mut chunks = 0usize;
-        let mut first_bad_line: Option<String> = None;
+        let mut got = Streamed::default();
         let mut line = Vec::new();
         let ending = loop {
             if request.cancel.is_cancelled() {
@@ -483,8 +550,8 @@ impl OpenAiModel {
                     "The model server at {server} sent a line longer than {MAX_LINE_BYTES} bytes; that is not a chat completion stream."
                 )));
             }
-            match sse::parse_line(&String::from_utf8_lossy(&line)) {
-                Line::Other => {}
+            let chunk = match sse::parse_line(&String::from_utf8_lossy(&line)) {
+                Line::Other => continue,
                 Line::Done => break Ending::StreamEnded,
                 Line::ServerError(message) => {
                     return Err(ModelError(format!(
@@ -492,79 +559,35 @@ impl OpenAiModel {
                     )))
                 }
                 Line::Malformed(why) => {
-                    first_bad_line.get_or_insert(why);
+                    got.first_bad_line.get_or_insert(why);
+                    continue;
                 }
-                Line::Chunk(chunk) => {
-                    chunks += 1;
-                    usage = chunk.usage.or(usage);
-                    thinking.push_str(&chunk.reasoning);
-                    if path == CallPath::Native {
-                        chunk
-                            .tool_calls
-                            .into_iter()
-                            .for_each(|piece| calls.push(piece));
-                    }
-                    if text.len() + thinking.len() + calls.len() + chunk.content.len() > budget {
-                        break Ending::OverBudget;
-                    }
-                    if !chunk.content.is_empty() {
-                        text.push_str(&chunk.content);
-                        if on_text(&chunk.content) == Flow::Stop {
-                            break Ending::CallerStopped;
-                        }
-                    }
-                    if let Some(reason) = chunk.finish_reason {
-                        break Ending::Finished(reason);
-                    }
-                }
-            }
-        };
-        if chunks == 0 && !matches!(ending, Ending::Cancelled) {
-            return Err(errors::no_reply(server, first_bad_line.as_deref()));
-        }
-        let native_call =
-            !calls.is_empty() && !matches!(ending, Ending::Cancelled | Ending::OverBudget);
-        if native_call {
-            let block = calls.text();
-            let block = if text.trim().is_empty() {
-                block
-            } else {
-                format!("\n{block}")
+                Line::Chunk(chunk) => chunk,
             };
-            text.push_str(&block);
-            on_text(&block);
-        }
-        let finish = match ending {
-            Ending::Cancelled => FinishReason::Cancelled,
-            Ending::OverBudget => FinishReason::Length,
-            // The call is complete: the same place a stop sequence would have ended the reply.
-            _ if native_call => FinishReason::Stop,
-            // The callback stops at the end of a call: the same place a stop sequence would.
-            Ending::CallerStopped => FinishReason::Stop,
-            Ending::Finished(reason) if reason == "length" => FinishReason::Length,
-            Ending::Finished(reason) if reason == "stop" => {
-                match stop::unclosed_tag(&text, request.stop) {
-                    Some(closer) => {
-                        text.push_str(closer);
-                        on_text(closer);
-                        FinishReason::Stop
-                    }
-                    None => FinishReason::EndOfText,
+            got.chunks += 1;
+            got.usage = chunk.usage.or(got.usage);
+            got.thinking.push_str(&chunk.reasoning);
+            if path == CallPath::Native {
+                chunk
+                    .tool_calls
+                    .into_iter()
+                    .for_each(|piece| got.calls.push(piece));
+            }
+            if got.text.len() + got.thinking.len() + got.calls.len() + chunk.content.len() > budget
+            {
+                break Ending::OverBudget;
+            }
+            if !chunk.content.is_empty() {
+                got.text.push_str(&chunk.content);
+                if on_text(&chunk.content) == Flow::Stop {
+                    break Ending::CallerStopped;
                 }
             }
-            Ending::Finished(_) | Ending::StreamEnded => FinishReason::EndOfText,
+            if let Some(reason) = chunk.finish_reason {
+                break Ending::Finished(reason);
+            }
         };
-        let mut generation = Generation::text(text, finish);
-        generation.thinking = thinking;
-        if native_call {
-            generation.native_call_id = calls.first_id();
-            generation.native_deltas = calls.into_pieces();
-        }
-        if let Some(usage) = usage {
-            generation.tokens_evaluated = usage.evaluated;
-            generation.tokens_generated = usage.generated;
-        }
-        Ok(generation)
+        Ok((got, ending))
     }
 }
 
