@@ -100,8 +100,7 @@ pub(super) fn run_job(
     files: &[String],
     deadline: Instant,
 ) -> Report {
-    let root = ws.root();
-    let cwd = abs_of(root, &job.dir);
+    let cwd = abs_of(ws.root(), &job.dir);
     let program = &in_real_folder(program);
     let (args, shown) = command_line(job, program, request.file.as_deref(), files);
     let narrow = request.file.clone().unwrap_or_default();
@@ -118,48 +117,96 @@ pub(super) fn run_job(
     });
     if let (Some(prev), Some(print)) = (&previous, &print) {
         if &prev.fingerprint == print {
-            json["status"] = json!("cached");
-            json["freshness"] = json!("fresh");
-            json["duration_ms"] = json!(0);
-            json["found"] = json!(prev.diagnostics.len());
-            json["new_since_last"] = json!(0);
-            json["resolved_since_last"] = json!(0);
-            return Report {
-                json,
-                diagnostics: prev.diagnostics.clone(),
-                fresh: true,
-                new: Vec::new(),
-            };
+            return cached(json, prev);
         }
     }
+    let finished = match launched(ws, &cwd, job, program, &args, deadline, &mut json) {
+        Ok(finished) => finished,
+        Err((status, note)) => {
+            json["status"] = json!(status);
+            json["note"] = json!(note);
+            return stale_report(json, previous);
+        }
+    };
+    let paths = PathMap {
+        root: ws.root(),
+        cwd: &cwd,
+    };
+    let report = judged(job, &finished, &paths, json, previous);
+    if report.fresh {
+        if let (Some(print), Ok(mut c)) = (print, cache.lock()) {
+            c.entries.insert(
+                key,
+                Entry {
+                    fingerprint: print,
+                    diagnostics: report.diagnostics.clone(),
+                },
+            );
+        }
+    }
+    report
+}
+
+/// The findings of the last run, unchanged: the files it depends on are as they were.
+fn cached(mut json: Value, previous: &Entry) -> Report {
+    json["status"] = json!("cached");
+    json["freshness"] = json!("fresh");
+    json["duration_ms"] = json!(0);
+    json["found"] = json!(previous.diagnostics.len());
+    json["new_since_last"] = json!(0);
+    json["resolved_since_last"] = json!(0);
+    Report {
+        json,
+        diagnostics: previous.diagnostics.clone(),
+        fresh: true,
+        new: Vec::new(),
+    }
+}
+
+/// Runs the checker in its sandbox within what is left of the time box; when it cannot run,
+/// the status and why.
+fn launched(
+    ws: &Workspace,
+    cwd: &Path,
+    job: &Job,
+    program: &Path,
+    args: &[String],
+    deadline: Instant,
+    json: &mut Value,
+) -> Result<exec::Finished, (&'static str, String)> {
     let remaining = deadline.saturating_duration_since(Instant::now());
     if remaining.is_zero() {
-        json["status"] = json!("skipped");
-        json["note"] = json!("the time box ran out before this checker could start");
-        return stale_report(json, previous);
+        let why = "the time box ran out before this checker could start";
+        return Err(("skipped", why.to_string()));
     }
-    let prepared = prepare(ws, &cwd, job, program, &args, remaining);
+    let prepared = prepare(ws, cwd, job, program, args, remaining);
     json["sandboxed"] = json!(prepared.launch.sandbox.is_ok());
     if let Some(note) = prepared.note {
         json[note.field] = json!(note.text);
     }
     let spec = prepared.launch.spec(
-        &cwd,
+        cwd,
         deadline.saturating_duration_since(Instant::now()),
         CHECKER_OUTPUT_CAP,
     );
-    let finished = match exec::run(&spec) {
-        Ok(f) => f,
-        Err(e) => {
-            json["status"] = json!("failed");
-            json["note"] = json!(format!("could not start {}: {e}", job.checker.program()));
-            return stale_report(json, previous);
-        }
-    };
-    let paths = PathMap { root, cwd: &cwd };
+    exec::run(&spec).map_err(|e| {
+        let why = format!("could not start {}: {e}", job.checker.program());
+        ("failed", why)
+    })
+}
+
+/// What a run found: fresh findings (with what is new and resolved since the last run), or,
+/// when it timed out or failed without findings, the last good ones marked stale.
+fn judged(
+    job: &Job,
+    finished: &exec::Finished,
+    paths: &PathMap<'_>,
+    mut json: Value,
+    previous: Option<Entry>,
+) -> Report {
     let stdout = finished.stdout.text();
     let stderr = finished.stderr.text();
-    let found = job.checker.parse(&stdout, &stderr, &paths);
+    let found = job.checker.parse(&stdout, &stderr, paths);
     json["duration_ms"] = json!(finished.duration.as_millis() as u64);
     json["exit_code"] = json!(finished.exit_code);
     json["found"] = json!(found.len());
@@ -180,8 +227,7 @@ pub(super) fn run_job(
             new: Vec::new(),
         };
     }
-    let failed = found.is_empty() && !job.checker.exit_is_clean(finished.exit_code);
-    if failed {
+    if found.is_empty() && !job.checker.exit_is_clean(finished.exit_code) {
         json["status"] = json!("failed");
         let output = if stderr.trim().is_empty() {
             &stdout
@@ -199,15 +245,6 @@ pub(super) fn run_job(
     };
     json["new_since_last"] = json!(new.len());
     json["resolved_since_last"] = json!(resolved);
-    if let (Some(print), Ok(mut c)) = (print, cache.lock()) {
-        c.entries.insert(
-            key,
-            Entry {
-                fingerprint: print,
-                diagnostics: found.clone(),
-            },
-        );
-    }
     Report {
         json,
         diagnostics: found,
