@@ -13,7 +13,7 @@ use crate::server_keys::ServerKeys;
 use crate::settings::{AppConfig, ProviderKind, ServerConfig, Settings};
 use lantern_core::agent::{history_from_events, Answer, Session, SessionOptions, SERVER_REPO_MAP};
 use lantern_core::checkpoint::{Checkpoint, CheckpointStore, UndoOutcome};
-use lantern_core::code_index::{DefinitionPlace, IndexStatus, OutlineEntry, ProjectIndex};
+use lantern_core::code_index::ProjectIndex;
 use lantern_core::event::{Event, TranscriptWriter};
 use lantern_core::model::{CancelToken, Model};
 use lantern_core::paths;
@@ -49,6 +49,7 @@ pub struct WorkspaceInfo {
 }
 
 mod chats;
+mod code;
 mod mcp;
 mod rules;
 mod servers;
@@ -431,38 +432,6 @@ impl AppState {
             &mut |event| self.record(event, updates),
             &self.cancel,
         ))
-    }
-
-    /// Where `name` is defined in the open folder's code (for "go to definition").
-    pub fn go_to_definition(&self, name: &str) -> Result<Vec<DefinitionPlace>, AppError> {
-        let index = lock(&self.code_index)
-            .clone()
-            .ok_or_else(AppError::no_workspace)?;
-        Ok(index.places_of(&self.workspace()?, name)?)
-    }
-
-    /// Names the open folder's code defines that begin with `prefix`, for `@` mentions.
-    pub fn complete_symbols(&self, prefix: &str) -> Result<Vec<String>, AppError> {
-        let index = lock(&self.code_index)
-            .clone()
-            .ok_or_else(AppError::no_workspace)?;
-        Ok(index.names_starting(prefix, 8))
-    }
-
-    /// What the file at `path` defines, for the editor's outline.
-    pub fn file_outline(&self, path: &str) -> Result<Vec<OutlineEntry>, AppError> {
-        let index = lock(&self.code_index)
-            .clone()
-            .ok_or_else(AppError::no_workspace)?;
-        Ok(index.outline_of(&self.workspace()?, path)?)
-    }
-
-    /// Where the open folder's code index stands.
-    pub fn code_index_status(&self) -> Result<IndexStatus, AppError> {
-        lock(&self.code_index)
-            .as_ref()
-            .map(|index| index.status())
-            .ok_or_else(AppError::no_workspace)
     }
 
     /// Stops the running turn: generation stops at the next token and every pending
