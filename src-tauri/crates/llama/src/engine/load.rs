@@ -133,16 +133,7 @@ impl LocalModel {
         })?;
         let model = Box::new(model);
         let trained_context = model.n_ctx_train();
-        let context = match options.context {
-            Some(n) if n > trained_context => {
-                return Err(LoadError(format!(
-                    "A context of {n} tokens is larger than the {trained_context} this model was trained for"
-                )))
-            }
-            Some(0) => return Err(LoadError("The context size must be at least 1 token".into())),
-            Some(n) => n,
-            None => DEFAULT_CONTEXT.min(trained_context),
-        };
+        let context = context_size(options.context, trained_context)?;
         let threads = options.threads.unwrap_or_else(physical_cores).max(1);
         let ctx_params = LlamaContextParams::default()
             .with_n_ctx(NonZeroU32::new(context))
@@ -165,34 +156,8 @@ impl LocalModel {
         let name = readable_name(&meta, &options.path);
         let (template, chat_template) = pick_template(&model, &architecture);
         let source = meta("tokenizer.chat_template");
-        let native = match (&source, options.native_template) {
-            (_, false) => Err("the text protocol was chosen for this model".to_string()),
-            (None, true) => Err("the model has no chat template of its own".to_string()),
-            (Some(source), true) => {
-                let vocab = model.vocab();
-                let text_of = |token: LlamaToken| {
-                    String::from_utf8_lossy(&vocab.token_to_piece(token, true, None)).into_owned()
-                };
-                NativeTemplate::new(source, &text_of(vocab.bos()), &text_of(vocab.eos()))
-            }
-        };
-        let (native, call_path, call_path_why) = match native {
-            Ok(native) => {
-                let mut why = format!(
-                    "native — the model's own chat template renders the tools; its calls ({}…{}) are constrained by the grammar",
-                    native.syntax.open, native.syntax.close
-                );
-                if native.thinks {
-                    why.push_str(", after it thinks (within the thinking budget)");
-                }
-                (Some(native), CallPath::Native, why)
-            }
-            Err(why) => (
-                None,
-                CallPath::Text,
-                format!("text protocol, constrained by the grammar — {why}"),
-            ),
-        };
+        let (native, call_path, call_path_why) =
+            call_path_of(&model, source.as_deref(), options.native_template);
         let syntax = native.as_ref().map_or(TEXT_PROTOCOL, |n| n.syntax);
 
         let vocab = model.vocab();
@@ -303,6 +268,56 @@ fn readable_name(meta: &dyn Fn(&str) -> Option<String>, path: &Path) -> String {
     match general_name {
         Some(name) if !spelled || !converters => name,
         _ => stem.replace(['-', '_'], " "),
+    }
+}
+
+/// The context to create: the one asked for, when the model was trained for it, or the
+/// default within what it was trained for.
+fn context_size(asked: Option<u32>, trained_context: u32) -> Result<u32, LoadError> {
+    match asked {
+        Some(n) if n > trained_context => Err(LoadError(format!(
+            "A context of {n} tokens is larger than the {trained_context} this model was trained for"
+        ))),
+        Some(0) => Err(LoadError("The context size must be at least 1 token".into())),
+        Some(n) => Ok(n),
+        None => Ok(DEFAULT_CONTEXT.min(trained_context)),
+    }
+}
+
+/// How the model's calls travel: by its own chat template (`source`) when it has one that can
+/// render tools and `native` is allowed, else by the text protocol; and why, in words.
+fn call_path_of(
+    model: &LlamaModel,
+    source: Option<&str>,
+    native: bool,
+) -> (Option<NativeTemplate>, CallPath, String) {
+    let template = match (source, native) {
+        (_, false) => Err("the text protocol was chosen for this model".to_string()),
+        (None, true) => Err("the model has no chat template of its own".to_string()),
+        (Some(source), true) => {
+            let vocab = model.vocab();
+            let text_of = |token: LlamaToken| {
+                String::from_utf8_lossy(&vocab.token_to_piece(token, true, None)).into_owned()
+            };
+            NativeTemplate::new(source, &text_of(vocab.bos()), &text_of(vocab.eos()))
+        }
+    };
+    match template {
+        Ok(native) => {
+            let mut why = format!(
+                "native — the model's own chat template renders the tools; its calls ({}…{}) are constrained by the grammar",
+                native.syntax.open, native.syntax.close
+            );
+            if native.thinks {
+                why.push_str(", after it thinks (within the thinking budget)");
+            }
+            (Some(native), CallPath::Native, why)
+        }
+        Err(why) => (
+            None,
+            CallPath::Text,
+            format!("text protocol, constrained by the grammar — {why}"),
+        ),
     }
 }
 
