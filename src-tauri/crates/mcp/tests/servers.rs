@@ -15,8 +15,12 @@ use std::time::{Duration, Instant};
 /// Lantern's state for these tests: a folder of their own, never the user's.
 fn isolated_home() {
     static HOME: OnceLock<tempfile::TempDir> = OnceLock::new();
-    let home = HOME.get_or_init(|| tempfile::tempdir().unwrap());
-    std::env::set_var("LANTERN_HOME", home.path());
+    // Set once, by the first test to get here; the others wait for it before they read it.
+    HOME.get_or_init(|| {
+        let home = tempfile::tempdir().unwrap();
+        std::env::set_var("LANTERN_HOME", home.path());
+        home
+    });
 }
 
 /// The installed servers.
