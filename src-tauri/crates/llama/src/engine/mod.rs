@@ -281,47 +281,17 @@ impl Model for LocalModel {
         let cancelled = |text: String| Generation::text(text, FinishReason::Cancelled);
         self.offer_tools(request.tools);
 
-        // The calibration (first time per system prompt) runs before this step's prompt, so the
-        // prompt's cache stays warm for the step itself.
-        let rules = if request.tool_choice == ToolChoice::Auto {
-            let system = request.messages.first().filter(|m| m.role == Role::System);
-            let calibrated = request
-                .calibrated_for
-                .or(system.map(|s| s.content.as_str()));
-            match calibrated {
-                Some(system) => match self.calibration(system, cancel) {
-                    Ok(c) => Some(c),
-                    Err(_) if cancel.is_cancelled() => return Ok(cancelled(String::new())),
-                    Err(e) => return Err(e),
-                },
-                None => None,
-            }
-        } else {
-            None
-        };
-
-        // A reasoning model's thinking comes before the reply, in the same context: it takes
-        // what room the prompt and the reply leave, up to its budget (see `think`), so a long
-        // conversation thinks less rather than losing its history.
-        let thinks = self.native.as_ref().is_some_and(|n| n.thinks);
-        let tags_room = if thinks { thinking::TAG_TOKENS } else { 0 };
-        let (tokens, trimmed, cut) =
-            self.prompt_that_fits(request.messages, request.max_tokens + tags_room)?;
-        stats.prompt_tokens = tokens.len();
-        stats.messages_trimmed = trimmed;
-        stats.results_cut = cut;
-        let held = self
-            .hold_opening(request.messages, &tokens, cancel)
-            .and_then(|opening| Ok((opening, self.evaluate(&tokens, cancel)?)));
-        let ((opening, opening_evaluated), (mut logits, evaluated)) = match held {
-            Ok(r) => r,
+        let rules = match self.rules_for(request) {
+            Ok(rules) => rules,
             Err(_) if cancel.is_cancelled() => return Ok(cancelled(String::new())),
             Err(e) => return Err(e),
         };
-        stats.opening = opening;
-        let evaluated = evaluated + opening_evaluated;
-        stats.tokens_evaluated = evaluated;
-        stats.tokens_reused = tokens.len() - evaluated;
+        let thinks = self.native.as_ref().is_some_and(|n| n.thinks);
+        let mut logits = match self.read_prompt(request, thinks, &mut stats) {
+            Ok(logits) => logits,
+            Err(_) if cancel.is_cancelled() => return Ok(cancelled(String::new())),
+            Err(e) => return Err(e),
+        };
         stats.prompt_ms = started.elapsed().as_secs_f64() * 1000.0;
 
         // A reasoning model thinks first; its reply, call or answer, begins after.
@@ -358,15 +328,7 @@ impl Model for LocalModel {
                 return Ok(self.finish(text, FinishReason::Stop, stats, started));
             }
             if self.settings.options.grammar {
-                let question = decision::user_question(request.messages);
-                let mut g = self.new_grammar(request.tools, question)?;
-                // An opener that begins the object is the grammar's text too.
-                if self.syntax.open_in_json {
-                    for token in &tag {
-                        g.accept(*token);
-                    }
-                }
-                grammar = Some(g);
+                grammar = Some(self.grammar_after(&tag, request)?);
             }
         }
         stats.constrained = grammar.is_some();
@@ -606,5 +568,70 @@ impl LocalModel {
         };
         self.last = stats;
         generation
+    }
+}
+
+impl LocalModel {
+    /// The call decision's calibration for this request's prompt (measured the first time per
+    /// system prompt, before the step's own prompt, so that the cache stays warm for the step);
+    /// none unless the model decides.
+    fn rules_for(
+        &mut self,
+        request: &GenerateRequest<'_>,
+    ) -> Result<Option<DecisionRules>, ModelError> {
+        if request.tool_choice != ToolChoice::Auto {
+            return Ok(None);
+        }
+        let system = request.messages.first().filter(|m| m.role == Role::System);
+        match request
+            .calibrated_for
+            .or(system.map(|s| s.content.as_str()))
+        {
+            Some(system) => self.calibration(system, request.cancel).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Brings the prompt into the cache (the saved opening first, then what is new) and
+    /// returns the logits after it. A reasoning model's thinking comes before the reply, in the
+    /// same context: it takes what room the prompt and the reply leave, up to its budget (see
+    /// `think`), so a long conversation thinks less rather than losing its history.
+    fn read_prompt(
+        &mut self,
+        request: &GenerateRequest<'_>,
+        thinks: bool,
+        stats: &mut StepStats,
+    ) -> Result<Vec<f32>, ModelError> {
+        let tags_room = if thinks { thinking::TAG_TOKENS } else { 0 };
+        let (tokens, trimmed, cut) =
+            self.prompt_that_fits(request.messages, request.max_tokens + tags_room)?;
+        stats.prompt_tokens = tokens.len();
+        stats.messages_trimmed = trimmed;
+        stats.results_cut = cut;
+        let (opening, opening_evaluated) =
+            self.hold_opening(request.messages, &tokens, request.cancel)?;
+        let (logits, evaluated) = self.evaluate(&tokens, request.cancel)?;
+        stats.opening = opening;
+        let evaluated = evaluated + opening_evaluated;
+        stats.tokens_evaluated = evaluated;
+        stats.tokens_reused = tokens.len() - evaluated;
+        Ok(logits)
+    }
+
+    /// The grammar of the call whose opening `tag` was just written: an opener that begins the
+    /// object is the grammar's text too.
+    fn grammar_after(
+        &mut self,
+        tag: &[LlamaToken],
+        request: &GenerateRequest<'_>,
+    ) -> Result<LlamaSampler, ModelError> {
+        let question = decision::user_question(request.messages);
+        let mut grammar = self.new_grammar(request.tools, question)?;
+        if self.syntax.open_in_json {
+            for token in tag {
+                grammar.accept(*token);
+            }
+        }
+        Ok(grammar)
     }
 }
