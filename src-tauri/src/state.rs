@@ -11,7 +11,7 @@ use crate::error::{AppError, ErrorCode};
 use crate::files::{self, SavedFile, TextFile, Tree};
 use crate::server_keys::ServerKeys;
 use crate::settings::{AppConfig, ProviderKind, ServerConfig, Settings};
-use lantern_core::agent::{history_from_events, Answer, Session, SessionOptions, SERVER_REPO_MAP};
+use lantern_core::agent::{history_from_events, repo_map_budget, Answer, Session, SessionOptions};
 use lantern_core::checkpoint::{Checkpoint, CheckpointStore, UndoOutcome};
 use lantern_core::code_index::ProjectIndex;
 use lantern_core::event::{Event, TranscriptWriter};
@@ -411,11 +411,7 @@ impl AppState {
             *self.model_info.read().unwrap_or_else(|e| e.into_inner()),
             Some(ModelInfo::Server { .. })
         );
-        session.config.repo_map = match settings.repo_map {
-            Some(chars) => chars,
-            None if on_server => SERVER_REPO_MAP,
-            None => 0,
-        };
+        session.config.repo_map = repo_map_budget(settings.repo_map, on_server);
         // A server that said its tool list changed brings its new tools to this turn.
         if let Some(toolbox) = self.changed_mcp_tools() {
             session.use_toolbox(toolbox);

@@ -89,6 +89,25 @@ pub(super) struct Transcripts {
     pub continue_from: Option<PathBuf>,
 }
 
+/// The events of the transcript a run takes up; lines that are no events are skipped, and
+/// said so.
+fn earlier_events(path: &Path) -> Result<Vec<Event>, Failure> {
+    let (events, bad) = load_transcript(path).map_err(|e| {
+        usage(format!(
+            "cannot read the transcript {}: {e}",
+            path.display()
+        ))
+    })?;
+    if !bad.is_empty() {
+        eprintln!(
+            "lantern: {} line(s) of {} are not events and were skipped",
+            bad.len(),
+            path.display()
+        );
+    }
+    Ok(events)
+}
+
 pub(super) fn agent_run(
     workspace: &Path,
     model_args: &ModelArgs,
@@ -104,22 +123,7 @@ pub(super) fn agent_run(
     let ws = open_workspace(workspace)?;
     // The conversation to take up, read before anything is loaded or written.
     let earlier = match &transcripts.continue_from {
-        Some(path) => {
-            let (events, bad) = load_transcript(path).map_err(|e| {
-                usage(format!(
-                    "cannot read the transcript {}: {e}",
-                    path.display()
-                ))
-            })?;
-            if !bad.is_empty() {
-                eprintln!(
-                    "lantern: {} line(s) of {} are not events and were skipped",
-                    bad.len(),
-                    path.display()
-                );
-            }
-            events
-        }
+        Some(path) => earlier_events(path)?,
         None => Vec::new(),
     };
     let mut model = model_args.load()?;
@@ -137,9 +141,8 @@ pub(super) fn agent_run(
     let mut options = SessionOptions::persistent(&ws, tools.toolbox.clone());
     options.config.max_steps = max_steps;
     options.config.tool_choice = model_args.tool_choice;
-    if matches!(model_args.provider, crate::models::Provider::Openai) {
-        options.config.repo_map = lantern_core::agent::SERVER_REPO_MAP;
-    }
+    let on_server = matches!(model_args.provider, crate::models::Provider::Openai);
+    options.config.repo_map = lantern_core::agent::repo_map_budget(None, on_server);
     let mut session = Session::new(ws, options);
     if !earlier.is_empty() {
         session.resume(history_from_events(&earlier));

@@ -7,6 +7,17 @@ use serde::{Deserialize, Serialize};
 /// percent of a server model's context.
 pub const SERVER_REPO_MAP: usize = 6000;
 
+/// The repo map's budget for a conversation: the one the user set, else [`SERVER_REPO_MAP`]
+/// for a model on a server and none for a local one (the default model answered worse with
+/// one in the evaluation). The window and the command line both decide it here.
+pub fn repo_map_budget(chosen: Option<usize>, on_server: bool) -> usize {
+    match chosen {
+        Some(chars) => chars,
+        None if on_server => SERVER_REPO_MAP,
+        None => 0,
+    }
+}
+
 /// Limits and choices for the loop.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AgentConfig {

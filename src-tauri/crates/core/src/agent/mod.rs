@@ -25,7 +25,7 @@ pub use crate::model::SUMMARY_PREFIX;
 use calls::Author;
 pub use calls::{Answer, CallOutcome, Confirmer, FixedAnswer, PermissionRequest, Refusal};
 pub use compaction::cut_to_fit;
-pub use config::{AgentConfig, SERVER_REPO_MAP};
+pub use config::{repo_map_budget, AgentConfig, SERVER_REPO_MAP};
 pub use resume::history_from_events;
 
 use crate::checkpoint::CheckpointStore;
