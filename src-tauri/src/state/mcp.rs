@@ -5,7 +5,6 @@
 use super::{hold, lock, AppState, TURN_RUNNING};
 use crate::error::AppError;
 use lantern_core::toolbox::Toolbox;
-use lantern_core::tools::ToolRegistry;
 use lantern_mcp::config::{
     configured, user_config_path, workspace_config_path, Approvals, ConfigFile, ServerDef,
 };
@@ -84,14 +83,7 @@ impl AppState {
 
     /// The built-in tools and those of `hub`'s servers, made the window's toolbox.
     fn use_tools_of(&self, hub: &Hub) -> Arc<Toolbox> {
-        let toolbox = match hub.is_empty() {
-            true => Arc::new(Toolbox::standard()),
-            false => {
-                let mut registry = ToolRegistry::standard();
-                hub.extend(&mut registry, &lantern_llama::grammar::expressible);
-                Arc::new(Toolbox::new(registry))
-            }
-        };
+        let toolbox = Arc::new(hub.toolbox(&lantern_llama::grammar::expressible));
         *self.toolbox.write().unwrap_or_else(|e| e.into_inner()) = Arc::clone(&toolbox);
         toolbox
     }

@@ -112,13 +112,12 @@ impl Tools {
         };
         eprintln!("lantern: starting {} MCP server(s)…", servers.len());
         let hub = Hub::start_servers(&here, servers, problems);
-        let mut registry = ToolRegistry::standard();
-        hub.extend(&mut registry, &expressible);
+        let toolbox = Arc::new(hub.toolbox(&expressible));
         for status in hub.statuses() {
             eprintln!("lantern: MCP {}", summary(&status));
         }
         Ok(Tools {
-            toolbox: Arc::new(Toolbox::new(registry)),
+            toolbox,
             hub: Some(hub),
         })
     }

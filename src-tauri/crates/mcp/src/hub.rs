@@ -206,6 +206,20 @@ impl Hub {
         }
     }
 
+    /// The built-in tools and those of every ready server (see [`Hub::extend`]), with the
+    /// system prompt made from them; the standard toolbox when no server is configured.
+    pub fn toolbox(
+        &self,
+        expressible: &dyn Fn(&ToolSpec) -> Result<(), String>,
+    ) -> lantern_core::toolbox::Toolbox {
+        if self.is_empty() {
+            return lantern_core::toolbox::Toolbox::standard();
+        }
+        let mut registry = ToolRegistry::standard();
+        self.extend(&mut registry, expressible);
+        lantern_core::toolbox::Toolbox::new(registry)
+    }
+
     /// Has a server said its tool list changed since its tools were last offered?
     pub fn tools_changed(&self) -> bool {
         self.servers
