@@ -32,7 +32,6 @@ use lantern_core::levers::AGENT_LEVERS;
 use lantern_core::project_rules::ProjectRules;
 use lantern_core::protocol::{interpret, parse};
 use lantern_core::sandbox::Workspace;
-use lantern_core::tool_fit::offered_tools;
 use lantern_core::toolbox::Toolbox;
 use model_commands::{bench_model, list_models, probe};
 use models::ModelArgs;
@@ -336,8 +335,7 @@ fn prompt(
     tokens: bool,
 ) -> Result<u8, Failure> {
     let offer = message.and_then(|m| {
-        let fit = offered_tools(m, toolbox.specs(), AgentConfig::default().max_remote_tools);
-        toolbox.offer(fit)
+        lantern_core::agent::offer_for(toolbox, m, AgentConfig::default().max_remote_tools)
     });
     let (system, offered) = match &offer {
         Some(offer) => (offer.system_prompt.as_str(), offer.specs.len()),

@@ -27,6 +27,7 @@ pub use calls::{Answer, CallOutcome, Confirmer, FixedAnswer, PermissionRequest, 
 pub use compaction::cut_to_fit;
 pub use config::{repo_map_budget, AgentConfig, SERVER_REPO_MAP};
 pub use resume::history_from_events;
+pub use turn::offer_for;
 
 use crate::checkpoint::CheckpointStore;
 use crate::error::ErrorType;

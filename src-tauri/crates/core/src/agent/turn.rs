@@ -15,7 +15,6 @@ use crate::project_map::project_map;
 use crate::project_rules::ProjectRules;
 use crate::protocol::markers::is_protocol_shaped_text;
 use crate::protocol::{interpret, Outcome, ProblemKind, Turn, TurnParser, STOP_SEQUENCES};
-use crate::tool_fit::offered_tools;
 use crate::walk::known_paths;
 use serde_json::Value;
 
@@ -42,6 +41,18 @@ struct Reply {
     streamed: String,
 }
 
+/// The tools a turn on `message` is offered when not all of `toolbox`'s (more than
+/// `max_remote` tools from MCP servers; see [`crate::tool_fit::offered_tools`]), with the
+/// system prompt that lists them.
+pub fn offer_for(
+    toolbox: &crate::toolbox::Toolbox,
+    message: &str,
+    max_remote: usize,
+) -> Option<std::sync::Arc<crate::toolbox::Offer>> {
+    let fit = crate::tool_fit::offered_tools(message, toolbox.specs(), max_remote);
+    toolbox.offer(fit)
+}
+
 impl Session {
     /// Readies the history for `message`: the system prompt of the way `model` calls tools,
     /// the project map on a new conversation (when asked for), the message itself.
@@ -56,8 +67,7 @@ impl Session {
             model: model.name(),
         });
         // With many tools from MCP servers, the turn is offered those that fit the message.
-        let fit = offered_tools(message, self.toolbox.specs(), self.config.max_remote_tools);
-        self.offer = self.toolbox.offer(fit);
+        self.offer = offer_for(&self.toolbox, message, self.config.max_remote_tools);
         // The model may have been changed since the last turn, and with it how it calls tools.
         let system = match (&self.offer, model.call_path()) {
             (Some(offer), CallPath::Text) => offer.system_prompt.as_str(),
