@@ -295,11 +295,7 @@ fn the_everything_server_over_streamable_http_answers_with_its_headers_sent() {
 #[test]
 fn a_sandboxed_server_cannot_read_the_home_folder_or_write_outside_its_own_even_as_root() {
     let root = tempfile::tempdir().unwrap();
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/probe_server.py"),
-        root.path().join("probe_server.py"),
-    )
-    .unwrap();
+    copy_server(root.path(), "probe_server.py");
     let home = PathBuf::from(std::env::var("HOME").unwrap());
     let ssh = home.join(".ssh");
     let secret = ssh.join("lantern-mcp-probe");
@@ -356,11 +352,7 @@ fn a_sandboxed_server_cannot_read_the_home_folder_or_write_outside_its_own_even_
 #[test]
 fn a_tool_list_of_several_pages_is_followed_to_its_end() {
     let root = tempfile::tempdir().unwrap();
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/paged_server.py"),
-        root.path().join("paged_server.py"),
-    )
-    .unwrap();
+    copy_server(root.path(), "paged_server.py");
     let paged = stdio(servers().join("venv/bin/python"), &["paged_server.py"]);
     let (hub, registry, ctx) = start(root.path(), vec![user("paged", paged)]);
     let status = &hub.statuses()[0];
@@ -452,6 +444,17 @@ fn a_tool_whose_definition_changes_loses_its_grants() {
     assert_eq!(drifted, ["kb.lookup"]);
     let left: Vec<String> = store.load().grants.into_iter().map(|g| g.tool).collect();
     assert_eq!(left, ["other.lookup"]);
+}
+
+/// Puts one of this folder's test servers in the workspace, where its sandbox can read it.
+fn copy_server(root: &Path, file: &str) {
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests")
+            .join(file),
+        root.join(file),
+    )
+    .unwrap();
 }
 
 fn free_port() -> u16 {
