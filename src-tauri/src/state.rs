@@ -442,7 +442,7 @@ impl AppState {
     }
 
     /// Runs a call written by hand (or a re-run) through the same validation, sandbox, policy
-    /// and confirmation as the model's calls.
+    /// and confirmation as the model's calls; Stop stops it as it stops a turn.
     pub fn run_call(
         &self,
         tool: &str,
@@ -451,13 +451,18 @@ impl AppState {
     ) -> Result<ToolResult, AppError> {
         let mut session = hold(&self.session, TURN_RUNNING)?;
         let session = session.as_mut().ok_or_else(AppError::no_workspace)?;
+        self.cancel.reset();
         let mut confirmer = WindowConfirmer {
             confirmations: &self.confirmations,
             updates,
         };
-        let outcome = session.run_call(tool, args, &mut confirmer, &mut |event| {
-            self.record(event, updates)
-        });
+        let outcome = session.run_stoppable_call(
+            tool,
+            args,
+            &mut confirmer,
+            &mut |event| self.record(event, updates),
+            &self.cancel,
+        );
         Ok(outcome.into_result())
     }
 

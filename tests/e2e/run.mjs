@@ -618,18 +618,21 @@ const tests = [
     },
   ],
   [
-    "a project's MCP server is approved in Settings, and its tool runs through the confirmation into the inspector",
+    "a project's MCP servers are approved in Settings, a tool runs through the confirmation into the inspector, and Stop cancels a running one",
     async () => {
       const workspace = freshWorkspace();
-      const command = join(mcpServers(), "venv/bin/mcp-server-time");
+      const time = { command: join(mcpServers(), "venv/bin/mcp-server-time"), args: ["--local-timezone", "UTC"] };
+      const every = { command: join(mcpServers(), "npm/node_modules/.bin/mcp-server-everything"), args: ["stdio"] };
       mkdirSync(join(workspace, ".lantern"), { recursive: true });
-      writeFileSync(join(workspace, ".lantern/mcp.json"), JSON.stringify({ mcpServers: { time: { command, args: ["--local-timezone", "UTC"] } } }));
+      writeFileSync(join(workspace, ".lantern/mcp.json"), JSON.stringify({ mcpServers: { time, every } }));
       const session = await launch(workspace);
       await session.click('.side-tab[data-page="settings"]');
-      // The project wrote the definition: it waits for the user's yes.
-      await session.waitForElement('.mcp-server[data-name="time"][data-state="needs_approval"]');
-      await session.click('.mcp-server[data-name="time"] .mcp-approve');
-      await session.waitForElement('.mcp-server[data-name="time"][data-state="ready"]', 60_000);
+      // The project wrote the definitions: each waits for the user's yes.
+      for (const name of ["time", "every"]) {
+        await session.waitForElement(`.mcp-server[data-name="${name}"][data-state="needs_approval"]`);
+        await session.click(`.mcp-server[data-name="${name}"] .mcp-approve`);
+        await session.waitForElement(`.mcp-server[data-name="${name}"][data-state="ready"]`, 60_000);
+      }
       const row = await session.text('.mcp-server[data-name="time"]');
       assert(row.includes("time.get_current_time") && row.includes("sandboxed"), `the server's tools and sandbox are listed: ${row}`);
       await shot(session, "15-mcp-servers");
@@ -637,7 +640,9 @@ const tests = [
       await session.waitFor("the server's tool in the call dialog", async () => {
         await session.click(".write-call");
         await session.waitForElement(".manual-dialog");
-        const offered = await session.execute("return [...document.querySelectorAll('.manual-tool option')].some(o => o.value === 'time.get_current_time');");
+        const offered = await session.execute(
+          "const names = [...document.querySelectorAll('.manual-tool option')].map(o => o.value); return names.includes('time.get_current_time') && names.includes('every.trigger-long-running-operation');",
+        );
         await session.press(Keys.Escape);
         await session.waitFor("the call dialog to close", async () => (await session.findAll(".manual-dialog")).length === 0);
         return offered;
@@ -654,6 +659,21 @@ const tests = [
       assert(detail.includes("MCP exchange with time") && detail.includes("tools/call") && detail.includes("Asia/Tokyo"), `the inspector shows the exchange: ${detail}`);
       await session.execute("document.querySelector('.mcp-request').scrollIntoView();");
       await shot(session, "17-mcp-inspector");
+
+      // A call that would run for an hour: the chat's Stop cancels it and the server is told.
+      await writeCall(session, "every.trigger-long-running-operation", { duration: 3600, steps: 1 });
+      await waitForConfirmation(session);
+      await session.click('.confirm-dialog [data-action="once"]');
+      await dialogGone(session);
+      await session.waitFor("the call to run", async () => (await selectedStatus(session)) === "running");
+      await session.click(".inspector-detail .stop-call");
+      await session.waitFor("the call to stop", async () => (await selectedStatus(session)) === "failed", 30_000);
+      const stopped = await session.text(".inspector-detail");
+      assert(stopped.includes("stopped by the user"), `the inspector says the call was stopped: ${stopped}`);
+      await shot(session, "21-mcp-stopped");
+      // The conversation is free again.
+      await session.click('.side-tab[data-page="chat"]');
+      await session.waitForElement(".stop-button.hidden");
     },
   ],
 ];

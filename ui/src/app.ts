@@ -65,6 +65,7 @@ export class App {
       writeCall: () => void manual.write(),
       exportTranscript: () => void manual.exportTranscript(),
       copy: (text) => void manual.copy(text),
+      stop: () => void turns.stop(),
     });
     const chat = new ChatPanel(layout.pages.chat, {
       send: (message) => void turns.send(message),
@@ -144,6 +145,7 @@ export class App {
       toasts,
       catalog,
       route: (update, key) => turns.route(update, key),
+      whileRunning: (work) => turns.whileCallRuns(work),
       refreshLists,
     });
     const settings: SettingsControl = new SettingsControl({

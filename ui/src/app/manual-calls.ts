@@ -20,6 +20,8 @@ export interface ManualCallDeps {
   catalog: ToolCatalog;
   /** Routes a streamed update from the call whose key is `source`. */
   route: (update: Update, source: string) => void;
+  /** Runs the call with the chat's Stop standing by. */
+  whileRunning: (work: () => Promise<ToolResult>) => Promise<ToolResult>;
   /** The grants and writes lists. */
   refreshLists: () => void;
 }
@@ -46,7 +48,7 @@ export class ManualCalls {
     const key = calls.startManual(tool, args);
     inspector.select(key);
     try {
-      const result: ToolResult = await backend.runCall(tool, args, (update) => this.deps.route(update, key));
+      const result = await this.deps.whileRunning(() => backend.runCall(tool, args, (update) => this.deps.route(update, key)));
       calls.finishManual(key, result);
     } catch (error) {
       calls.abandonManual(key);

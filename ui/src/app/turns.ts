@@ -68,17 +68,31 @@ export interface TurnDeps extends ResultTargets {
 
 export class Turns {
   private turnRunning = false;
+  private callsRunning = 0;
 
   constructor(private readonly deps: TurnDeps) {}
 
+  /** A turn or a hand-written call holds the conversation. */
   get running(): boolean {
-    return this.turnRunning;
+    return this.turnRunning || this.callsRunning > 0;
   }
 
   refreshAvailability(): void {
     const { chat } = this.deps;
     chat.setAvailability(availabilityOf(this.deps.folderOpen(), this.deps.modelState()));
-    chat.setBusy(this.turnRunning);
+    chat.setBusy(this.running);
+  }
+
+  /** Runs a hand-written call: while it runs, the chat's Stop stops it as it stops a turn. */
+  async whileCallRuns<T>(work: () => Promise<T>): Promise<T> {
+    this.callsRunning += 1;
+    this.refreshAvailability();
+    try {
+      return await work();
+    } finally {
+      this.callsRunning -= 1;
+      this.refreshAvailability();
+    }
   }
 
   async send(message: string): Promise<void> {

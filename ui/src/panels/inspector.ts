@@ -16,6 +16,8 @@ export interface InspectorActions {
   writeCall: () => void;
   exportTranscript: () => void;
   copy: (text: string) => void;
+  /** Stops what is running: the turn, or the call written by hand. */
+  stop: () => void;
 }
 
 const ANSWER_WORDS: Record<string, string> = {
@@ -154,6 +156,7 @@ export class InspectorPanel {
       h(
         "span",
         { class: "detail-actions" },
+        status === "running" ? button("Stop", () => this.actions.stop(), { class: "small danger stop-call", title: "Stop this call (and the turn it is part of)" }) : null,
         button("Copy as JSON", () => this.actions.copy(callAsJson(call)), { class: "small" }),
         rerunnable ? button("Re-run", () => this.actions.rerun(call), { class: "small", title: "Run the same call again (through validation, sandbox and permissions)" }) : null,
         button("Edit and run…", () => this.actions.edit(call), { class: "small" }),

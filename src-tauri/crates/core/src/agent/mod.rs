@@ -203,10 +203,24 @@ impl Session {
     pub fn run_call(
         &mut self,
         tool: &str,
-        mut args: Value,
+        args: Value,
         confirmer: &mut dyn Confirmer,
         emit: &mut dyn FnMut(&Event),
     ) -> CallOutcome {
+        self.run_stoppable_call(tool, args, confirmer, emit, &CancelToken::new())
+    }
+
+    /// [`Session::run_call`], stopped when `cancel` fires (the window's Stop): a running
+    /// command or server call is cancelled as it is in a turn.
+    pub fn run_stoppable_call(
+        &mut self,
+        tool: &str,
+        mut args: Value,
+        confirmer: &mut dyn Confirmer,
+        emit: &mut dyn FnMut(&Event),
+        cancel: &CancelToken,
+    ) -> CallOutcome {
+        self.ctx.cancel = cancel.clone();
         normalize_args(&mut args);
         self.calls += 1;
         let call_id = format!("call-{}", self.calls);
