@@ -47,8 +47,8 @@ REQUIRED_LIBS=(
   librsvg2-dev
 )
 
-# The get_diagnostics tests run the real checkers.
-$for_tests && REQUIRED+=("go:golang-go")
+# The get_diagnostics tests run the real checkers; the MCP tests make a certificate.
+$for_tests && REQUIRED+=("go:golang-go" "openssl:openssl")
 
 missing=()
 for pair in "${REQUIRED[@]}"; do

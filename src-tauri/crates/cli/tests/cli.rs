@@ -49,8 +49,14 @@ impl Fixture {
     }
 
     fn lantern(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        self.lantern_with(args, stdin, &[])
+    }
+
+    /// `lantern` with more environment variables.
+    fn lantern_with(&self, args: &[&str], stdin: Option<&str>, env: &[(&str, &Path)]) -> Output {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_lantern"));
         cmd.args(args)
+            .envs(env.iter().copied())
             .env("LANTERN_HOME", self.home.path())
             .stdin(if stdin.is_some() {
                 Stdio::piped()
@@ -1245,4 +1251,86 @@ fn an_mcp_server_is_added_listed_called_under_the_policy_and_removed() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn an_mcp_server_over_https_is_reached_when_the_system_trusts_its_certificate() {
+    let f = Fixture::new();
+    let certs = tempfile::tempdir().unwrap();
+    let (cert, key) = (certs.path().join("cert.pem"), certs.path().join("key.pem"));
+    let made = Command::new("openssl")
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+        ])
+        .args([
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost",
+        ])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", stderr(&made));
+    // The proxy names a port for the plain server, then its own once that server listens.
+    let mut proxy = Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tls_proxy.py"))
+        .args([&cert, &key])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = std::io::BufReader::new(proxy.stdout.take().unwrap());
+    let mut running = KillOnDrop(vec![proxy]);
+    let mut port = || {
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut said, &mut line).unwrap();
+        line.trim().parse::<u16>().expect("a port from the proxy")
+    };
+    let plain = port();
+    running.0.push(
+        Command::new(mcp_servers().join("npm/node_modules/.bin/mcp-server-everything"))
+            .arg("streamableHttp")
+            .env("PORT", plain.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let tls = port();
+    let definition = serde_json::json!({"url": format!("https://localhost:{tls}/mcp")});
+    let out = f.lantern(&["mcp", "add", "web", &definition.to_string()], None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // A certificate nobody vouches for: the server fails, and says why.
+    let listed = json(&f.lantern(&["mcp", "list", "--json"], None));
+    let state = &listed["servers"][0]["state"];
+    assert_eq!(state["state"], "failed", "{listed}");
+    assert!(
+        state.to_string().to_lowercase().contains("certificate"),
+        "{listed}"
+    );
+    // The same server once the system's trust includes its certificate.
+    let out = f.lantern_with(&["mcp", "tools"], None, &[("SSL_CERT_FILE", &cert)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let names: Vec<String> = json(&out)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(names.contains(&"web.echo".to_string()), "{names:?}");
+}
+
+/// Child processes a test started, killed when it ends however it ends.
+struct KillOnDrop(Vec<std::process::Child>);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
 }

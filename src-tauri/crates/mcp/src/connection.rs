@@ -247,6 +247,33 @@ fn failed_start(why: &str, stderr: &StderrTail) -> String {
     }
 }
 
+/// Why a request to `url` fails at all (a certificate nobody vouches for, a refused
+/// connection), which rmcp's error leaves out; `None` when a plain request gets through.
+async fn why_unreachable(url: &str) -> Option<String> {
+    let client = reqwest::Client::builder()
+        .timeout(START_TIMEOUT)
+        .build()
+        .ok()?;
+    let error = client.get(url).send().await.err()?;
+    Some(with_causes(&error))
+}
+
+/// An error with the causes under it, which say what went wrong where the error itself says
+/// only that a request failed.
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        let said = inner.to_string();
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        cause = inner.source();
+    }
+    text
+}
+
 async fn open_http(url: &str, def: &ServerDef, listener: Listener) -> Result<Connection, String> {
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
     use rmcp::transport::StreamableHttpClientTransport;
@@ -261,10 +288,18 @@ async fn open_http(url: &str, def: &ServerDef, listener: Listener) -> Result<Con
     let config =
         StreamableHttpClientTransportConfig::with_uri(url.to_string()).custom_headers(headers);
     let transport = StreamableHttpClientTransport::from_config(config);
-    let service = tokio::time::timeout(START_TIMEOUT, listener.serve(transport))
+    let service = match tokio::time::timeout(START_TIMEOUT, listener.serve(transport))
         .await
         .map_err(|_| format!("{url} did not answer initialize in time"))?
-        .map_err(|e| format!("{url}: {e}"))?;
+    {
+        Ok(service) => service,
+        Err(error) => {
+            let why = why_unreachable(url)
+                .await
+                .unwrap_or_else(|| error.to_string());
+            return Err(format!("{url}: {why}"));
+        }
+    };
     Ok(Connection {
         service,
         exited: Arc::new(AtomicBool::new(false)),
