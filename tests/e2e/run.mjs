@@ -46,13 +46,16 @@ if (!app) {
   process.exit(2);
 }
 
-// Lantern's own state (grants, checkpoints, settings, transcripts) for this run only. The one
-// exception is the model's calibration, measured once per model and kept between runs in the
-// cache, as the app keeps it for a user.
+// Lantern's own state (grants, checkpoints, settings, transcripts) for this run only. The
+// exceptions are what the app keeps for a user between runs: the model's calibration and its
+// saved prompt openings, each measured once per model and prompt (an empty cache is slower).
 const home = mkdtempSync(join(tmpdir(), "lantern-e2e-home-"));
-const calibrationCache = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "lantern", "e2e-calibration");
-const calibrationDir = join(home, "data", "calibration");
-if (existsSync(calibrationCache)) cpSync(calibrationCache, calibrationDir, { recursive: true });
+const userCache = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "lantern");
+const keptBetweenRuns = [
+  [join(userCache, "e2e-calibration"), join(home, "data", "calibration")],
+  [join(userCache, "e2e-prompt-cache"), join(home, "cache", "prompt-cache")],
+];
+for (const [kept, used] of keptBetweenRuns) if (existsSync(kept)) cpSync(kept, used, { recursive: true });
 mkdirSync(screenshots, { recursive: true });
 
 const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
@@ -721,7 +724,11 @@ try {
 } finally {
   driver.kill();
   for (const server of servers) server.kill();
-  if (existsSync(calibrationDir)) cpSync(calibrationDir, calibrationCache, { recursive: true });
+  for (const [kept, used] of keptBetweenRuns) {
+    if (!existsSync(used)) continue;
+    rmSync(kept, { recursive: true, force: true });
+    cpSync(used, kept, { recursive: true });
+  }
   for (const dir of [home, ...workspaces]) rmSync(dir, { recursive: true, force: true });
 }
 console.log(`end-to-end: ${((Date.now() - started) / 1000).toFixed(1)} s, screenshots in ${screenshots}`);

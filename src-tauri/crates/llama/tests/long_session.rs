@@ -104,9 +104,12 @@ fn session_at_a_small_context(turns: usize, lines: usize) {
         ..LoadOptions::new(path)
     };
     let mut model = Metered {
-        model: LocalModel::load(&options, |_| {})
-            .unwrap()
-            .with_calibration_file(support::calibration_file("long-session")),
+        model: support::keeping_openings(
+            LocalModel::load(&options, |_| {})
+                .unwrap()
+                .with_calibration_file(support::calibration_file("long-session")),
+            "long-session",
+        ),
         steps: Vec::new(),
         trimmed_steps: 0,
     };

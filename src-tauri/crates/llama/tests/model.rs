@@ -26,11 +26,10 @@ fn model() -> MutexGuard<'static, LocalModel> {
                 "the default model is missing at {}: run scripts/fetch-model.sh (npm test does)",
                 path.display()
             );
-            Mutex::new(
-                LocalModel::load(&LoadOptions::new(path), |_| {})
-                    .unwrap()
-                    .with_calibration_file(support::calibration_file("model")),
-            )
+            let loaded = LocalModel::load(&LoadOptions::new(path), |_| {})
+                .unwrap()
+                .with_calibration_file(support::calibration_file("model"));
+            Mutex::new(support::keeping_openings(loaded, "model"))
         })
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())

@@ -43,9 +43,10 @@ fn load_variant(variant: &str, native_template: bool) -> LocalModel {
         native_template,
         ..LoadOptions::new(test_model(variant))
     };
-    LocalModel::load(&options, |_| {})
+    let model = LocalModel::load(&options, |_| {})
         .unwrap()
-        .with_calibration_file(support::calibration_file("native-template"))
+        .with_calibration_file(support::calibration_file("native-template"));
+    support::keeping_openings(model, "native-template")
 }
 
 #[test]

@@ -13,6 +13,8 @@ use lantern_core::walk::known_paths;
 use lantern_llama::{default_model_path, LoadOptions, LocalModel};
 use std::path::{Path, PathBuf};
 
+mod support;
+
 struct Texts(PathBuf);
 
 impl FileTexts for Texts {
@@ -81,7 +83,8 @@ fn a_write_is_offered_only_the_files_the_conversation_points_at() {
         "the default model is missing at {}: run scripts/fetch-model.sh (npm test does)",
         path.display()
     );
-    let mut model = LocalModel::load(&LoadOptions::new(path), |_| {}).unwrap();
+    let loaded = LocalModel::load(&LoadOptions::new(path), |_| {}).unwrap();
+    let mut model = support::keeping_openings(loaded, "pointed-writes");
     model.configure(&GenerationOptions {
         pointed_writes: true,
         ..GenerationOptions::default()

@@ -1,5 +1,7 @@
-//! What the real-model tests share.
+//! What the real-model tests share; each test binary uses part of it.
+#![allow(dead_code)]
 
+use lantern_llama::{LocalModel, PromptCache};
 use std::path::PathBuf;
 
 /// Where a test binary keeps the call decision's calibration between runs: measured once per
@@ -7,9 +9,22 @@ use std::path::PathBuf;
 /// probes, so a change of either is measured anew; an empty cache only makes the first run
 /// slower.
 pub fn calibration_file(name: &str) -> PathBuf {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
+    user_cache().join(format!("lantern/test-calibration/{name}.json"))
+}
+
+/// `model` keeping its prompt openings between runs in the cache under `name`, as the app
+/// keeps them for a user: a long system prompt is evaluated once per model and context, and a
+/// damaged or stale state is never trusted (it is evaluated again).
+pub fn keeping_openings(model: LocalModel, name: &str) -> LocalModel {
+    let dir = user_cache().join(format!("lantern/test-prompt-cache/{name}"));
+    let facts = model.facts();
+    let cache = PromptCache::new(dir, &facts.path, facts.context).unwrap();
+    model.with_prompt_cache(cache)
+}
+
+fn user_cache() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    cache.join(format!("lantern/test-calibration/{name}.json"))
+        .unwrap_or_else(std::env::temp_dir)
 }
