@@ -379,7 +379,6 @@ impl Server {
     }
 
     /// Calls `tool`; a server found gone is started again first, once, and the result says so.
-    /// Calls `tool`; a server found gone is started again first, once, and the result says so.
     /// The exchange records the request and the server's response as they went.
     async fn call(&self, tool: &str, args: Value, cancel: &CancelToken) -> RemoteOutcome {
         let arguments = match args {
