@@ -10,7 +10,7 @@ use crate::error::ToolError;
 use crate::paths::{cache_dir, read_state_file_within, workspace_key, write_state_file};
 use crate::sandbox::Workspace;
 use crate::walk::walk_checked;
-use lantern_index::{CodeIndex, Progress, Refreshed, Stamp, MAX_FILE_BYTES};
+use lantern_index::{CodeIndex, Definition, Progress, Refreshed, Stamp, MAX_FILE_BYTES};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::io::Read;
@@ -224,22 +224,11 @@ impl ProjectIndex {
         let root = workspace.resolve(".")?;
         let walked = walk_checked(workspace, &root, None)?;
         let opener = workspace.file_opener()?;
-        let files = walked.files.iter().filter(|f| f.utf8).filter_map(|f| {
-            let meta = std::fs::symlink_metadata(&f.abs).ok()?;
-            let modified_ns = meta
-                .modified()
-                .ok()?
-                .duration_since(UNIX_EPOCH)
-                .ok()?
-                .as_nanos();
-            Some((
-                f.rel.clone(),
-                Stamp {
-                    modified_ns,
-                    len: meta.len(),
-                },
-            ))
-        });
+        let files = walked
+            .files
+            .iter()
+            .filter(|f| f.utf8)
+            .filter_map(|f| Some((f.rel.clone(), stamp_of(&f.abs)?)));
         let by_rel = |rel: &str| {
             walked
                 .files
@@ -269,39 +258,75 @@ impl ProjectIndex {
     }
 }
 
-/// For lines of the workspace's files (path, 1-based line), the definition whose name stands
-/// on each, as the code index reads the file: its name and kind. `None` for a line that
-/// defines nothing, and for a file of a language the index does not read or that cannot be
-/// read (the caller falls back to its own rules there). Each file is read once.
-pub fn definitions_on<'a>(
+/// What says whether the file at `abs` changed since it was indexed; `None` when it cannot
+/// be looked at.
+fn stamp_of(abs: &std::path::Path) -> Option<Stamp> {
+    let meta = std::fs::symlink_metadata(abs).ok()?;
+    let modified_ns = meta
+        .modified()
+        .ok()?
+        .duration_since(UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    Some(Stamp {
+        modified_ns,
+        len: meta.len(),
+    })
+}
+
+impl ProjectIndex {
+    /// For lines of the workspace's files (path, 1-based line), the definition whose name
+    /// stands on each, as the code index reads the file: its name and kind. `None` for a line
+    /// that defines nothing, and for a file of a language the index does not read or that
+    /// cannot be read (the caller falls back to its own rules there). A file the index holds
+    /// as it is now is not read again; any other is read and parsed once. A refresh running
+    /// elsewhere is not waited for.
+    pub fn definitions_on<'a>(
+        &self,
+        workspace: &Workspace,
+        lines: impl IntoIterator<Item = (&'a str, u64)>,
+    ) -> Vec<Option<(String, lantern_index::Kind)>> {
+        let held = self.index.try_lock().ok();
+        let index = held.as_ref().and_then(|guard| guard.as_ref());
+        let mut outlines: std::collections::HashMap<&str, Option<Vec<Definition>>> =
+            std::collections::HashMap::new();
+        lines
+            .into_iter()
+            .map(|(path, line)| {
+                let definitions = outlines
+                    .entry(path)
+                    .or_insert_with(|| definitions_in(workspace, index, path));
+                let definition = definitions
+                    .as_ref()?
+                    .iter()
+                    .find(|d| u64::from(d.name_line) == line)?;
+                Some((definition.name.clone(), definition.kind))
+            })
+            .collect()
+    }
+}
+
+/// The definitions of the file at `path`: from `index` when it holds the file as it is now,
+/// else read through the sandbox and parsed.
+fn definitions_in(
     workspace: &Workspace,
-    lines: impl IntoIterator<Item = (&'a str, u64)>,
-) -> Vec<Option<(String, lantern_index::Kind)>> {
-    let mut parsed: std::collections::HashMap<&str, Option<lantern_index::FileSymbols>> =
-        std::collections::HashMap::new();
-    lines
-        .into_iter()
-        .map(|(path, line)| {
-            let symbols = parsed.entry(path).or_insert_with(|| {
-                let language = lantern_index::Language::of_path(path)?;
-                let resolved = workspace.resolve(path).ok()?;
-                let mut text = String::new();
-                workspace
-                    .open_read(&resolved)
-                    .ok()?
-                    .take(MAX_FILE_BYTES)
-                    .read_to_string(&mut text)
-                    .ok()?;
-                Some(lantern_index::symbols_of(language, &text))
-            });
-            let definition = symbols
-                .as_ref()?
-                .definitions
-                .iter()
-                .find(|d| u64::from(d.name_line) == line)?;
-            Some((definition.name.clone(), definition.kind))
-        })
-        .collect()
+    index: Option<&CodeIndex>,
+    path: &str,
+) -> Option<Vec<Definition>> {
+    let language = lantern_index::Language::of_path(path)?;
+    let resolved = workspace.resolve(path).ok()?;
+    let indexed = stamp_of(resolved.abs()).and_then(|stamp| index?.outline_at(path, stamp));
+    if let Some(definitions) = indexed {
+        return Some(definitions.to_vec());
+    }
+    let mut text = String::new();
+    workspace
+        .open_read(&resolved)
+        .ok()?
+        .take(MAX_FILE_BYTES)
+        .read_to_string(&mut text)
+        .ok()?;
+    Some(lantern_index::symbols_of(language, &text).definitions)
 }
 
 #[cfg(test)]
@@ -329,14 +354,20 @@ mod tests {
         assert_eq!(refreshed.parsed, 1);
     }
 
-    #[test]
-    fn a_change_on_disk_is_seen_at_the_next_use() {
+    /// A workspace of one file, indexed.
+    fn indexed_with(name: &str, text: &str) -> (tempfile::TempDir, Workspace, ProjectIndex) {
         let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("lib.rs");
-        std::fs::write(&file, "fn before() {}\n").unwrap();
+        std::fs::write(dir.path().join(name), text).unwrap();
         let workspace = Workspace::open(dir.path()).unwrap();
         let project = ProjectIndex::default();
         drop(project.refresh(&workspace, |_| {}).unwrap());
+        (dir, workspace, project)
+    }
+
+    #[test]
+    fn a_change_on_disk_is_seen_at_the_next_use() {
+        let (dir, workspace, project) = indexed_with("lib.rs", "fn before() {}\n");
+        let file = dir.path().join("lib.rs");
         std::fs::write(&file, "fn after_the_change() {}\n").unwrap();
         let (index, refreshed) = project.refresh(&workspace, |_| {}).unwrap();
         assert_eq!(index.as_ref().unwrap().names(), vec!["after_the_change"]);
@@ -353,7 +384,7 @@ mod tests {
         .unwrap();
         std::fs::write(dir.path().join("notes.md"), "UsageError = the error\n").unwrap();
         let workspace = Workspace::open(dir.path()).unwrap();
-        let found = definitions_on(
+        let found = ProjectIndex::default().definitions_on(
             &workspace,
             [
                 ("errors.py", 1),
@@ -367,6 +398,26 @@ mod tests {
             .map(|f| f.as_ref().map(|d| d.0.as_str()))
             .collect();
         assert_eq!(names, [Some("UsageError"), Some("exit_code"), None, None]);
+    }
+
+    #[test]
+    fn a_file_the_index_holds_as_it_is_is_not_parsed_again_and_a_changed_one_is() {
+        let (dir, workspace, project) = indexed_with("shop.py", "def total():\n    pass\n");
+        let file = dir.path().join("shop.py");
+        let defined = |project: &ProjectIndex| {
+            let found = project.definitions_on(&workspace, [("shop.py", 1)]);
+            found[0].as_ref().map(|(name, _)| name.clone())
+        };
+        // Other text of the same length, the time set back: the stamp says unchanged, and
+        // what the index read is what is told.
+        let modified = std::fs::metadata(&file).unwrap().modified().unwrap();
+        std::fs::write(&file, "def price():\n    pass\n").unwrap();
+        let handle = std::fs::File::options().write(true).open(&file).unwrap();
+        handle.set_modified(modified).unwrap();
+        assert_eq!(defined(&project).as_deref(), Some("total"));
+        // A change the stamp shows is read again.
+        std::fs::write(&file, "def prices():\n    pass\n").unwrap();
+        assert_eq!(defined(&project).as_deref(), Some("prices"));
     }
 
     #[test]

@@ -217,6 +217,15 @@ impl CodeIndex {
             .map(|f| f.symbols.definitions.as_slice())
     }
 
+    /// The definitions of one file as the index read it when the file had `stamp`; `None`
+    /// when the file is not indexed or has changed since.
+    pub fn outline_at(&self, path: &str, stamp: Stamp) -> Option<&[Definition]> {
+        self.files
+            .get(path)
+            .filter(|f| f.stamp == stamp)
+            .map(|f| f.symbols.definitions.as_slice())
+    }
+
     /// The names one file uses (sorted); empty when the file is not indexed.
     pub fn references_of(&self, path: &str) -> &[Reference] {
         self.files

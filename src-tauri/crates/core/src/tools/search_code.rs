@@ -1,6 +1,5 @@
 use super::read_file::MAX_FILE_BYTES;
 use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
-use crate::code_index::definitions_on;
 use crate::error::ToolError;
 use crate::sandbox::FileOpener;
 use crate::walk::{add_notice, compile_glob, walk_checked, Found};
@@ -125,7 +124,7 @@ impl Tool for SearchCode {
         let mut hits: Vec<Hit> = outcome.hits;
         let total = hits.len();
         hits.truncate(max_results);
-        let defined = definitions_on(
+        let defined = ctx.code_index.definitions_on(
             &ctx.workspace,
             hits.iter().map(|h| (h.path.as_str(), h.line)),
         );
