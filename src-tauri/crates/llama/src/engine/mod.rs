@@ -7,6 +7,7 @@ mod kv;
 mod load;
 mod opening;
 mod replacing;
+mod reply;
 mod sampling;
 mod spans;
 #[cfg(test)]
@@ -333,191 +334,12 @@ impl Model for LocalModel {
         }
         stats.constrained = grammar.is_some();
 
-        let mut chain = self.sampling_chain();
-        let mut utf8 = Utf8Stream::default();
-        let eog = |model: &LlamaModel, t: LlamaToken| model.vocab().is_eog(t);
-        // An answer is an answer: once the step is decided (or forced) to be one, the model
-        // cannot open a call after all.
-        let ban_openers = !call;
-        let longest_stop = request.stop.iter().map(|s| s.len()).max().unwrap_or(0);
-        let mut generated = 0;
-        let mut reply_tokens: Vec<LlamaToken> = Vec::new();
-        // A call must end well-formed even when the model loops inside it or its budget runs
-        // low: from then on the grammar-allowed token that closes something is preferred.
-        let closing_from = request.max_tokens.saturating_sub(CLOSING_RESERVE);
-        let mut closing = false;
-        // Where in the text grounding was last tried, so it is tried once per position.
-        let mut grounded_at = usize::MAX;
-        // An argument being written as a piece of a file's text, while it is.
-        let mut span: Option<spans::FileSpan> = None;
-        // An edit's new text being written, and where in the text it began.
-        let mut replacing: Option<(replacing::Replacement, usize)> = None;
-        let evidence = (!call && self.settings.options.copy_spans)
-            .then(|| copying::Evidence::of_last_results(request.messages))
-            .flatten();
-        let finish = loop {
-            if cancel.is_cancelled() {
-                break FinishReason::Cancelled;
-            }
-            if generated >= request.max_tokens {
-                break FinishReason::Length;
-            }
-            // A tool name or a grounded argument just opened is chosen whole (see
-            // `grounding`), once per position.
-            if let (Some(g), false) = (grammar.as_mut(), closing || grounded_at == text.len()) {
-                let call_text = &text[self.syntax.json_start()..];
-                let name_key = self.syntax.name_key;
-                // What the text has just opened, read once for every kind of grounding.
-                let opened = grounding::open_grounded_argument(call_text, name_key, request.tools);
-                if replacing.is_none() {
-                    replacing = self
-                        .open_replacement(opened.as_ref(), call_text, request)
-                        .map(|r| (r, text.len()));
-                }
-                let grounded = if span.is_some() {
-                    None
-                } else if grounding::grounded_value_opens_next(call_text, name_key, request.tools) {
-                    let quotes = match call_text.ends_with(':') {
-                        true => vec![("\"".to_string(), 0.0), (" \"".to_string(), 0.0)],
-                        false => vec![("\"".to_string(), 0.0)],
-                    };
-                    self.write_best(&quotes, &logits, g, cancel)?
-                } else if let Some((started, file)) =
-                    self.open_span(opened.as_ref(), call_text, request)
-                {
-                    let (after, written) = self.start_span(started, &file, request, &logits, g)?;
-                    span = after;
-                    written
-                } else {
-                    self.ground_what_opened(opened, call_text, request, &logits, g, &mut stats)?
-                };
-                grounded_at = text.len();
-                if let Some(grounded) = grounded {
-                    generated += grounded.tokens.len();
-                    text.push_str(&grounded.text);
-                    reply_tokens.extend_from_slice(&grounded.tokens);
-                    logits = grounded.logits;
-                    if on_text(&grounded.text) == Flow::Stop {
-                        break FinishReason::Stop;
-                    }
-                    continue;
-                }
-            }
-            // Greedy decoding of a tiny model can fall into a loop; outside a call (the
-            // grammar bounds those) a reply that only repeats itself is ended.
-            let looping = !closing && is_looping(&reply_tokens);
-            if grammar.is_none() && (looping || (!call && repeats_itself(&reply_tokens))) {
-                stats.stopped_looping = true;
-                break FinishReason::Repeating;
-            }
-            if grammar.is_some() && !closing && (looping || generated >= closing_from) {
-                closing = true;
-                stats.stopped_looping |= looping;
-                if self.closers.is_none() {
-                    self.closers = Some(closer_tokens(&self.model));
-                }
-            }
-            let chosen = match (closing, grammar.as_mut(), &self.closers, span.as_ref()) {
-                // An edit's old text goes on with the file's text (see `spans`).
-                (_, Some(g), _, Some(open)) => match self.choose_in_span(&logits, g, open, closing)
-                {
-                    Some((token, fed)) => {
-                        span = match fed {
-                            spans::Fed::Continues(next) => Some(next),
-                            spans::Fed::Closes | spans::Fed::Refused => None,
-                        };
-                        Some(token)
-                    }
-                    // Nothing in the file can follow (it cannot happen while a place is
-                    // left): decoding goes on as the grammar alone allows.
-                    None => {
-                        span = None;
-                        choose(&logits, Some(g), &mut chain, &mut |_| false)
-                    }
-                },
-                (true, Some(g), Some(closers), None) => {
-                    let in_string = inside_json_string(&text[self.syntax.json_start()..]);
-                    pick_closing(&logits, g, closers.for_position(in_string))
-                }
-                (_, grammar, _, _) => {
-                    let vocab = self.model.vocab();
-                    let piece_of = |t: LlamaToken| {
-                        String::from_utf8_lossy(&vocab.token_to_piece(t, false, None)).into_owned()
-                    };
-                    if let (Some(evidence), None) = (&evidence, &grammar) {
-                        evidence.favour(&text, &mut logits, &mut |t| piece_of(t));
-                    }
-                    // The new text ends with its string; until then it is steered.
-                    if replacing
-                        .as_ref()
-                        .is_some_and(|(_, start)| !inside_json_string(&text[*start - 1..]))
-                    {
-                        replacing = None;
-                    }
-                    let new_text = replacing.as_ref().map(|(r, start)| (r, &text[*start..]));
-                    if let Some((replacement, written)) = new_text {
-                        replacement.favour(written, &mut logits, &mut |t| piece_of(t));
-                    }
-                    let model = &*self.model;
-                    let so_far = &text;
-                    let mut banned = |t: LlamaToken| {
-                        let ends_equal = new_text.is_some_and(|(r, written)| {
-                            !r.may_end(written) && piece_of(t).starts_with('"')
-                        });
-                        ends_equal
-                            || ban_openers
-                                && !eog(model, t)
-                                && would_open_a_call(so_far, &piece_of(t))
-                    };
-                    choose(&logits, grammar, &mut chain, &mut banned)
-                }
-            };
-            let Some(token) = chosen else {
-                break FinishReason::EndOfText;
-            };
-            if generated == 0 {
-                stats.first_token_ms = started.elapsed().as_secs_f64() * 1000.0;
-            }
-            generated += 1;
-            if let Some(g) = grammar.as_mut() {
-                g.accept(token);
-            }
-            if eog(&self.model, token) {
-                break FinishReason::EndOfText;
-            }
-            let piece = utf8.push(&self.model.vocab().token_to_piece(token, false, None));
-            let before = text.len();
-            text.push_str(&piece);
-            // A stop sequence ends the reply right after itself. A constrained call ends only
-            // where its grammar does: a closing tag inside a string argument is content.
-            let search_from = before.saturating_sub(longest_stop);
-            let stop_end = if grammar.is_some() {
-                closed_call_end(&text, search_from, &self.syntax)
-            } else {
-                stop_sequence_end(&text, search_from, before, request.stop)
-            };
-            if let Some(end) = stop_end {
-                text.truncate(end);
-                if end > before {
-                    on_text(&text[before..]);
-                }
-                break FinishReason::Stop;
-            }
-            if !piece.is_empty() && on_text(&piece) == Flow::Stop {
-                break FinishReason::Stop;
-            }
-            logits = self.append(&[token])?;
-            reply_tokens.push(token);
-        };
-        let rest = utf8.finish();
-        if !rest.is_empty() && finish != FinishReason::Stop {
-            text.push_str(&rest);
-            on_text(&rest);
-        }
-        stats.tokens_generated = generated + stats.thinking_tokens;
+        let mut reply = self.start_reply(request, text, logits, grammar, call);
+        let finish = self.write_reply(&mut reply, request, on_text, &mut stats, started)?;
+        stats.tokens_generated = reply.generated + stats.thinking_tokens;
         Ok(Generation {
             thinking: thought,
-            ..self.finish(text, finish, stats, started)
+            ..self.finish(reply.text, finish, stats, started)
         })
     }
 }
