@@ -169,8 +169,9 @@ impl ProjectIndex {
         let lower = prefix.to_lowercase();
         let mut names: Vec<&str> = index
             .names()
-            .into_iter()
-            .filter(|name| name.to_lowercase().starts_with(&lower))
+            .iter()
+            .map(String::as_str)
+            .filter(|name| starts_ignoring_case(name, &lower))
             .collect();
         names.sort_by_key(|name| (name.len(), *name));
         names.truncate(limit);
@@ -256,6 +257,13 @@ impl ProjectIndex {
         }
         Ok(refreshed)
     }
+}
+
+/// Does `name` begin with `lower` (lower-case), case aside? Compared char by char, so that
+/// completing a prefix does not lower-case every name.
+fn starts_ignoring_case(name: &str, lower: &str) -> bool {
+    let mut chars = name.chars().flat_map(char::to_lowercase);
+    lower.chars().all(|c| chars.next() == Some(c))
 }
 
 /// What says whether the file at `abs` changed since it was indexed; `None` when it cannot
@@ -350,7 +358,7 @@ mod tests {
         let project = ProjectIndex::default();
         let (index, refreshed) = project.refresh(&workspace, |_| {}).unwrap();
         let index = index.as_ref().unwrap();
-        assert_eq!(index.names(), vec!["visible"]);
+        assert_eq!(index.names(), ["visible"]);
         assert_eq!(refreshed.parsed, 1);
     }
 
@@ -365,12 +373,27 @@ mod tests {
     }
 
     #[test]
+    fn names_complete_from_a_prefix_case_aside_shortest_first_and_follow_changes() {
+        let text =
+            "def load_config():\n    pass\n\ndef LoadAll():\n    pass\n\ndef save():\n    pass\n";
+        let (dir, workspace, project) = indexed_with("store.py", text);
+        assert_eq!(
+            project.names_starting("LOAD", 8),
+            ["LoadAll", "load_config"]
+        );
+        assert_eq!(project.names_starting("load", 1), ["LoadAll"]);
+        std::fs::write(dir.path().join("store.py"), "def loader():\n    pass\n").unwrap();
+        drop(project.refresh(&workspace, |_| {}).unwrap());
+        assert_eq!(project.names_starting("load", 8), ["loader"]);
+    }
+
+    #[test]
     fn a_change_on_disk_is_seen_at_the_next_use() {
         let (dir, workspace, project) = indexed_with("lib.rs", "fn before() {}\n");
         let file = dir.path().join("lib.rs");
         std::fs::write(&file, "fn after_the_change() {}\n").unwrap();
         let (index, refreshed) = project.refresh(&workspace, |_| {}).unwrap();
-        assert_eq!(index.as_ref().unwrap().names(), vec!["after_the_change"]);
+        assert_eq!(index.as_ref().unwrap().names(), ["after_the_change"]);
         assert_eq!((refreshed.parsed, refreshed.kept), (1, 0));
     }
 
@@ -434,7 +457,7 @@ mod tests {
         let again = ProjectIndex::saved_at(saved.clone());
         let (index, refreshed) = again.refresh(&workspace, |_| {}).unwrap();
         assert_eq!((refreshed.parsed, refreshed.kept), (0, 2));
-        assert_eq!(index.as_ref().unwrap().names(), vec!["A", "B"]);
+        assert_eq!(index.as_ref().unwrap().names(), ["A", "B"]);
         drop(index);
         std::fs::write(&saved, b"damaged").unwrap();
         let damaged = ProjectIndex::saved_at(saved);

@@ -46,6 +46,10 @@ const FORMAT: u32 = 2;
 pub struct CodeIndex {
     format: u32,
     files: BTreeMap<String, IndexedFile>,
+    /// Every defined name, sorted, made when first asked for and forgotten at every change
+    /// (a window completes names as the user types).
+    #[serde(skip)]
+    names: std::sync::OnceLock<Vec<String>>,
 }
 
 /// How far a refresh has come.
@@ -97,10 +101,11 @@ impl CodeIndex {
         mut read: impl FnMut(&str) -> Option<String>,
         mut progress: impl FnMut(Progress),
     ) -> Refreshed {
+        self.names.take();
         if self.format != FORMAT {
             *self = CodeIndex {
                 format: FORMAT,
-                files: BTreeMap::new(),
+                ..CodeIndex::default()
             };
         }
         let mut sources: Vec<(String, Stamp, Language)> = files
@@ -149,10 +154,11 @@ impl CodeIndex {
         let Some(language) = Language::of_path(path) else {
             return;
         };
+        self.names.take();
         if self.format != FORMAT {
             *self = CodeIndex {
                 format: FORMAT,
-                files: BTreeMap::new(),
+                ..CodeIndex::default()
             };
         }
         let symbols = symbols_of(language, source);
@@ -168,6 +174,7 @@ impl CodeIndex {
 
     /// Forgets one file (deleted, or no longer visible).
     pub fn remove(&mut self, path: &str) {
+        self.names.take();
         self.files.remove(path);
     }
 
@@ -254,13 +261,15 @@ impl CodeIndex {
     }
 
     /// Every name the project defines, sorted, each once.
-    pub fn names(&self) -> Vec<&str> {
-        let names: BTreeSet<&str> = self
-            .files
-            .values()
-            .flat_map(|f| f.symbols.definitions.iter().map(|d| d.name.as_str()))
-            .collect();
-        names.into_iter().collect()
+    pub fn names(&self) -> &[String] {
+        self.names.get_or_init(|| {
+            let names: BTreeSet<&str> = self
+                .files
+                .values()
+                .flat_map(|f| f.symbols.definitions.iter().map(|d| d.name.as_str()))
+                .collect();
+            names.into_iter().map(str::to_string).collect()
+        })
     }
 
     /// The indexed files' paths with their languages.

@@ -59,7 +59,7 @@ fn a_refresh_reads_only_new_and_changed_source_files_and_drops_deleted_ones() {
     assert!(index.definitions("alpha").is_empty());
     assert!(index.definitions("beta").is_empty());
     assert_eq!(index.definitions("gamma")[0].path, "src/b.py");
-    assert_eq!(index.names(), vec!["gamma"]);
+    assert_eq!(index.names(), ["gamma"]);
 }
 
 #[test]
@@ -73,7 +73,7 @@ fn a_listing_cut_short_drops_nothing() {
     let only_a = project.0.iter().take(1).map(|(p, (s, _))| (p.clone(), *s));
     let refreshed = index.refresh(only_a, false, |_| None, |_| {});
     assert_eq!((refreshed.removed, refreshed.kept), (0, 1));
-    assert_eq!(index.names(), vec!["alpha", "beta"]);
+    assert_eq!(index.names(), ["alpha", "beta"]);
 }
 
 #[test]

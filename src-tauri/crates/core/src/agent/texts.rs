@@ -34,7 +34,7 @@ pub(super) fn defined_names(ctx: &ToolContext, tools: &[ToolSpec]) -> Vec<String
     match ctx.code_index.refresh(&ctx.workspace, |_| {}) {
         Ok((index, _)) => index
             .as_ref()
-            .map(|index| index.names().into_iter().map(str::to_string).collect())
+            .map(|index| index.names().to_vec())
             .unwrap_or_default(),
         Err(_) => Vec::new(),
     }

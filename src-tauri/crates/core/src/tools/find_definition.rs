@@ -91,8 +91,8 @@ fn not_defined(index: &CodeIndex, asked: &str, name: &str) -> ToolError {
     let lower = name.to_lowercase();
     let mut similar: Vec<(f64, &str)> = index
         .names()
-        .into_iter()
-        .map(|n| (strsim::jaro_winkler(&lower, &n.to_lowercase()), n))
+        .iter()
+        .map(|n| (strsim::jaro_winkler(&lower, &n.to_lowercase()), n.as_str()))
         .filter(|(score, _)| *score >= 0.85)
         .collect();
     similar.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
