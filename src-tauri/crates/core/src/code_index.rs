@@ -141,19 +141,34 @@ impl ProjectIndex {
         workspace: &Workspace,
         path: &str,
     ) -> Result<Vec<OutlineEntry>, ToolError> {
+        if let Some(outline) = self.outline_of_known(workspace, path) {
+            return Ok(outline);
+        }
         let (index, _) = self.refresh(workspace, |_| {})?;
         let definitions = index.as_ref().and_then(|index| index.outline(path));
-        Ok(definitions
-            .unwrap_or_default()
-            .iter()
-            .map(|d| OutlineEntry {
-                name: d.name.clone(),
-                kind: d.kind.as_str().to_string(),
-                parent: d.parent.clone(),
-                line: d.name_line,
-                end_line: d.end_line,
-            })
-            .collect())
+        Ok(outline_entries(definitions.unwrap_or_default()))
+    }
+
+    /// The outline of a file the index already holds, without walking the workspace: as
+    /// indexed when the file is unchanged, else that file alone read again. `None` when the
+    /// index is not loaded or does not hold the file (a whole refresh decides then).
+    fn outline_of_known(&self, workspace: &Workspace, path: &str) -> Option<Vec<OutlineEntry>> {
+        let mut guard = self.index.lock().unwrap_or_else(|e| e.into_inner());
+        let index = guard.as_mut()?;
+        index.outline(path)?;
+        let resolved = workspace.resolve(path).ok()?;
+        let stamp = stamp_of(resolved.abs())?;
+        if index.outline_at(path, stamp).is_none() {
+            let mut text = String::new();
+            workspace
+                .open_read(&resolved)
+                .ok()?
+                .take(MAX_FILE_BYTES)
+                .read_to_string(&mut text)
+                .ok()?;
+            index.update(path, stamp, &text);
+        }
+        index.outline(path).map(outline_entries)
     }
 
     /// The defined names that begin with `prefix` (ignoring case), shortest first, at most
@@ -257,6 +272,19 @@ impl ProjectIndex {
         }
         Ok(refreshed)
     }
+}
+
+fn outline_entries(definitions: &[Definition]) -> Vec<OutlineEntry> {
+    definitions
+        .iter()
+        .map(|d| OutlineEntry {
+            name: d.name.clone(),
+            kind: d.kind.as_str().to_string(),
+            parent: d.parent.clone(),
+            line: d.name_line,
+            end_line: d.end_line,
+        })
+        .collect()
 }
 
 /// Does `name` begin with `lower` (lower-case), case aside? Compared char by char, so that
@@ -385,6 +413,22 @@ mod tests {
         std::fs::write(dir.path().join("store.py"), "def loader():\n    pass\n").unwrap();
         drop(project.refresh(&workspace, |_| {}).unwrap());
         assert_eq!(project.names_starting("load", 8), ["loader"]);
+    }
+
+    #[test]
+    fn a_file_s_outline_follows_its_changes() {
+        let (dir, workspace, project) = indexed_with("cart.py", "def total():\n    pass\n");
+        let names = |project: &ProjectIndex| -> Vec<String> {
+            let outline = project.outline_of(&workspace, "cart.py").unwrap();
+            outline.into_iter().map(|e| e.name).collect()
+        };
+        assert_eq!(names(&project), ["total"]);
+        std::fs::write(dir.path().join("cart.py"), "def subtotal():\n    pass\n").unwrap();
+        assert_eq!(names(&project), ["subtotal"]);
+        // A file the index has not seen yet is found by a refresh.
+        std::fs::write(dir.path().join("tax.py"), "RATE = 2\n").unwrap();
+        let outline = project.outline_of(&workspace, "tax.py").unwrap();
+        assert_eq!(outline[0].name, "RATE");
     }
 
     #[test]
