@@ -159,14 +159,7 @@ impl ProjectIndex {
         let resolved = workspace.resolve(path).ok()?;
         let stamp = stamp_of(resolved.abs())?;
         if index.outline_at(path, stamp).is_none() {
-            let mut text = String::new();
-            workspace
-                .open_read(&resolved)
-                .ok()?
-                .take(MAX_FILE_BYTES)
-                .read_to_string(&mut text)
-                .ok()?;
-            index.update(path, stamp, &text);
+            index.update(path, stamp, &text_of(workspace, &resolved)?);
         }
         index.outline(path).map(outline_entries)
     }
@@ -355,14 +348,20 @@ fn definitions_in(
     if let Some(definitions) = indexed {
         return Some(definitions.to_vec());
     }
+    let text = text_of(workspace, &resolved)?;
+    Some(lantern_index::symbols_of(language, &text).definitions)
+}
+
+/// A workspace file's text, read through the sandbox, at most as much as the index reads.
+fn text_of(workspace: &Workspace, resolved: &crate::sandbox::ResolvedPath) -> Option<String> {
     let mut text = String::new();
     workspace
-        .open_read(&resolved)
+        .open_read(resolved)
         .ok()?
         .take(MAX_FILE_BYTES)
         .read_to_string(&mut text)
         .ok()?;
-    Some(lantern_index::symbols_of(language, &text).definitions)
+    Some(text)
 }
 
 #[cfg(test)]
