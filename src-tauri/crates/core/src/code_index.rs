@@ -9,7 +9,7 @@
 use crate::error::ToolError;
 use crate::paths::{cache_dir, read_state_file_within, workspace_key, write_state_file};
 use crate::sandbox::Workspace;
-use crate::walk::walk_checked;
+use crate::walk::{walk_workspace, Walked};
 use lantern_index::{CodeIndex, Definition, Progress, Refreshed, Stamp, MAX_FILE_BYTES};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -197,11 +197,22 @@ impl ProjectIndex {
     pub fn refresh(
         &self,
         workspace: &Workspace,
+        progress: impl FnMut(Progress),
+    ) -> Result<(MutexGuard<'_, Option<CodeIndex>>, Refreshed), ToolError> {
+        self.refresh_from(workspace, walk_workspace(workspace), progress)
+    }
+
+    /// [`ProjectIndex::refresh`] from a walk of the whole workspace already made (a step that
+    /// lists the workspace's files for other uses too walks it once).
+    pub fn refresh_from(
+        &self,
+        workspace: &Workspace,
+        walked: Result<Walked, ToolError>,
         mut progress: impl FnMut(Progress),
     ) -> Result<(MutexGuard<'_, Option<CodeIndex>>, Refreshed), ToolError> {
         let mut guard = self.index.lock().unwrap_or_else(|e| e.into_inner());
         self.set_status(|s| s.state = IndexState::Building);
-        let refreshed = self.refresh_locked(&mut guard, workspace, |p| {
+        let refreshed = self.refresh_locked(&mut guard, workspace, walked, |p| {
             self.set_status(|s| (s.done, s.total) = (p.done, p.total));
             progress(p);
         });
@@ -221,6 +232,7 @@ impl ProjectIndex {
         &self,
         guard: &mut MutexGuard<'_, Option<CodeIndex>>,
         workspace: &Workspace,
+        walked: Result<Walked, ToolError>,
         progress: impl FnMut(Progress),
     ) -> Result<Refreshed, ToolError> {
         let index = guard.get_or_insert_with(|| {
@@ -230,8 +242,7 @@ impl ProjectIndex {
                 .and_then(|bytes| CodeIndex::from_bytes(&bytes))
                 .unwrap_or_default()
         });
-        let root = workspace.resolve(".")?;
-        let walked = walk_checked(workspace, &root, None)?;
+        let walked = walked?;
         let opener = workspace.file_opener()?;
         let files = walked
             .files

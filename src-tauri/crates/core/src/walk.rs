@@ -297,18 +297,25 @@ pub fn walk_files(root: &Path, dir: &ResolvedPath, glob: Option<&GlobMatcher>) -
 /// `list_files` of the whole workspace, within the standard limits (a huge workspace offers
 /// what the walk reached). Folders are the ones that hold a visible file, and the root.
 pub fn known_paths(workspace: &Workspace) -> KnownPaths {
-    let Ok(root) = workspace.resolve(".") else {
-        return KnownPaths::default();
-    };
-    let Ok(walked) = walk_checked(workspace, &root, None) else {
-        return KnownPaths::default();
-    };
+    match walk_workspace(workspace) {
+        Ok(walked) => known_paths_of(&walked),
+        Err(_) => KnownPaths::default(),
+    }
+}
+
+/// The whole workspace walked as the tools see it (see [`walk_checked`]).
+pub fn walk_workspace(workspace: &Workspace) -> Result<Walked, ToolError> {
+    walk_checked(workspace, &workspace.resolve(".")?, None)
+}
+
+/// [`known_paths`] of a walk of the whole workspace already made.
+pub fn known_paths_of(walked: &Walked) -> KnownPaths {
     KnownPaths::from_files(
         walked
             .files
-            .into_iter()
+            .iter()
             .filter(|f| f.utf8)
-            .map(|f| f.rel)
+            .map(|f| f.rel.clone())
             .collect(),
     )
 }

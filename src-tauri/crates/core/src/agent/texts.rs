@@ -5,7 +5,7 @@ use crate::model::{FileTexts, KnownPaths};
 use crate::sandbox::Workspace;
 use crate::spec::ToolSpec;
 use crate::tools::{current_content, ToolContext};
-use crate::walk::known_paths;
+use crate::walk::{known_paths, known_paths_of, walk_workspace};
 
 /// Reads only the files the step offers as paths (visible to the tools: not ignored, hidden or
 /// Lantern's own), through the sandbox, as text.
@@ -22,21 +22,38 @@ impl<'a> VisibleTexts<'a> {
     }
 }
 
-/// The names the workspace's code defines, from its index brought up to date, when one of
-/// `tools` takes such a name (`"x-symbol"`); none otherwise, or when the index cannot be made.
-pub(super) fn defined_names(ctx: &ToolContext, tools: &[ToolSpec]) -> Vec<String> {
-    if !tools
+/// Fills in what a step knows of the workspace and does not know yet, from one walk: the files
+/// and folders the tools see (`known`), and the names its code defines (`names`), from its
+/// index brought up to date, when one of `tools` takes such a name (`"x-symbol"`); no names
+/// otherwise, or when the index cannot be made.
+pub(super) fn look_at_files(
+    ctx: &ToolContext,
+    tools: &[ToolSpec],
+    known: &mut Option<KnownPaths>,
+    names: &mut Option<Vec<String>>,
+) {
+    let takes_names = tools
         .iter()
-        .any(|tool| tool.has_argument_marked("x-symbol"))
-    {
-        return Vec::new();
+        .any(|tool| tool.has_argument_marked("x-symbol"));
+    if names.is_none() && !takes_names {
+        *names = Some(Vec::new());
     }
-    match ctx.code_index.refresh(&ctx.workspace, |_| {}) {
-        Ok((index, _)) => index
-            .as_ref()
-            .map(|index| index.names().to_vec())
-            .unwrap_or_default(),
-        Err(_) => Vec::new(),
+    if known.is_some() && names.is_some() {
+        return;
+    }
+    let walked = walk_workspace(&ctx.workspace);
+    if known.is_none() {
+        *known = Some(walked.as_ref().map(known_paths_of).unwrap_or_default());
+    }
+    if names.is_none() {
+        let refreshed = ctx.code_index.refresh_from(&ctx.workspace, walked, |_| {});
+        *names = Some(match refreshed {
+            Ok((index, _)) => index
+                .as_ref()
+                .map(|index| index.names().to_vec())
+                .unwrap_or_default(),
+            Err(_) => Vec::new(),
+        });
     }
 }
 

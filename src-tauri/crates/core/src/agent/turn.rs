@@ -4,7 +4,7 @@
 
 use super::calls::{self, Author, Confirmer};
 use super::live::LiveText;
-use super::texts::{code_map, defined_names, VisibleTexts};
+use super::texts::{code_map, look_at_files, VisibleTexts};
 use super::{compaction, Session};
 use crate::attachments;
 use crate::event::{Event, FinishedReason, NO_ANSWER};
@@ -234,9 +234,13 @@ impl Session {
         let mut parser = TurnParser::new();
         let mut streamed = String::new();
         let mut live = LiveText::new();
-        let names = self
-            .defined_names
-            .get_or_insert_with(|| defined_names(&self.ctx, self.toolbox.specs()));
+        look_at_files(
+            &self.ctx,
+            self.toolbox.specs(),
+            &mut self.known_paths,
+            &mut self.defined_names,
+        );
+        let names = self.defined_names.as_deref().unwrap_or_default();
         let texts = VisibleTexts::of(&self.ctx.workspace, &mut self.known_paths);
         let offered = match &self.offer {
             Some(offer) => offer.specs.as_slice(),
