@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, ModelInfo } from "../ipc/types";
-import { availabilityOf, routeResult } from "./turns";
+import { availabilityOf, routeResult, type TurnDeps, Turns } from "./turns";
 
 const info = { facts: { path: "/models/m.gguf", name: "m" }, is_default: true } as ModelInfo;
 
@@ -69,5 +69,29 @@ describe("results routed by the kind their tool declares", () => {
     routeResult(finished("read_file", true, { path: "src/a.ts" }), "file_content", t);
     routeResult(finished("write_file", true, { path: "src/a.ts", created: true }), undefined, t);
     expect(t.seen).toEqual([]);
+  });
+});
+
+describe("a call written by hand", () => {
+  function turnsSeen() {
+    const busy: boolean[] = [];
+    const deps = { chat: { setAvailability: () => {}, setBusy: (on: boolean) => void busy.push(on) }, folderOpen: () => true, modelState: () => ({ kind: "ready", info }) };
+    return { busy, turns: new Turns(deps as unknown as TurnDeps) };
+  }
+
+  it("holds the conversation while it runs, so the chat offers Stop, and frees it after", async () => {
+    const { busy, turns } = turnsSeen();
+    let finish: (value: string) => void = () => {};
+    const running = turns.whileCallRuns(() => new Promise<string>((resolve) => (finish = resolve)));
+    expect([turns.running, busy.at(-1)]).toEqual([true, true]);
+    finish("done");
+    expect(await running).toBe("done");
+    expect([turns.running, busy.at(-1)]).toEqual([false, false]);
+  });
+
+  it("frees the conversation when the call fails", async () => {
+    const { busy, turns } = turnsSeen();
+    await expect(turns.whileCallRuns(() => Promise.reject(new Error("refused")))).rejects.toThrow("refused");
+    expect([turns.running, busy.at(-1)]).toEqual([false, false]);
   });
 });
