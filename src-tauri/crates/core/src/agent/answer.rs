@@ -11,7 +11,6 @@ use crate::answer_paths::{files_shown, with_paths};
 use crate::event::Event;
 use crate::model::{FinishReason, Role};
 use crate::repeats::before_repeats;
-use crate::walk::known_paths;
 
 impl Session {
     /// The answer to give for the reply `text` of step `step`, which ended for `finish`, to
@@ -45,9 +44,7 @@ impl Session {
             return text;
         }
         if self.config.answer_paths {
-            let known = self
-                .known_paths
-                .get_or_insert_with(|| known_paths(&self.ctx.workspace));
+            let (known, _) = self.seen.look(&self.ctx, self.toolbox.specs());
             let shown = files_shown(results.iter().copied(), known);
             if let Some((given_text, paths)) = with_paths(&text, &shown, known) {
                 text = given_text;

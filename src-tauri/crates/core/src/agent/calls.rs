@@ -177,10 +177,10 @@ impl super::Session {
             return outcome.to_message(call_id);
         };
         // The files are listed only when a definition's body may be read.
-        let texts = self
-            .config
-            .definition_bodies
-            .then(|| VisibleTexts::of(&self.ctx.workspace, &mut self.known_paths));
+        let texts = self.config.definition_bodies.then(|| VisibleTexts {
+            workspace: &self.ctx.workspace,
+            known: self.seen.look(&self.ctx, self.toolbox.specs()).0,
+        });
         let files = texts.as_ref().map(|t| t as &dyn FileTexts);
         Message::tool_result(call_id, focus_result(result, question, files))
     }

@@ -112,8 +112,7 @@ impl Session {
         self.ctx.origin = format!("{call_id} {tool}");
         if call.risk() >= Risk::Write {
             // The files may change: walk again before the next step.
-            self.known_paths = None;
-            self.defined_names = None;
+            self.seen.forget();
         }
         emit(&Event::ToolStarted {
             call_id: call_id.to_string(),

@@ -32,7 +32,7 @@ pub use turn::offer_for;
 use crate::checkpoint::CheckpointStore;
 use crate::error::ErrorType;
 use crate::event::{Event, FinishedReason};
-use crate::model::{CancelToken, KnownPaths, Message, Model, Role};
+use crate::model::{CancelToken, Message, Model, Role};
 use crate::policy::{Grant, PolicyStore};
 use crate::sandbox::Workspace;
 use crate::toolbox::Toolbox;
@@ -52,12 +52,9 @@ pub struct Session {
     calls: usize,
     /// Set when the saved grants could not be read (see [`PolicyStore::load`]).
     pub policy_warning: Option<String>,
-    /// What path arguments may name, walked when a step needs it and forgotten when a turn
-    /// starts or a call may have changed the files.
-    known_paths: Option<KnownPaths>,
-    /// The names the workspace's code defines, when a tool takes one (listed again when the
-    /// paths are).
-    defined_names: Option<Vec<String>>,
+    /// What path and symbol arguments may name, looked at when a step needs it and forgotten
+    /// when a turn starts or a call may have changed the files.
+    seen: texts::FilesSeen,
     /// How full the model's context was after the last step, when the model says.
     filled: Option<f64>,
     /// The tools this turn offers, when not all of them (many tools from MCP servers).
@@ -132,8 +129,7 @@ impl Session {
             config: options.config,
             calls: 0,
             policy_warning,
-            known_paths: None,
-            defined_names: None,
+            seen: Default::default(),
             filled: None,
             offer: None,
             folder_rules: Vec::new(),

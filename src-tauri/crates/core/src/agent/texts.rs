@@ -5,7 +5,7 @@ use crate::model::{FileTexts, KnownPaths};
 use crate::sandbox::Workspace;
 use crate::spec::ToolSpec;
 use crate::tools::{current_content, ToolContext};
-use crate::walk::{known_paths, known_paths_of, walk_workspace};
+use crate::walk::{known_paths_of, walk_workspace};
 
 /// Reads only the files the step offers as paths (visible to the tools: not ignored, hidden or
 /// Lantern's own), through the sandbox, as text.
@@ -14,46 +14,50 @@ pub(super) struct VisibleTexts<'a> {
     pub known: &'a KnownPaths,
 }
 
-impl<'a> VisibleTexts<'a> {
-    /// The texts of the workspace's visible files, listing them first if `known` is empty.
-    pub fn of(workspace: &'a Workspace, known: &'a mut Option<KnownPaths>) -> Self {
-        let known = known.get_or_insert_with(|| known_paths(workspace));
-        VisibleTexts { workspace, known }
-    }
+/// What a conversation has seen of the workspace since the files last changed: the files and
+/// folders the tools see, and the names its code defines. Both come from one walk, made when
+/// first needed in a turn and again after a call that may write.
+#[derive(Default)]
+pub(super) struct FilesSeen {
+    known: Option<KnownPaths>,
+    names: Option<Vec<String>>,
 }
 
-/// Fills in what a step knows of the workspace and does not know yet, from one walk: the files
-/// and folders the tools see (`known`), and the names its code defines (`names`), from its
-/// index brought up to date, when one of `tools` takes such a name (`"x-symbol"`); no names
-/// otherwise, or when the index cannot be made.
-pub(super) fn look_at_files(
-    ctx: &ToolContext,
-    tools: &[ToolSpec],
-    known: &mut Option<KnownPaths>,
-    names: &mut Option<Vec<String>>,
-) {
-    let takes_names = tools
-        .iter()
-        .any(|tool| tool.has_argument_marked("x-symbol"));
-    if names.is_none() && !takes_names {
-        *names = Some(Vec::new());
+impl FilesSeen {
+    /// The files may have changed: look again when next asked.
+    pub fn forget(&mut self) {
+        *self = FilesSeen::default();
     }
-    if known.is_some() && names.is_some() {
-        return;
-    }
-    let walked = walk_workspace(&ctx.workspace);
-    if known.is_none() {
-        *known = Some(walked.as_ref().map(known_paths_of).unwrap_or_default());
-    }
-    if names.is_none() {
-        let refreshed = ctx.code_index.refresh_from(&ctx.workspace, walked, |_| {});
-        *names = Some(match refreshed {
-            Ok((index, _)) => index
-                .as_ref()
-                .map(|index| index.names().to_vec())
-                .unwrap_or_default(),
-            Err(_) => Vec::new(),
+
+    /// The files the tools see, and the names the code defines when one of `tools` takes such
+    /// a name (`"x-symbol"`; none otherwise, or when the index cannot be made), from the
+    /// index brought up to date. Walks the workspace at most once for both.
+    pub fn look(&mut self, ctx: &ToolContext, tools: &[ToolSpec]) -> (&KnownPaths, &[String]) {
+        let takes_names = tools
+            .iter()
+            .any(|tool| tool.has_argument_marked("x-symbol"));
+        let needs_walk = self.known.is_none() || (takes_names && self.names.is_none());
+        let mut walked = needs_walk.then(|| walk_workspace(&ctx.workspace));
+        let known = self.known.get_or_insert_with(|| match &walked {
+            Some(Ok(walked)) => known_paths_of(walked),
+            _ => KnownPaths::default(),
         });
+        let names = self.names.get_or_insert_with(|| {
+            if !takes_names {
+                return Vec::new();
+            }
+            let walked = walked
+                .take()
+                .unwrap_or_else(|| walk_workspace(&ctx.workspace));
+            match ctx.code_index.refresh_from(&ctx.workspace, walked, |_| {}) {
+                Ok((index, _)) => index
+                    .as_ref()
+                    .map(|index| index.names().to_vec())
+                    .unwrap_or_default(),
+                Err(_) => Vec::new(),
+            }
+        });
+        (known, names)
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::calls::{self, Author, Confirmer};
 use super::live::LiveText;
-use super::texts::{code_map, look_at_files, VisibleTexts};
+use super::texts::{code_map, VisibleTexts};
 use super::{compaction, Session};
 use crate::attachments;
 use crate::event::{Event, FinishedReason, NO_ANSWER};
@@ -15,7 +15,6 @@ use crate::project_map::project_map;
 use crate::project_rules::ProjectRules;
 use crate::protocol::markers::is_protocol_shaped_text;
 use crate::protocol::{interpret, Outcome, ProblemKind, Turn, TurnParser, STOP_SEQUENCES};
-use crate::walk::known_paths;
 use serde_json::Value;
 
 /// How a turn ends: why, and the text it finishes with.
@@ -77,8 +76,7 @@ impl Session {
             self.history[0].content = system.to_string();
         }
         // The user may have changed the files since the last turn.
-        self.known_paths = None;
-        self.defined_names = None;
+        self.seen.forget();
         let opening = self.history.len() == 1;
         if let Some(rules) = opening
             .then(|| ProjectRules::of(&self.ctx.workspace))
@@ -95,12 +93,11 @@ impl Session {
             }
         }
         if self.config.project_map > 0 && opening {
-            let known = known_paths(&self.ctx.workspace);
-            let map = project_map(&known, self.config.project_map);
+            let (known, _) = self.seen.look(&self.ctx, self.toolbox.specs());
+            let map = project_map(known, self.config.project_map);
             if !map.is_empty() {
                 self.history.push(Message::new(Role::System, map));
             }
-            self.known_paths = Some(known);
         }
         if self.config.project_rules {
             self.give_folder_rules(message);
@@ -118,9 +115,7 @@ impl Session {
     /// The instructions of the folders the message's paths are in, when a folder has its own
     /// (`packages/api/AGENTS.md`), each given once per conversation.
     fn give_folder_rules(&mut self, message: &str) {
-        let known = self
-            .known_paths
-            .get_or_insert_with(|| known_paths(&self.ctx.workspace));
+        let (known, _) = self.seen.look(&self.ctx, self.toolbox.specs());
         let named: Vec<String> = crate::mentions::message_words(message)
             .map(|w| w.trim_start_matches('@').trim_end_matches(['.', '/']))
             .filter(|w| known.has_file(w) || known.folders.iter().any(|f| f == w))
@@ -144,9 +139,7 @@ impl Session {
         if attachments::mentions_in(message).is_empty() {
             return;
         }
-        let known = self
-            .known_paths
-            .get_or_insert_with(|| known_paths(&self.ctx.workspace));
+        let (known, _) = self.seen.look(&self.ctx, self.toolbox.specs());
         let (attached, problems) =
             attachments::attach(message, &self.ctx.workspace, known, &self.ctx.code_index);
         if !attached.is_empty() {
@@ -234,14 +227,11 @@ impl Session {
         let mut parser = TurnParser::new();
         let mut streamed = String::new();
         let mut live = LiveText::new();
-        look_at_files(
-            &self.ctx,
-            self.toolbox.specs(),
-            &mut self.known_paths,
-            &mut self.defined_names,
-        );
-        let names = self.defined_names.as_deref().unwrap_or_default();
-        let texts = VisibleTexts::of(&self.ctx.workspace, &mut self.known_paths);
+        let (known, names) = self.seen.look(&self.ctx, self.toolbox.specs());
+        let texts = VisibleTexts {
+            workspace: &self.ctx.workspace,
+            known,
+        };
         let offered = match &self.offer {
             Some(offer) => offer.specs.as_slice(),
             None => self.toolbox.specs(),
