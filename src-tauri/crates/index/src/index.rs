@@ -46,8 +46,9 @@ const FORMAT: u32 = 2;
 pub struct CodeIndex {
     format: u32,
     files: BTreeMap<String, IndexedFile>,
-    /// Every defined name, sorted, made when first asked for and forgotten at every change
-    /// (a window completes names as the user types).
+    /// Every defined name, sorted, made when first asked for and forgotten when a file is
+    /// read again or dropped (a window completes names as the user types; a step that finds
+    /// no file changed keeps them).
     #[serde(skip)]
     names: std::sync::OnceLock<Vec<String>>,
 }
@@ -101,7 +102,6 @@ impl CodeIndex {
         mut read: impl FnMut(&str) -> Option<String>,
         mut progress: impl FnMut(Progress),
     ) -> Refreshed {
-        self.names.take();
         if self.format != FORMAT {
             *self = CodeIndex {
                 format: FORMAT,
@@ -123,6 +123,9 @@ impl CodeIndex {
             let before = self.files.len();
             self.files.retain(|path, _| listed.contains(path.as_str()));
             refreshed.removed = before - self.files.len();
+            if refreshed.removed > 0 {
+                self.names.take();
+            }
         }
         let total = sources.len();
         for (done, (path, stamp, _)) in sources.into_iter().enumerate() {
@@ -139,7 +142,7 @@ impl CodeIndex {
                     refreshed.parsed += 1;
                 }
                 None => {
-                    self.files.remove(&path);
+                    self.remove(&path);
                     refreshed.skipped += 1;
                 }
             }

@@ -63,6 +63,22 @@ fn a_refresh_reads_only_new_and_changed_source_files_and_drops_deleted_ones() {
 }
 
 #[test]
+fn the_defined_names_hold_through_a_refresh_that_changes_nothing_and_follow_a_file_dropped() {
+    let mut project = Project::new(&[
+        ("a.py", "def alpha():\n    pass\n"),
+        ("b.py", "def beta():\n    pass\n"),
+    ]);
+    let mut index = CodeIndex::default();
+    project.refresh(&mut index);
+    assert_eq!(index.names(), ["alpha", "beta"]);
+    project.refresh(&mut index);
+    assert_eq!(index.names(), ["alpha", "beta"]);
+    project.0.remove("a.py");
+    project.refresh(&mut index);
+    assert_eq!(index.names(), ["beta"]);
+}
+
+#[test]
 fn a_listing_cut_short_drops_nothing() {
     let project = Project::new(&[
         ("a.py", "def alpha():\n    pass\n"),
