@@ -29,7 +29,7 @@
 //!     {"path": "index.js", "line": 2, "text": "const coerce = require('./functions/coerce')"},
 //!     {"path": "functions/coerce.js", "line": 5, "text": "const coerce = (version, options) => {",
 //!      "defines": "coerce"}]}});
-//! let note = definition_note("Where is the coerce function defined?", &[search], "In search_code.").unwrap();
+//! let note = definition_note("In which file does coerce live?", &[search], "In search_code.").unwrap();
 //! assert_eq!(note.text, "The search shows `coerce` defined in functions/coerce.js (line 5).");
 //! ```
 
@@ -281,7 +281,7 @@ mod tests {
     fn a_count_is_given_only_for_a_question_about_how_many_files() {
         let listing =
             ok(json!({"directory": "tests", "files": [], "count": 20, "pattern": "test_*.py"}));
-        let asked = "How many test_*.py files are in the tests folder?";
+        let asked = "How many test_*.py files does tests hold?";
         let note = count_note(asked, std::slice::from_ref(&listing), "tests/test_a.py, …").unwrap();
         assert_eq!(
             note.text,
@@ -345,7 +345,7 @@ mod tests {
         let search = ok(json!({"matches": [
             {"path": "src/click/utils.py", "line": 40, "text": "def get_app_dir(app_name: str) -> str:", "defines": "get_app_dir"},
         ]}));
-        let asked = "In which file is the get_app_dir function?";
+        let asked = "Where can I find get_app_dir?";
         let note =
             definition_note(asked, std::slice::from_ref(&search), "It returns a folder.").unwrap();
         assert_eq!(

@@ -139,7 +139,7 @@ pub fn points_at_the_project(message: &str) -> bool {
 }
 
 /// Does this message name the project by the name its manifest gives (see [`project_names`]),
-/// as a whole word ("Which version of click is this?")? Names shorter than four characters
+/// as a whole word ("Is this click release recent?")? Names shorter than four characters
 /// are too often words of prose to count.
 pub fn names_the_project(message: &str, files: &dyn FileTexts) -> bool {
     let mut names = project_names(files);
@@ -333,21 +333,21 @@ mod tests {
     #[test]
     fn a_message_asks_for_a_change_by_a_verb_of_doing() {
         for yes in [
-            "Bump the version in package.json to 7.7.0.",
+            "Set package.json's version to 3.1.4.",
             "removeItem drops the others. Can you fix it?",
             "Add a .gitignore that ignores logs.",
             "Run the tests.",
-            "Lower max_notes in config.toml to 200.",
+            "Lower the max_notes setting to 150.",
         ] {
             assert!(asks_for_a_change(yes), "{yes}");
         }
         for no in [
-            "Which script does this package install as its command-line tool?",
-            "Where is the satisfies function implemented?",
-            "Tell me the crate version declared in Cargo.toml.",
+            "Which command-line tool comes with this package?",
+            "Where does the satisfies function live?",
+            "What version does Cargo.toml give the crate?",
             "When was the LRU cache added?",
-            "How many JavaScript files are in the classes folder?",
-            "What does the clean function in functions/clean.js do?",
+            "Count the .js files inside classes.",
+            "Explain clean in functions/clean.js.",
         ] {
             assert!(!asks_for_a_change(no), "{no}");
         }

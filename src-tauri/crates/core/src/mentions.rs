@@ -172,8 +172,8 @@ mod tests {
         ];
         let known = KnownPaths::from_files(texts.iter().map(|(p, _)| p.to_string()).collect());
         for yes in [
-            "What is the default max_length of make_default_short_help?",
-            "Which class does UsageError inherit from?",
+            "Which max_length does make_default_short_help use by default?",
+            "What is the base class of UsageError?",
         ] {
             assert!(names_a_defined_name(yes, &known, &texts), "{yes}");
         }
@@ -274,9 +274,9 @@ mod tests {
             ],
         };
         for yes in [
-            "What does the safecall decorator in utils.py do?",
+            "Explain the safecall decorator of utils.py.",
             "What does functions/inc.js do?",
-            "Which Python files are in src/click?",
+            "List the Python modules under src/click.",
         ] {
             assert!(names_a_workspace_path(yes, &known), "{yes}");
         }

@@ -294,7 +294,7 @@ mod tests {
             {"path": "lib/x.py", "line": 2, "column": 1, "text": "class Coerce(Base):", "defines": "Coerce"},
             {"path": "lib/y.py", "line": 9, "column": 1, "text": "if coerce == 1:"},
         ], "count": 5}));
-        let focused = focus_result(&search, "Where is the coerce function defined?", None);
+        let focused = focus_result(&search, "In which file does coerce live?", None);
         let value: Value = serde_json::from_str(&focused).unwrap();
         assert_eq!(
             value["definitions"],
@@ -320,7 +320,7 @@ mod tests {
         )];
         let focused = focus_result(
             &search,
-            "What exit code does a UsageError use?",
+            "When a UsageError is raised, which exit code follows?",
             Some(&files),
         );
         let value: Value = serde_json::from_str(&focused).unwrap();

@@ -125,7 +125,7 @@ fn search_result_read(definition_bodies: bool) -> String {
         "It exits with 2.".into(),
     ]);
     s.send(
-        "What exit code does a UsageError use?",
+        "When a UsageError is raised, which exit code follows?",
         &mut model,
         &mut FixedAnswer(Answer::Deny { message: None }),
         &mut |_| {},

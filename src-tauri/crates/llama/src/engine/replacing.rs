@@ -371,7 +371,7 @@ mod tests {
     #[test]
     fn a_number_of_the_old_text_gives_way_to_the_question_s() {
         let r = Replacement::new(
-            "Raise MAX_LENGTH in internal/constants.js to 512.",
+            "Make MAX_LENGTH in internal/constants.js 512.",
             "const MAX_LENGTH = 256",
         )
         .unwrap();
@@ -437,7 +437,7 @@ mod tests {
     #[test]
     fn a_new_file_s_content_draws_on_the_question_s_code_and_quotes() {
         let r = Replacement::new_content(
-            "Add a .gitignore to this project that ignores __pycache__ folders.",
+            "Create a .gitignore here so that __pycache__ folders are ignored.",
         )
         .unwrap();
         assert_eq!(r.bonus("", "__"), REPLACE_BONUS, "the content's first word");

@@ -202,7 +202,7 @@ fn the_shortlist_puts_paths_that_name_the_question_first_then_shallow_ones() {
     assert_eq!(list[0], ("functions/coerce.js", 2));
     assert_eq!(list[1].0, "README.md");
     assert!(list.iter().all(|(p, _)| !p.contains('"')));
-    let list = shortlist(&paths, "Which file defines the LRUCache class?");
+    let list = shortlist(&paths, "Where does the LRUCache class come from?");
     assert_eq!(list[0].0, "internal/lrucache.js");
 }
 
