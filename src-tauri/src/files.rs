@@ -38,7 +38,7 @@ pub fn tree(workspace: &Workspace) -> Result<Tree, AppError> {
             .collect(),
         total,
         truncated: total > TREE_LIMIT,
-        skipped: walked.skipped,
+        skipped: walked.tally.skipped.unwrap_or(0),
     })
 }
 

@@ -265,7 +265,7 @@ impl ProjectIndex {
             file.take(MAX_FILE_BYTES).read_to_string(&mut text).ok()?;
             Some(text)
         };
-        let refreshed = index.refresh(files, walked.stopped.is_none(), read, progress);
+        let refreshed = index.refresh(files, walked.tally.stopped.is_none(), read, progress);
         if let Some(saved) = self
             .saved
             .as_ref()
@@ -314,51 +314,72 @@ fn stamp_of(abs: &std::path::Path) -> Option<Stamp> {
     })
 }
 
+/// At most this many bytes of files the index does not hold as they are now are read and
+/// parsed for one [`ProjectIndex::definitions_on`]: parsing costs about as much as searching,
+/// so a search whose hits span megabytes of unindexed code would otherwise take several times
+/// as long as the search itself. Larger reads are left to the caller's own rules.
+const ON_DEMAND_BYTES: u64 = 256 * 1024;
+
+/// What the code index says one line defines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineDefines {
+    /// The name written on the line, and what it defines.
+    Name(String, lantern_index::Kind),
+    /// The index read the file: the line defines nothing.
+    Nothing,
+    /// The index does not read the file's language, or did not read this file (it could not,
+    /// or it was past what is read on demand): the caller's own rules decide.
+    Unknown,
+}
+
 impl ProjectIndex {
     /// For lines of the workspace's files (path, 1-based line), the definition whose name
-    /// stands on each, as the code index reads the file: its name and kind. `None` for a line
-    /// that defines nothing, and for a file of a language the index does not read or that
-    /// cannot be read (the caller falls back to its own rules there). A file the index holds
-    /// as it is now is not read again; any other is read and parsed once. A refresh running
-    /// elsewhere is not waited for.
+    /// stands on each, as the code index reads the file. A file the index holds as it is now
+    /// is not read again; any other is read and parsed once, up to [`ON_DEMAND_BYTES`] in all.
+    /// A refresh running elsewhere is not waited for.
     pub fn definitions_on<'a>(
         &self,
         workspace: &Workspace,
         lines: impl IntoIterator<Item = (&'a str, u64)>,
-    ) -> Vec<Option<(String, lantern_index::Kind)>> {
+    ) -> Vec<LineDefines> {
         let held = self.index.try_lock().ok();
         let index = held.as_ref().and_then(|guard| guard.as_ref());
         let mut outlines: std::collections::HashMap<&str, Option<Vec<Definition>>> =
             std::collections::HashMap::new();
+        let mut budget = ON_DEMAND_BYTES;
         lines
             .into_iter()
             .map(|(path, line)| {
                 let definitions = outlines
                     .entry(path)
-                    .or_insert_with(|| definitions_in(workspace, index, path));
-                let definition = definitions
-                    .as_ref()?
-                    .iter()
-                    .find(|d| u64::from(d.name_line) == line)?;
-                Some((definition.name.clone(), definition.kind))
+                    .or_insert_with(|| definitions_in(workspace, index, path, &mut budget));
+                let Some(definitions) = definitions.as_ref() else {
+                    return LineDefines::Unknown;
+                };
+                match definitions.iter().find(|d| u64::from(d.name_line) == line) {
+                    Some(d) => LineDefines::Name(d.name.clone(), d.kind),
+                    None => LineDefines::Nothing,
+                }
             })
             .collect()
     }
 }
 
 /// The definitions of the file at `path`: from `index` when it holds the file as it is now,
-/// else read through the sandbox and parsed.
+/// else read through the sandbox and parsed when it fits in what is left of `budget`.
 fn definitions_in(
     workspace: &Workspace,
     index: Option<&CodeIndex>,
     path: &str,
+    budget: &mut u64,
 ) -> Option<Vec<Definition>> {
     let language = lantern_index::Language::of_path(path)?;
     let resolved = workspace.resolve(path).ok()?;
-    let indexed = stamp_of(resolved.abs()).and_then(|stamp| index?.outline_at(path, stamp));
-    if let Some(definitions) = indexed {
+    let stamp = stamp_of(resolved.abs())?;
+    if let Some(definitions) = index.and_then(|index| index.outline_at(path, stamp)) {
         return Some(definitions.to_vec());
     }
+    *budget = budget.checked_sub(stamp.len)?;
     let text = text_of(workspace, &resolved)?;
     Some(lantern_index::symbols_of(language, &text).definitions)
 }
@@ -470,11 +491,34 @@ mod tests {
                 ("notes.md", 1),
             ],
         );
-        let names: Vec<Option<&str>> = found
-            .iter()
-            .map(|f| f.as_ref().map(|d| d.0.as_str()))
-            .collect();
-        assert_eq!(names, [Some("UsageError"), Some("exit_code"), None, None]);
+        use lantern_index::Kind;
+        assert_eq!(
+            found,
+            [
+                LineDefines::Name("UsageError".into(), Kind::Class),
+                LineDefines::Name("exit_code".into(), Kind::Variable),
+                LineDefines::Nothing,
+                LineDefines::Unknown,
+            ]
+        );
+    }
+
+    #[test]
+    fn files_past_what_is_parsed_on_demand_are_left_unknown_but_indexed_ones_are_told() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = "def big():\n    pass\n".repeat((ON_DEMAND_BYTES as usize) / 20 + 1);
+        std::fs::write(dir.path().join("big.py"), &big).unwrap();
+        std::fs::write(dir.path().join("small.py"), "def small():\n    pass\n").unwrap();
+        let workspace = Workspace::open(dir.path()).unwrap();
+        let lines = [("big.py", 1), ("small.py", 1)];
+        let unindexed = ProjectIndex::default().definitions_on(&workspace, lines);
+        assert_eq!(unindexed[0], LineDefines::Unknown);
+        assert!(matches!(&unindexed[1], LineDefines::Name(name, _) if name == "small"));
+        // Once the index holds the large file, no parse is needed and its lines are told.
+        let project = ProjectIndex::default();
+        drop(project.refresh(&workspace, |_| {}).unwrap());
+        let indexed = project.definitions_on(&workspace, lines);
+        assert!(matches!(&indexed[0], LineDefines::Name(name, _) if name == "big"));
     }
 
     #[test]
@@ -483,7 +527,10 @@ mod tests {
         let file = dir.path().join("shop.py");
         let defined = |project: &ProjectIndex| {
             let found = project.definitions_on(&workspace, [("shop.py", 1)]);
-            found[0].as_ref().map(|(name, _)| name.clone())
+            match &found[0] {
+                LineDefines::Name(name, _) => Some(name.clone()),
+                _ => None,
+            }
         };
         // Other text of the same length, the time set back: the stamp says unchanged, and
         // what the index read is what is told.

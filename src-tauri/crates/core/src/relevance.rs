@@ -120,13 +120,15 @@ pub fn defines(line: &str, names: &[String]) -> bool {
 }
 
 /// Does this match of a result (`path`, `text`, and `defines` where the code index marked the
-/// name the line defines) define one of `names` (lower-case)? Where the file's language is
-/// one the index reads, the index decides; elsewhere the line is read as code ([`defines`]).
+/// name the line defines) define one of `names` (lower-case)? Where the index read the file,
+/// the index decides; elsewhere (a language it does not read, or a file it did not read:
+/// `unindexed`) the line is read as code ([`defines`]).
 pub fn match_defines(m: &Value, names: &[String]) -> bool {
     let (Some(path), Some(text)) = (m["path"].as_str(), m["text"].as_str()) else {
         return false;
     };
-    if lantern_index::Language::of_path(path).is_some() {
+    let unindexed = m["unindexed"].as_bool().unwrap_or(false);
+    if !unindexed && lantern_index::Language::of_path(path).is_some() {
         return m["defines"]
             .as_str()
             .is_some_and(|defined| names.contains(&defined.to_lowercase()));
@@ -286,24 +288,28 @@ mod tests {
     #[test]
     fn a_search_leads_with_the_matches_that_define_the_name_asked_about() {
         // As search_code gives them: the lines of indexed languages that define a name say
-        // which; a Markdown line is read as code.
+        // which; a Markdown line, and a line of a file the index did not read, are read as
+        // code.
         let search = read(serde_json::json!({"query": "coerce", "matches": [
             {"path": "README.md", "line": 24, "column": 1, "text": "semver.valid(semver.coerce('v2'))"},
             {"path": "functions/coerce.js", "line": 5, "column": 7, "text": "const coerce = (version, options) => {", "defines": "coerce"},
             {"path": "index.js", "line": 30, "column": 7, "text": "const coerce = require('./functions/coerce')"},
             {"path": "lib/x.py", "line": 2, "column": 1, "text": "class Coerce(Base):", "defines": "Coerce"},
             {"path": "lib/y.py", "line": 9, "column": 1, "text": "if coerce == 1:"},
-        ], "count": 5}));
+            {"path": "lib/z.py", "line": 4, "column": 5, "text": "def coerce(value):", "unindexed": true},
+            {"path": "lib/z.py", "line": 7, "column": 5, "text": "coerce(value)", "unindexed": true},
+        ], "count": 7}));
         let focused = focus_result(&search, "In which file does coerce live?", None);
         let value: Value = serde_json::from_str(&focused).unwrap();
         assert_eq!(
             value["definitions"],
             serde_json::json!([
                 "functions/coerce.js:5: const coerce = (version, options) => {",
-                "lib/x.py:2: class Coerce(Base):"
+                "lib/x.py:2: class Coerce(Base):",
+                "lib/z.py:4: def coerce(value):"
             ])
         );
-        assert_eq!(value["data"]["count"], 5, "the matches stay");
+        assert_eq!(value["data"]["count"], 7, "the matches stay");
         let unrelated = focus_result(&search, "Where is the satisfies function defined?", None);
         assert_eq!(unrelated, search.render_for_model());
     }

@@ -10,7 +10,7 @@
 //! project's own.
 //!
 //! A walk is bounded: it stops after [`MAX_WALK_ENTRIES`] entries or [`WALK_TIME_BUDGET`],
-//! whichever comes first, and [`Walked::stopped`] says which; the tools pass that on.
+//! whichever comes first, and [`WalkTally::stopped`] says which; the tools pass that on.
 
 use crate::error::ToolError;
 use crate::model::KnownPaths;
@@ -78,45 +78,92 @@ pub struct Found {
 pub struct Walked {
     /// Matching regular files, sorted by `rel`.
     pub files: Vec<Found>,
+    pub tally: WalkTally,
+}
+
+/// How much a walk passed over, and where it stopped.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WalkTally {
     /// Entries the ignore rules passed over, and version-control and Lantern's state folders
-    /// (a skipped folder counts once).
-    pub skipped: usize,
+    /// (a skipped folder counts once). `None` when the walk was not asked to count them (it
+    /// reads each folder a second time), or a limit cut it short.
+    pub skipped: Option<usize>,
     /// Entries that could not be read.
     pub errors: usize,
     /// Entries looked at.
     pub entries_walked: usize,
     /// Set when a limit stopped the walk before it was complete.
     pub stopped: Option<WalkStop>,
+    /// Files found whose names are not valid UTF-8.
+    pub non_utf8_names: usize,
 }
 
 impl Walked {
-    /// Files whose names are not valid UTF-8.
-    pub fn non_utf8_names(&self) -> usize {
-        self.files.iter().filter(|f| !f.utf8).count()
-    }
-
     /// Notes for the model about limits the walk hit and names it cannot use, if any.
     pub fn notices(&self) -> Vec<String> {
-        let mut notices = Vec::new();
-        match self.stopped {
-            Some(WalkStop::Entries) => notices.push(format!(
+        let mut notices: Vec<String> = self.tally.stop_notice().into_iter().collect();
+        notices.extend(self.tally.names_notice());
+        notices
+    }
+}
+
+impl WalkTally {
+    /// A note for the model about the limit that stopped the walk, if one did.
+    pub fn stop_notice(&self) -> Option<String> {
+        match self.stopped? {
+            WalkStop::Entries => Some(format!(
                 "The walk stopped after {} entries, so files beyond them are missing. Name a smaller directory or a narrower pattern.",
                 self.entries_walked
             )),
-            Some(WalkStop::Time) => notices.push(format!(
+            WalkStop::Time => Some(format!(
                 "The walk stopped after {} s ({} entries), so some files are missing. Name a smaller directory or a narrower pattern.",
                 WALK_TIME_BUDGET.as_secs(),
                 self.entries_walked
             )),
-            None => {}
         }
-        let bad = self.non_utf8_names();
-        if bad > 0 {
-            notices.push(format!(
-                "{bad} file name(s) are not valid UTF-8; they are shown with U+FFFD (\u{FFFD}) in place of the invalid bytes and cannot be opened by that name."
-            ));
+    }
+
+    /// A note for the model about names it cannot use, if any.
+    pub fn names_notice(&self) -> Option<String> {
+        let bad = self.non_utf8_names;
+        (bad > 0).then(|| format!(
+            "{bad} file name(s) are not valid UTF-8; they are shown with U+FFFD (\u{FFFD}) in place of the invalid bytes and cannot be opened by that name."
+        ))
+    }
+}
+
+/// What a walk does with the files it finds: one sink per walker thread, each handed the files
+/// its thread finds, in no particular order.
+pub trait FileSink: Send {
+    fn file(&mut self, found: Found);
+    /// May a file below the folder `rel` (workspace-relative, '/'-separated) still be wanted?
+    /// A folder none can be is not entered. Every folder is, unless a sink says otherwise.
+    fn wants_folder(&mut self, _rel: &str) -> bool {
+        true
+    }
+}
+
+/// Makes the [`FileSink`] of each walker thread.
+pub type MakeSink<'s> = dyn Fn() -> Box<dyn FileSink + 's> + Sync + 's;
+
+/// The sink of a walk that lists: each thread collects on its own and hands its files over
+/// when it is done, so the threads do not contend per file.
+struct Collect<'s> {
+    local: Vec<Found>,
+    into: &'s Mutex<Vec<Found>>,
+}
+
+impl FileSink for Collect<'_> {
+    fn file(&mut self, found: Found) {
+        self.local.push(found);
+    }
+}
+
+impl Drop for Collect<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut found) = self.into.lock() {
+            found.append(&mut self.local);
         }
-        notices
     }
 }
 
@@ -158,30 +205,59 @@ fn worker_threads() -> usize {
 }
 
 /// Shared tallies of one parallel walk.
-struct Shared<'a> {
+struct Shared<'a, 'k> {
     /// The path the walker reads: the folder itself, or its handle's `/proc/self/fd/N`.
     walk_root: &'a Path,
     /// The real path of the folder, and its workspace-relative one (`.` for the root).
     dir_abs: &'a Path,
     dir_rel: &'a str,
     glob: Option<&'a GlobMatcher>,
-    found: Mutex<Vec<Found>>,
+    make_sink: &'a MakeSink<'k>,
+    /// Whether folders' entries are counted, to say how many the rules skipped.
+    count_skipped: bool,
     listed: AtomicUsize,
     yielded: AtomicUsize,
     errors: AtomicUsize,
+    non_utf8: AtomicUsize,
     limits: WalkLimits,
     stopped_by_entries: AtomicBool,
     stopped_by_time: AtomicBool,
 }
 
-/// One walker thread: collects locally and hands its batch over when it is dropped, so the
-/// threads do not contend on the shared list per file.
-struct Visitor<'s, 'a> {
-    shared: &'s Shared<'a>,
-    local: Vec<Found>,
+impl Shared<'_, '_> {
+    /// The workspace-relative path of `in_dir`, a path below the walked folder.
+    fn rel_of(&self, in_dir: &Path) -> String {
+        let shown = in_dir.to_string_lossy();
+        if self.dir_rel == "." {
+            shown.into_owned()
+        } else {
+            format!("{}/{shown}", self.dir_rel)
+        }
+    }
+
+    /// Does the walk go on past its `seen`th entry, within its limits?
+    fn within_limits(&self, seen: usize) -> bool {
+        if seen > self.limits.max_entries {
+            self.stopped_by_entries.store(true, Ordering::Relaxed);
+            return false;
+        }
+        // The clock is read for the first entries, then every few.
+        let check_clock = seen <= CLOCK_EVERY || seen.is_multiple_of(CLOCK_EVERY);
+        if check_clock && Instant::now() >= self.limits.deadline {
+            self.stopped_by_time.store(true, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
 }
 
-impl ParallelVisitor for Visitor<'_, '_> {
+/// One walker thread.
+struct Visitor<'s, 'a, 'k> {
+    shared: &'s Shared<'a, 'k>,
+    sink: Box<dyn FileSink + 'k>,
+}
+
+impl ParallelVisitor for Visitor<'_, '_, '_> {
     fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
         let shared = self.shared;
         let entry = match entry {
@@ -193,37 +269,36 @@ impl ParallelVisitor for Visitor<'_, '_> {
         };
         if entry.depth() > 0 {
             let seen = shared.yielded.fetch_add(1, Ordering::Relaxed) + 1;
-            if seen > shared.limits.max_entries {
-                shared.stopped_by_entries.store(true, Ordering::Relaxed);
-                return WalkState::Quit;
-            }
-            // The clock is read for the first entries, then every few.
-            let check_clock = seen <= CLOCK_EVERY || seen.is_multiple_of(CLOCK_EVERY);
-            if check_clock && Instant::now() >= shared.limits.deadline {
-                shared.stopped_by_time.store(true, Ordering::Relaxed);
+            if !shared.within_limits(seen) {
                 return WalkState::Quit;
             }
         }
         let Some(kind) = entry.file_type() else {
             return WalkState::Continue;
         };
+        let in_dir = path_below(entry.path(), shared.walk_root);
         if kind.is_dir() {
+            if let Some(in_dir) = in_dir.filter(|_| entry.depth() > 0) {
+                if !self.sink.wants_folder(&shared.rel_of(in_dir)) {
+                    return WalkState::Skip;
+                }
+            }
             // Counting a folder's raw entries lets us say how many the rules skipped.
-            shared
-                .listed
-                .fetch_add(count_entries(entry.path()), Ordering::Relaxed);
+            if shared.count_skipped {
+                shared
+                    .listed
+                    .fetch_add(count_entries(entry.path()), Ordering::Relaxed);
+            }
         } else if kind.is_file() {
-            if let Some(in_dir) = path_below(entry.path(), shared.walk_root) {
-                let keep = shared.glob.is_none_or(|g| g.is_match(in_dir));
-                if keep {
-                    let shown = in_dir.to_string_lossy();
-                    self.local.push(Found {
-                        rel: if shared.dir_rel == "." {
-                            shown.into_owned()
-                        } else {
-                            format!("{}/{shown}", shared.dir_rel)
-                        },
-                        utf8: in_dir.to_str().is_some() && shared.dir_abs.to_str().is_some(),
+            if let Some(in_dir) = in_dir {
+                if shared.glob.is_none_or(|g| g.is_match(in_dir)) {
+                    let utf8 = in_dir.to_str().is_some() && shared.dir_abs.to_str().is_some();
+                    if !utf8 {
+                        shared.non_utf8.fetch_add(1, Ordering::Relaxed);
+                    }
+                    self.sink.file(Found {
+                        rel: shared.rel_of(in_dir),
+                        utf8,
                         abs: shared.dir_abs.join(in_dir),
                     });
                 }
@@ -254,19 +329,11 @@ fn count_entries(folder: &Path) -> usize {
     count
 }
 
-impl Drop for Visitor<'_, '_> {
-    fn drop(&mut self) {
-        if let Ok(mut found) = self.shared.found.lock() {
-            found.append(&mut self.local);
-        }
-    }
-}
-
-impl<'s, 'a: 's> ParallelVisitorBuilder<'s> for &'s Shared<'a> {
+impl<'s, 'a: 's, 'k: 's> ParallelVisitorBuilder<'s> for &'s Shared<'a, 'k> {
     fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
         Box::new(Visitor {
             shared: self,
-            local: Vec::new(),
+            sink: (self.make_sink)(),
         })
     }
 }
@@ -283,14 +350,12 @@ pub fn walk_files(root: &Path, dir: &ResolvedPath, glob: Option<&GlobMatcher>) -
     };
     let mut builder = WalkBuilder::new(dir.abs());
     skip_not_the_project(&mut builder, &[], dir.abs(), dir.abs());
-    walk(
-        builder,
-        dir.abs(),
-        dir.abs(),
-        &dir_rel,
-        glob,
-        WalkLimits::standard(),
-    )
+    let place = Place {
+        walk_root: dir.abs(),
+        abs: dir.abs(),
+        rel: &dir_rel,
+    };
+    walk(builder, place, glob, WalkLimits::standard())
 }
 
 /// The files and folders the tools can see, for grounding path arguments: the same walk as
@@ -339,12 +404,49 @@ pub fn walk_checked_within(
     glob: Option<&GlobMatcher>,
     limits: WalkLimits,
 ) -> Result<Walked, ToolError> {
+    let found = Mutex::new(Vec::new());
+    let collect = || -> Box<dyn FileSink + '_> {
+        Box::new(Collect {
+            local: Vec::new(),
+            into: &found,
+        })
+    };
+    let tally = walk_checked_into(workspace, dir, glob, limits, true, &collect)?;
+    Ok(Walked {
+        files: sorted(found),
+        tally,
+    })
+}
+
+/// Walks a folder as [`walk_checked_within`] does, but hands each file to a sink of
+/// `make_sink`'s as the walk finds it, instead of listing them: a search reads the files while
+/// the walk goes on. `count_skipped` asks for [`WalkTally::skipped`].
+pub fn walk_checked_into(
+    workspace: &Workspace,
+    dir: &ResolvedPath,
+    glob: Option<&GlobMatcher>,
+    limits: WalkLimits,
+    count_skipped: bool,
+    make_sink: &MakeSink<'_>,
+) -> Result<WalkTally, ToolError> {
     if dir.abs() == workspace.root() {
         // The sandbox opens the root by this very path (and trusts it); below it the walker
         // follows no link. Walking it by path spares every folder a lookup through /proc.
         let mut builder = WalkBuilder::new(dir.abs());
         skip_not_the_project(&mut builder, workspace.hidden(), dir.abs(), dir.abs());
-        return Ok(walk(builder, dir.abs(), dir.abs(), ".", glob, limits));
+        let place = Place {
+            walk_root: dir.abs(),
+            abs: dir.abs(),
+            rel: ".",
+        };
+        return Ok(walk_into(
+            builder,
+            place,
+            glob,
+            limits,
+            count_skipped,
+            make_sink,
+        ));
     }
     let handle = workspace.open_folder_handle(dir)?;
     let walk_root = PathBuf::from(format!("/proc/self/fd/{}", handle.as_raw_fd()));
@@ -364,9 +466,14 @@ pub fn walk_checked_within(
             }
         }
     }
-    let walked = walk(builder, &walk_root, dir.abs(), dir.rel(), glob, limits);
+    let place = Place {
+        walk_root: &walk_root,
+        abs: dir.abs(),
+        rel: dir.rel(),
+    };
+    let tally = walk_into(builder, place, glob, limits, count_skipped, make_sink);
     drop(handle);
-    Ok(walked)
+    Ok(tally)
 }
 
 /// Version-control stores and Lantern's own state folders inside the workspace (`hidden`)
@@ -396,23 +503,61 @@ fn is_vcs_folder(name: &std::ffi::OsStr) -> bool {
     VCS_FOLDERS.iter().any(|vcs| name == *vcs)
 }
 
+/// The folder a walk starts from.
+struct Place<'p> {
+    /// The path the walker reads: the folder itself, or its handle's `/proc/self/fd/N`.
+    walk_root: &'p Path,
+    /// The real path of the folder, and its workspace-relative one (`.` for the root).
+    abs: &'p Path,
+    rel: &'p str,
+}
+
+/// A listing walk: every file found, sorted by path.
 fn walk(
-    mut builder: WalkBuilder,
-    walk_root: &Path,
-    dir_abs: &Path,
-    dir_rel: &str,
+    builder: WalkBuilder,
+    place: Place<'_>,
     glob: Option<&GlobMatcher>,
     limits: WalkLimits,
 ) -> Walked {
+    let found = Mutex::new(Vec::new());
+    let collect = || -> Box<dyn FileSink + '_> {
+        Box::new(Collect {
+            local: Vec::new(),
+            into: &found,
+        })
+    };
+    let tally = walk_into(builder, place, glob, limits, true, &collect);
+    Walked {
+        files: sorted(found),
+        tally,
+    }
+}
+
+fn sorted(found: Mutex<Vec<Found>>) -> Vec<Found> {
+    let mut files = found.into_inner().unwrap_or_default();
+    files.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
+    files
+}
+
+fn walk_into(
+    mut builder: WalkBuilder,
+    place: Place<'_>,
+    glob: Option<&GlobMatcher>,
+    limits: WalkLimits,
+    count_skipped: bool,
+    make_sink: &MakeSink<'_>,
+) -> WalkTally {
     let shared = Shared {
-        walk_root,
-        dir_abs,
-        dir_rel,
+        walk_root: place.walk_root,
+        dir_abs: place.abs,
+        dir_rel: place.rel,
         glob,
-        found: Mutex::new(Vec::new()),
+        make_sink,
+        count_skipped,
         listed: AtomicUsize::new(0),
         yielded: AtomicUsize::new(0),
         errors: AtomicUsize::new(0),
+        non_utf8: AtomicUsize::new(0),
         limits,
         stopped_by_entries: AtomicBool::new(false),
         stopped_by_time: AtomicBool::new(false),
@@ -424,8 +569,6 @@ fn walk(
         .threads(worker_threads())
         .build_parallel()
         .visit(&mut &shared);
-    let mut files = shared.found.into_inner().unwrap_or_default();
-    files.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
     let stopped = if shared.stopped_by_entries.into_inner() {
         Some(WalkStop::Entries)
     } else if shared.stopped_by_time.into_inner() {
@@ -434,17 +577,14 @@ fn walk(
         None
     };
     let yielded = shared.yielded.into_inner();
-    Walked {
-        files,
+    WalkTally {
         // A cut-short walk did not get to see what the rules would have skipped.
-        skipped: if stopped.is_some() {
-            0
-        } else {
-            shared.listed.into_inner().saturating_sub(yielded)
-        },
+        skipped: (count_skipped && stopped.is_none())
+            .then(|| shared.listed.into_inner().saturating_sub(yielded)),
         errors: shared.errors.into_inner(),
         entries_walked: yielded.min(limits.max_entries),
         stopped,
+        non_utf8_names: shared.non_utf8.into_inner(),
     }
 }
 
@@ -471,8 +611,8 @@ mod tests {
         assert_eq!(walked.files.len(), 50);
         assert_eq!(walked.files[0].rel, "d0/f0.txt");
         assert_eq!(walked.files[0].abs, ws.root().join("d0/f0.txt"));
-        assert_eq!(walked.entries_walked, 55);
-        assert!(walked.stopped.is_none());
+        assert_eq!(walked.tally.entries_walked, 55);
+        assert!(walked.tally.stopped.is_none());
         assert!(walked.notices().is_empty());
         let sub = ws.resolve("d1").unwrap();
         let walked = walk_checked(&ws, &sub, None).unwrap();
@@ -528,8 +668,8 @@ mod tests {
             deadline: Instant::now() + WALK_TIME_BUDGET,
         };
         let walked = walk_checked_within(&ws, &root, None, limits).unwrap();
-        assert_eq!(walked.stopped, Some(WalkStop::Entries));
-        assert_eq!(walked.entries_walked, 20);
+        assert_eq!(walked.tally.stopped, Some(WalkStop::Entries));
+        assert_eq!(walked.tally.entries_walked, 20);
         assert!(walked.files.len() < 20, "{}", walked.files.len());
         assert!(walked.notices()[0].contains("stopped after 20 entries"));
     }
@@ -543,7 +683,7 @@ mod tests {
             deadline: Instant::now(),
         };
         let walked = walk_checked_within(&ws, &root, None, limits).unwrap();
-        assert_eq!(walked.stopped, Some(WalkStop::Time));
+        assert_eq!(walked.tally.stopped, Some(WalkStop::Time));
         assert!(walked.files.is_empty());
         assert!(walked.notices()[0].contains("stopped after 10 s"));
     }

@@ -79,7 +79,7 @@ impl Tool for ListFiles {
             "directory": dir.rel(),
             "files": files,
             "count": count,
-            "skipped_ignored_or_hidden": walked.skipped,
+            "skipped_ignored_or_hidden": walked.tally.skipped.unwrap_or(0),
         });
         if let Some(p) = &input.pattern {
             data["pattern"] = Value::String(p.clone());
@@ -90,15 +90,15 @@ impl Tool for ListFiles {
                 "Showing the first {limit} of {count} files. Narrow the directory or pattern, or raise max_results (up to {MAX_MAX_RESULTS})."
             ));
         }
-        if walked.stopped.is_some() {
+        if walked.tally.stopped.is_some() {
             data["walk_incomplete"] = Value::Bool(true);
-            data["entries_walked"] = json!(walked.entries_walked);
+            data["entries_walked"] = json!(walked.tally.entries_walked);
         }
         for notice in walked.notices() {
             add_notice(&mut data, &notice);
         }
-        if walked.errors > 0 {
-            data["unreadable_entries"] = json!(walked.errors);
+        if walked.tally.errors > 0 {
+            data["unreadable_entries"] = json!(walked.tally.errors);
         }
         Ok(data)
     }

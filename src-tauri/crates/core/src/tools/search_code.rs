@@ -1,8 +1,12 @@
 use super::read_file::MAX_FILE_BYTES;
 use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
+use crate::code_index::LineDefines;
 use crate::error::ToolError;
 use crate::sandbox::FileOpener;
-use crate::walk::{add_notice, compile_glob, walk_checked, Found};
+use crate::walk::{
+    add_notice, compile_glob, walk_checked_into, FileSink, Found, WalkLimits, WalkStop,
+    MAX_WALK_ENTRIES,
+};
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
@@ -10,7 +14,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -77,6 +80,11 @@ pub struct Hit {
     /// The name this line defines, where the code index reads the file's language.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub defines: Option<String>,
+    /// The file is in a language the code index reads, but the index did not read it for
+    /// this search (see `ProjectIndex::definitions_on`): whether the line defines a name is
+    /// not known.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unindexed: bool,
 }
 
 impl Tool for SearchCode {
@@ -112,15 +120,37 @@ impl Tool for SearchCode {
             .map_or(0, |n| (n as usize).min(MAX_CONTEXT_LINES));
 
         let started = Instant::now();
-        let walked = walk_checked(&ctx.workspace, target.path()?, glob.as_ref())?;
-        let opener = ctx.workspace.file_opener()?;
         let limits = Limits {
             max_results,
             context,
             deadline: started + SEARCH_TIME_BUDGET,
         };
-        let outcome = search_files(ctx, &opener, &walked.files, &matcher, &limits);
-
+        let opener = ctx.workspace.file_opener()?;
+        let searched = Searched::default();
+        let make_sink = || -> Box<dyn FileSink + '_> {
+            Box::new(SearchSink {
+                ctx,
+                opener: &opener,
+                matcher: &matcher,
+                limits: &limits,
+                searcher: searcher_for(&limits),
+                searched: &searched,
+            })
+        };
+        // The files are searched as the walk finds them, within the search's own time.
+        let walk_limits = WalkLimits {
+            max_entries: MAX_WALK_ENTRIES,
+            deadline: limits.deadline,
+        };
+        let tally = walk_checked_into(
+            &ctx.workspace,
+            target.path()?,
+            glob.as_ref(),
+            walk_limits,
+            false,
+            &make_sink,
+        )?;
+        let outcome = searched.finish();
         let mut hits: Vec<Hit> = outcome.hits;
         let total = hits.len();
         hits.truncate(max_results);
@@ -129,7 +159,13 @@ impl Tool for SearchCode {
             hits.iter().map(|h| (h.path.as_str(), h.line)),
         );
         for (hit, defined) in hits.iter_mut().zip(defined) {
-            hit.defines = defined.map(|(name, _)| name);
+            match defined {
+                LineDefines::Name(name, _) => hit.defines = Some(name),
+                LineDefines::Nothing => {}
+                LineDefines::Unknown => {
+                    hit.unindexed = lantern_index::Language::of_path(&hit.path).is_some();
+                }
+            }
         }
         let files_with_matches = {
             let mut paths: Vec<&str> = hits.iter().map(|h| h.path.as_str()).collect();
@@ -143,7 +179,6 @@ impl Tool for SearchCode {
             "files_with_matches": files_with_matches,
             "files_searched": outcome.files_searched,
             "files_skipped_binary": outcome.binary,
-            "skipped_ignored_or_hidden": walked.skipped,
         });
         if total >= max_results && outcome.stopped_early || total > max_results {
             data["truncated"] = Value::Bool(true);
@@ -164,22 +199,25 @@ impl Tool for SearchCode {
                 ),
             );
         }
-        if outcome.timed_out {
-            data["truncated"] = Value::Bool(true);
-            add_notice(
-                &mut data,
-                &format!(
-                    "The search stopped after {} s with {} of {} files searched. Narrow the query or glob.",
-                    SEARCH_TIME_BUDGET.as_secs(),
-                    outcome.files_searched,
-                    walked.files.len()
-                ),
-            );
+        match tally.stopped {
+            Some(WalkStop::Time) => {
+                data["truncated"] = Value::Bool(true);
+                add_notice(
+                    &mut data,
+                    &format!(
+                        "The search stopped after {} s with {} files searched. Narrow the query or glob.",
+                        SEARCH_TIME_BUDGET.as_secs(),
+                        outcome.files_searched,
+                    ),
+                );
+            }
+            Some(WalkStop::Entries) => {
+                data["walk_incomplete"] = Value::Bool(true);
+                add_notice(&mut data, &tally.stop_notice().unwrap_or_default());
+            }
+            None => {}
         }
-        if walked.stopped.is_some() {
-            data["walk_incomplete"] = Value::Bool(true);
-        }
-        for notice in walked.notices() {
+        if let Some(notice) = tally.names_notice() {
             add_notice(&mut data, &notice);
         }
         Ok(data)
@@ -221,13 +259,13 @@ struct SearchOutcome {
     /// Hits of the files searched in path order, up to and including the file where the limit
     /// was reached.
     hits: Vec<Hit>,
+    /// Files searched, up to and including that file.
     files_searched: usize,
     binary: usize,
     unreadable: usize,
     too_large: usize,
+    /// The limit was reached: files after that file may hold more.
     stopped_early: bool,
-    /// The time budget ran out before every file was searched.
-    timed_out: bool,
 }
 
 enum FileOutcome {
@@ -244,95 +282,142 @@ struct Limits {
     deadline: Instant,
 }
 
-/// Progress of the in-order prefix of files that are done, for a deterministic early stop.
-struct Prefix {
-    outcomes: Vec<Option<FileOutcome>>,
-    done: usize,
-    hits: usize,
+fn searcher_for(limits: &Limits) -> Searcher {
+    SearcherBuilder::new()
+        .line_number(true)
+        .binary_detection(BinaryDetection::quit(0))
+        .before_context(limits.context)
+        .after_context(limits.context)
+        .max_matches(Some(limits.max_results as u64))
+        .build()
 }
 
-/// Searches `files` (sorted) in parallel. Results are the same as a sequential search that
-/// stops after the file where `max_results` is reached: workers take files in order, and the
-/// search stops once the finished prefix of files holds enough hits.
-fn search_files(
-    ctx: &ToolContext,
-    opener: &FileOpener,
-    files: &[Found],
-    matcher: &RegexMatcher,
-    limits: &Limits,
-) -> SearchOutcome {
-    let (max_results, context) = (limits.max_results, limits.context);
-    let next = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
-    let timed_out = AtomicBool::new(false);
-    let prefix = Mutex::new(Prefix {
-        outcomes: (0..files.len()).map(|_| None).collect(),
-        done: 0,
-        hits: 0,
-    });
-    let threads = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .min(8)
-        .min(files.len().max(1));
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                let mut searcher = SearcherBuilder::new()
-                    .line_number(true)
-                    .binary_detection(BinaryDetection::quit(0))
-                    .before_context(context)
-                    .after_context(context)
-                    .max_matches(Some(max_results as u64))
-                    .build();
-                loop {
-                    if stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    if Instant::now() >= limits.deadline {
-                        timed_out.store(true, Ordering::Relaxed);
-                        break;
-                    }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(file) = files.get(i) else { break };
-                    let outcome = search_one(ctx, opener, &mut searcher, matcher, file, context);
-                    let mut p = prefix.lock().expect("search state");
-                    p.outcomes[i] = Some(outcome);
-                    while p.done < files.len() {
-                        let hits = match &p.outcomes[p.done] {
-                            Some(FileOutcome::Hits(h)) => h.len(),
-                            Some(_) => 0,
-                            None => break,
-                        };
-                        p.done += 1;
-                        p.hits += hits;
-                        if p.hits >= max_results {
-                            stop.store(true, Ordering::Relaxed);
-                            break;
-                        }
-                    }
-                }
-            });
+/// What the walker threads have searched so far. The result is the same as a search of every
+/// file in path order that stops after the file where `max_results` is reached, whatever
+/// order the walk finds the files in: once the files searched hold `max_results` hits, the
+/// path of the file that completes them in path order is the cut-off, and a file or folder
+/// past it is not searched (the cut-off only moves back as files before it are searched).
+#[derive(Default)]
+struct Searched {
+    state: Mutex<SearchState>,
+}
+
+#[derive(Default)]
+struct SearchState {
+    /// The files with hits up to the cut-off, by path.
+    hits: BTreeMap<String, Vec<Hit>>,
+    /// Every other file searched, by how it ended.
+    others: Vec<(String, FileOutcome)>,
+    cutoff: Option<String>,
+}
+
+impl Searched {
+    /// Is the file or folder at `rel` past the cut-off? (`rel` of a folder ends in '/'.)
+    fn is_past(&self, rel: &str) -> bool {
+        let state = self.state.lock().expect("search state");
+        state.cutoff.as_deref().is_some_and(|cutoff| rel > cutoff)
+    }
+
+    fn add(&self, rel: String, outcome: FileOutcome, max_results: usize) {
+        let mut state = self.state.lock().expect("search state");
+        if state
+            .cutoff
+            .as_deref()
+            .is_some_and(|cutoff| rel.as_str() > cutoff)
+        {
+            return;
         }
-    });
-    let p = prefix.into_inner().expect("search state");
-    let mut outcome = SearchOutcome {
-        hits: Vec::new(),
-        files_searched: p.done,
-        binary: 0,
-        unreadable: 0,
-        too_large: 0,
-        stopped_early: p.done < files.len(),
-        timed_out: timed_out.into_inner(),
-    };
-    for file_outcome in p.outcomes.into_iter().take(p.done).flatten() {
-        match file_outcome {
-            FileOutcome::Hits(mut h) => outcome.hits.append(&mut h),
-            FileOutcome::Binary => outcome.binary += 1,
-            FileOutcome::Unreadable => outcome.unreadable += 1,
-            FileOutcome::TooLarge => outcome.too_large += 1,
+        match outcome {
+            FileOutcome::Hits(hits) if !hits.is_empty() => {
+                state.hits.insert(rel, hits);
+                state.cut(max_results);
+            }
+            other => state.others.push((rel, other)),
         }
     }
-    outcome
+
+    fn finish(self) -> SearchOutcome {
+        let state = self.state.into_inner().expect("search state");
+        let within = |rel: &str| state.cutoff.as_deref().is_none_or(|cutoff| rel <= cutoff);
+        let mut outcome = SearchOutcome {
+            hits: Vec::new(),
+            files_searched: state.hits.len(),
+            binary: 0,
+            unreadable: 0,
+            too_large: 0,
+            stopped_early: state.cutoff.is_some(),
+        };
+        for (rel, other) in &state.others {
+            if !within(rel) {
+                continue;
+            }
+            outcome.files_searched += 1;
+            match other {
+                FileOutcome::Hits(_) => {}
+                FileOutcome::Binary => outcome.binary += 1,
+                FileOutcome::Unreadable => outcome.unreadable += 1,
+                FileOutcome::TooLarge => outcome.too_large += 1,
+            }
+        }
+        outcome.hits = state.hits.into_values().flatten().collect();
+        outcome
+    }
+}
+
+impl SearchState {
+    /// Moves the cut-off to the file that completes `max_results` hits in path order, and
+    /// drops the files past it.
+    fn cut(&mut self, max_results: usize) {
+        let mut total = 0;
+        let mut cutoff = None;
+        for (rel, hits) in &self.hits {
+            total += hits.len();
+            if total >= max_results {
+                cutoff = Some(rel.clone());
+                break;
+            }
+        }
+        if let Some(cutoff) = cutoff {
+            let mut past = self.hits.split_off(&cutoff);
+            // split_off keeps the cut-off file itself in `past`.
+            if let Some(hits) = past.remove(&cutoff) {
+                self.hits.insert(cutoff.clone(), hits);
+            }
+            self.cutoff = Some(cutoff);
+        }
+    }
+}
+
+/// One walker thread's part of a search: it searches each file the walk hands it.
+struct SearchSink<'a> {
+    ctx: &'a ToolContext,
+    opener: &'a FileOpener,
+    matcher: &'a RegexMatcher,
+    limits: &'a Limits,
+    searcher: Searcher,
+    searched: &'a Searched,
+}
+
+impl FileSink for SearchSink<'_> {
+    fn file(&mut self, found: Found) {
+        if self.searched.is_past(&found.rel) || Instant::now() >= self.limits.deadline {
+            return;
+        }
+        let outcome = search_one(
+            self.ctx,
+            self.opener,
+            &mut self.searcher,
+            self.matcher,
+            &found,
+            self.limits.context,
+        );
+        self.searched
+            .add(found.rel, outcome, self.limits.max_results);
+    }
+
+    fn wants_folder(&mut self, rel: &str) -> bool {
+        !self.searched.is_past(&format!("{rel}/"))
+    }
 }
 
 fn search_one(
@@ -413,6 +498,7 @@ impl Collect<'_> {
                     before,
                     after,
                     defines: None,
+                    unindexed: false,
                 })
             })
             .collect()
@@ -574,6 +660,46 @@ mod tests {
     }
 
     #[test]
+    fn files_found_in_any_order_give_the_first_matches_in_path_order() {
+        let hits = |path: &str, n: u64| -> FileOutcome {
+            FileOutcome::Hits(
+                (1..=n)
+                    .map(|line| Hit {
+                        path: path.into(),
+                        line,
+                        column: 1,
+                        text: String::new(),
+                        before: Vec::new(),
+                        after: Vec::new(),
+                        defines: None,
+                        unindexed: false,
+                    })
+                    .collect(),
+            )
+        };
+        let searched = Searched::default();
+        searched.add("d/x".into(), hits("d/x", 3), 3);
+        assert!(
+            searched.is_past("e/"),
+            "past the file that completes 3 hits"
+        );
+        searched.add("b".into(), hits("b", 2), 3);
+        searched.add("a".into(), FileOutcome::Binary, 3);
+        searched.add("c".into(), hits("c", 1), 3);
+        assert!(searched.is_past("d/"), "the cut-off moved back to c");
+        searched.add("d/y".into(), hits("d/y", 1), 3);
+        let outcome = searched.finish();
+        let found: Vec<(&str, u64)> = outcome
+            .hits
+            .iter()
+            .map(|h| (h.path.as_str(), h.line))
+            .collect();
+        assert_eq!(found, [("b", 1), ("b", 2), ("c", 1)]);
+        assert_eq!((outcome.files_searched, outcome.binary), (3, 1));
+        assert!(outcome.stopped_early);
+    }
+
+    #[test]
     fn long_lines_are_clipped_around_the_match() {
         let mut line = "a".repeat(10_000);
         line.push_str("NEEDLE");
@@ -611,6 +737,37 @@ mod tests {
         assert_eq!(hits.len(), 1);
         assert!(hits[0].before.is_empty());
         assert_eq!(hits[0].after, ["after"]);
+    }
+
+    #[test]
+    fn hits_say_which_name_their_line_defines_or_that_the_index_did_not_read_their_file() {
+        // Larger than what a search parses on demand.
+        let big = format!("def total():\n{}", "    pass\n".repeat(40_000));
+        let files = [
+            ("big.py", big.as_str()),
+            ("notes.md", "def total():\n"),
+            ("shop.py", "def total():\n    return total_of()\n"),
+        ]
+        .map(|(path, text)| (path.to_string(), text.to_string()));
+        let (_dir, ctx) = workspace(&files);
+        let data = search(&ctx, json!({"query": "total"}));
+        let marks: Vec<(&str, &Value, &Value)> = data["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["path"].as_str().unwrap(), &m["defines"], &m["unindexed"]))
+            .collect();
+        let (none, yes) = (&Value::Null, &Value::Bool(true));
+        let total = json!("total");
+        assert_eq!(
+            marks,
+            [
+                ("big.py", none, yes),
+                ("notes.md", none, none),
+                ("shop.py", &total, none),
+                ("shop.py", none, none),
+            ]
+        );
     }
 
     #[test]
