@@ -33,8 +33,8 @@
 //! assert_eq!(note.text, "The search shows `coerce` defined in functions/coerce.js (line 5).");
 //! ```
 
-use crate::answer_paths::in_path;
-use crate::relevance::{code_words, match_defines, question_words, words_of, DEFINING_WORDS};
+use crate::relevance::{match_defines, question_words};
+use crate::words::{code_words, in_path, lower_code_words, AFTER_FILES, DEFINING_WORDS, USE_WORDS};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -60,17 +60,10 @@ pub struct AnswerNote {
 /// The most places a definition note names.
 const MAX_PLACES: usize = 3;
 
-/// Words that may follow "how many … files" when the question asks how many there are ("How
-/// many Python files are in src?"), and not how many do something ("How many files import
-/// lodash?", "How many files did you change?").
-const AFTER_FILES: &[&str] = &[
-    "are", "is", "exist", "does", "do", "in", "under", "inside", "there", "of", "at", "here",
-];
-
 /// Does the question ask how many files there are: "how many", a few words ending in
 /// "file(s)", then the question's end or a word of [`AFTER_FILES`]?
 fn asks_how_many_files(question: &str) -> bool {
-    let words = words_of(question);
+    let words = lower_code_words(question);
     let Some(at) = words.windows(2).position(|w| w == ["how", "many"]) else {
         return false;
     };
@@ -92,27 +85,10 @@ fn asks_how_many_files(question: &str) -> bool {
         .is_none_or(|next| AFTER_FILES.contains(&next.as_str()))
 }
 
-/// Words by which a "where" question asks where a name is used rather than defined.
-const USE_WORDS: &[&str] = &[
-    "used",
-    "use",
-    "uses",
-    "called",
-    "call",
-    "calls",
-    "imported",
-    "import",
-    "imports",
-    "referenced",
-    "mentioned",
-    "mention",
-    "mentions",
-];
-
 /// Does the question ask where something is ("Where is…", "In which file…", "What file…"),
 /// and not where it is used ("Where is echo called?")?
 fn asks_where(question: &str) -> bool {
-    let words = words_of(question);
+    let words = lower_code_words(question);
     let asks = words.iter().any(|w| w == "where")
         || words
             .windows(2)
@@ -146,7 +122,7 @@ pub fn count_note(question: &str, results: &[Value], answer: &str) -> Option<Ans
         .rev()
         .find(|d| d.get("files").is_some_and(Value::is_array))?;
     let count = listing.get("count")?.as_u64()?;
-    if words_of(answer).contains(&count.to_string()) {
+    if lower_code_words(answer).contains(&count.to_string()) {
         return None;
     }
     let folder = match listing.get("directory").and_then(Value::as_str) {

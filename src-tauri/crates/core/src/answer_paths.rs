@@ -19,6 +19,7 @@
 
 use crate::mentions::names_a_path;
 use crate::model::KnownPaths;
+use crate::words::in_path;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -29,11 +30,6 @@ pub struct PathGiven {
     pub name: String,
     /// The file of the workspace it names (`classes/comparator.js`).
     pub path: String,
-}
-
-/// Can this character be part of a path as an answer writes one?
-pub(crate) fn in_path(c: char) -> bool {
-    c.is_ascii_alphanumeric() || "_./-".contains(c)
 }
 
 /// The files of the workspace that these tool results show, by their paths as the results

@@ -7,18 +7,8 @@
 //! open an edit for "Which script does this package install?", or answer "What Python version
 //! does click need?" from memory, though the project holds the answer.
 
-use crate::mentions::message_words;
 use crate::model::{FileTexts, GenerateRequest};
-
-/// Verbs by which a message asks for a change to the project's files or for something to be run
-/// in it, in their base and third-person forms. Past forms are left out: "Where is it defined,
-/// and when was it added?" asks nothing to be done.
-const CHANGE_VERBS: &[&str] = &[
-    "add", "append", "apply", "build", "bump", "change", "compile", "create", "decrease", "delete",
-    "edit", "execute", "fix", "increase", "insert", "lower", "make", "modify", "move", "put",
-    "raise", "refactor", "remove", "rename", "replace", "reset", "rewrite", "run", "save", "set",
-    "update", "upgrade", "write",
-];
+use crate::words::{message_words, CHANGE_VERBS, POINTING, PROJECT_NOUNS};
 
 /// Does this message ask for a change to the project or for a command to be run: does it use a
 /// verb of [`CHANGE_VERBS`] ("Bump the version", "Can you fix it?", "Run the tests")? A message
@@ -102,27 +92,6 @@ fn table_name(text: &str, tables: &[&str]) -> Option<String> {
     }
     None
 }
-
-/// Nouns a message calls the project it is asked in by ("this project", "our repo").
-const PROJECT_NOUNS: &[&str] = &[
-    "app",
-    "application",
-    "codebase",
-    "crate",
-    "directory",
-    "folder",
-    "library",
-    "module",
-    "package",
-    "program",
-    "project",
-    "repo",
-    "repository",
-    "workspace",
-];
-
-/// Words that, before a project noun, point at the one project at hand.
-const POINTING: &[&str] = &["this", "our", "my"];
 
 /// Does this message point at the project it is asked in: "this project", "our repo", "my
 /// package", or "here" as its last word ("What does app.use() do here?")? A question so put

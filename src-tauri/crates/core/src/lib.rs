@@ -70,5 +70,6 @@ pub mod tool_result;
 pub mod toolbox;
 pub mod tools;
 pub mod walk;
+pub mod words;
 
 pub use error::{ErrorType, ToolError};

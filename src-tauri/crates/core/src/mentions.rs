@@ -7,6 +7,7 @@
 
 use crate::model::{FileTexts, KnownPaths};
 use crate::relevance::defines;
+use crate::words::message_words;
 
 /// The most bytes of the workspace's files read to find where a name is defined: a large
 /// project is read only this far, and a name defined beyond is not found.
@@ -44,12 +45,6 @@ pub fn names_a_workspace_path(message: &str, known: &KnownPaths) -> bool {
         .map(|word| word.trim_end_matches('.').trim_end_matches('/'))
         .filter(|word| names_a_path(word))
         .any(|word| is_known_file(word, known) || known.folders.iter().any(|f| f == word))
-}
-
-/// The words of a message, split at spaces, quotes and punctuation that cannot be part of a
-/// path (a word may keep a final `.`, as in "…in notes.md.").
-pub fn message_words(message: &str) -> impl Iterator<Item = &str> {
-    message.split(|c: char| c.is_whitespace() || "\"'`,;:()?!".contains(c))
 }
 
 /// Is `word` a file of the workspace, by its path or by its name alone (`utils.py` for

@@ -11,8 +11,8 @@
 //! says so, and a fixed answer (`--approve all`) does not approve it; a local model's write is
 //! offered only the files pointed at, when there are any.
 
-use crate::mentions::message_words;
 use crate::model::{Message, Role, SUMMARY_PREFIX};
+use crate::words::message_words;
 use serde_json::Value;
 use std::collections::HashSet;
 

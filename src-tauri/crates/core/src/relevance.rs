@@ -10,6 +10,7 @@
 
 use crate::model::FileTexts;
 use crate::tool_result::ToolResult;
+use crate::words::{lower_code_words, DEFINING_WORDS, QUESTION_FILLER};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -19,23 +20,12 @@ const MAX_LINES: usize = 4;
 /// The longest line quoted, in characters.
 const MAX_LINE_CHARS: usize = 200;
 
-/// Words too common in questions to say what a line is about.
-const COMMON: &[&str] = &[
-    "the", "and", "for", "what", "which", "where", "when", "who", "how", "why", "this", "that",
-    "these", "those", "does", "did", "done", "is", "are", "was", "were", "has", "have", "had",
-    "with", "from", "into", "about", "there", "here", "its", "it's", "can", "could", "would",
-    "should", "will", "use", "used", "uses", "tell", "show", "give", "find", "file", "files",
-    "project", "code", "please", "me", "you", "your", "our", "any", "all", "some", "defined",
-    "define", "defines", "function", "class", "value", "values", "name", "names", "exact",
-    "number", "need", "know", "want", "set", "get", "one", "many", "much",
-];
-
 /// The question's words that can pick out a line: lower-case, three characters or more, not
 /// common.
 pub fn question_words(question: &str) -> Vec<String> {
-    let mut words: Vec<String> = words_of(question)
+    let mut words: Vec<String> = lower_code_words(question)
         .into_iter()
-        .filter(|w| w.chars().count() >= 3 && !COMMON.contains(&w.as_str()))
+        .filter(|w| w.chars().count() >= 3 && !QUESTION_FILLER.contains(&w.as_str()))
         .collect();
     words.sort();
     words.dedup();
@@ -78,23 +68,6 @@ fn lines_about_at_most(
         .collect()
 }
 
-/// Words that, followed by a name, define it in the common languages.
-pub(crate) const DEFINING_WORDS: &[&str] = &[
-    "function",
-    "class",
-    "def",
-    "fn",
-    "struct",
-    "enum",
-    "trait",
-    "interface",
-    "type",
-    "const",
-    "let",
-    "var",
-    "module",
-];
-
 /// Does this line of code define one of `names` (lower-case): a defining word followed by the
 /// name (`class Range`, `def echo(`, `const coerce =`), or the name assigned at the start of
 /// the line (`MAX_LENGTH = 256`)? An import (`const coerce = require(…)`, `from a import b`)
@@ -104,7 +77,7 @@ pub fn defines(line: &str, names: &[String]) -> bool {
     if line.contains("require(") || trimmed.starts_with("import ") || trimmed.starts_with("from ") {
         return false;
     }
-    let tokens = words_of(line);
+    let tokens = lower_code_words(line);
     let named = |t: &String| names.contains(t);
     let after_keyword = tokens
         .windows(2)
@@ -165,7 +138,7 @@ fn definitions_among(
         let shown: String = text.trim().chars().take(MAX_LINE_CHARS).collect();
         found.push(format!("{path}:{line}: {shown}"));
         // The rest of the question: its words other than the names this line holds.
-        let defined = words_of(text);
+        let defined = lower_code_words(text);
         let rest: Vec<String> = names
             .iter()
             .filter(|w| !defined.contains(w))
@@ -188,17 +161,6 @@ fn definitions_among(
         found.extend(about.into_iter().map(|l| format!("{path}:{l}")));
     }
     found
-}
-
-/// The words of a line of code as it writes them: runs of letters, digits and `_`.
-pub(crate) fn code_words(line: &str) -> impl Iterator<Item = &str> {
-    line.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|t| !t.is_empty())
-}
-
-/// The lower-case words of a line of code.
-pub(crate) fn words_of(line: &str) -> Vec<String> {
-    code_words(line).map(str::to_lowercase).collect()
 }
 
 /// A result as the model reads it, with what answers `question` put first: the lines of a

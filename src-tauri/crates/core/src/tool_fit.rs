@@ -16,51 +16,13 @@
 //! assert_eq!(best.0.name, "calculate");
 //! ```
 
-use crate::mentions::{message_words, names_a_path};
+use crate::mentions::names_a_path;
 use crate::spec::ToolSpec;
+use crate::words::{is_common_word, lower_words, message_words, stem};
 
 /// Log-probability (nats) a word of the question found in a tool's name or description is
 /// worth when no other tool's has it; a word `n` tools have is worth `1/n` of it.
 const TOOL_WORD_BONUS: f64 = 4.0;
-
-/// Words that say nothing about which tool is meant, separated by spaces.
-const COMMON_WORDS: &str =
-    "the and for with what which where how when who why this that these those are was were \
-    does did its all any you your can from into there here has have use not one many much \
-    tell show give please about our their them then than optionally returns workspace \
-    project";
-
-/// Is `word` one of the space-separated `words`?
-fn is_one_of(words: &str, word: &str) -> bool {
-    words.split_whitespace().any(|w| w == word)
-}
-
-/// Is `word` (lower case) one that says nothing about which tool is meant ("the", "what",
-/// "project")?
-pub fn is_common_word(word: &str) -> bool {
-    is_one_of(COMMON_WORDS, word)
-}
-
-/// Lower-case words of three letters or more, the way a question, tools and paths are compared.
-pub fn lower_words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.chars().count() >= 3)
-        .map(str::to_lowercase)
-        .collect()
-}
-
-/// A word reduced to what its plural and past forms share ("files" and "file", "defined" and
-/// "define"), for comparing a question with descriptions.
-fn stem(word: &str) -> &str {
-    for ending in ["ing", "ed", "es", "s", "e"] {
-        if let Some(stem) = word.strip_suffix(ending) {
-            if stem.len() >= 3 {
-                return stem;
-            }
-        }
-    }
-    word
-}
 
 /// What a tool's description says the tool is for: its first sentence and the sentences that
 /// begin "Use it". The rest tells how it behaves ("the result says how many entries were
@@ -81,7 +43,7 @@ pub fn tool_bonuses(question: &str, tools: &[ToolSpec]) -> Vec<f64> {
     let stems = |text: &str| -> Vec<String> {
         let mut stems: Vec<String> = lower_words(text)
             .iter()
-            .filter(|w| !is_one_of(COMMON_WORDS, w))
+            .filter(|w| !is_common_word(w))
             .map(|w| stem(w).to_string())
             .collect();
         stems.sort();

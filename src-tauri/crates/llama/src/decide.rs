@@ -386,7 +386,8 @@ pub fn lexical_prior(message: &str) -> bool {
     names_a_file || adds_to || words.iter().any(|w| PROJECT_WORDS.contains(w))
 }
 
-pub(crate) use lantern_core::mentions::{is_known_file, message_words, names_a_path};
+pub(crate) use lantern_core::mentions::{is_known_file, names_a_path};
+pub(crate) use lantern_core::words::message_words;
 
 /// log(e^a + e^b), for adding the probabilities of two ways a reply can start.
 pub fn log_add(a: f64, b: f64) -> f64 {

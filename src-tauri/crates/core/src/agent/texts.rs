@@ -71,7 +71,7 @@ pub(super) fn code_map(ctx: &ToolContext, message: &str, budget: usize) -> Strin
     let Some(index) = index.as_ref() else {
         return String::new();
     };
-    let words: Vec<&str> = crate::mentions::message_words(message)
+    let words: Vec<&str> = crate::words::message_words(message)
         .map(|w| w.trim_end_matches(['.', '/']))
         .filter(|w| !w.is_empty())
         .collect();

@@ -116,7 +116,7 @@ impl Session {
     /// (`packages/api/AGENTS.md`), each given once per conversation.
     fn give_folder_rules(&mut self, message: &str) {
         let (known, _) = self.seen.look(&self.ctx, self.toolbox.specs());
-        let named: Vec<String> = crate::mentions::message_words(message)
+        let named: Vec<String> = crate::words::message_words(message)
             .map(|w| w.trim_start_matches('@').trim_end_matches(['.', '/']))
             .filter(|w| known.has_file(w) || known.folders.iter().any(|f| f == w))
             // Looked up from the path itself: a folder named has its own file checked too.

@@ -12,6 +12,7 @@
 
 use super::sampling::best_by_logit;
 use lantern_core::model::{Message, Role};
+use lantern_core::words::ends_a_word;
 use llama_cpp_2::token::LlamaToken;
 use serde_json::Value;
 
@@ -23,31 +24,6 @@ const CONTINUE_BONUS: f32 = 6.0;
 
 /// How many of the likeliest tokens are looked at each step.
 const CANDIDATES: usize = 32;
-
-/// Characters that end a word, in prose and in a rendered result alike.
-fn is_separator(c: char) -> bool {
-    c.is_whitespace()
-        || matches!(
-            c,
-            '"' | '\''
-                | '`'
-                | ','
-                | ';'
-                | ':'
-                | '('
-                | ')'
-                | '['
-                | ']'
-                | '{'
-                | '}'
-                | '<'
-                | '>'
-                | '='
-                | '*'
-                | '|'
-                | '\\'
-        )
-}
 
 /// The word `text` ends with: what follows its last separator.
 pub(super) fn last_word(text: &str, is_separator: fn(char) -> bool) -> &str {
@@ -104,7 +80,7 @@ impl Evidence {
         }
         let mut spans: Vec<String> = texts
             .iter()
-            .flat_map(|t| t.split(is_separator))
+            .flat_map(|t| t.split(ends_a_word))
             .map(|w| w.trim_end_matches(['.', ',']))
             .filter(|w| is_fact(w))
             .map(str::to_string)
@@ -130,11 +106,11 @@ impl Evidence {
 
     /// The bonus for writing `piece` after `answer`.
     fn bonus(&self, answer: &str, piece: &str) -> f32 {
-        let word = last_word(answer, is_separator);
-        let rest = piece.trim_start_matches(is_separator);
+        let word = last_word(answer, ends_a_word);
+        let rest = piece.trim_start_matches(ends_a_word);
         let starts_word = rest.len() < piece.len() || word.is_empty();
         // What the piece adds to a word, and whether the piece also ends that word.
-        let (head, ends_word) = match rest.find(is_separator) {
+        let (head, ends_word) = match rest.find(ends_a_word) {
             Some(i) => (&rest[..i], true),
             None => (rest, false),
         };

@@ -19,8 +19,9 @@ use super::sampling::grammar_allows;
 use super::*;
 use lantern_core::model::KnownPaths;
 use lantern_core::pointed::Pointers;
-use lantern_core::tool_fit::{is_common_word, lower_words, tool_bonuses, without_paths};
+use lantern_core::tool_fit::{tool_bonuses, without_paths};
 use lantern_core::tools::Risk;
+use lantern_core::words::{is_common_word, lower_words, QUESTION_ONLY_WORDS};
 
 /// The most candidates the model scores for one argument.
 const MAX_SCORED: usize = 48;
@@ -238,11 +239,6 @@ pub(super) fn opens_tool_name(call_text: &str, name_key: &str) -> bool {
 
 /// The most question words the model scores for one argument (a pasted log is not a question).
 const MAX_QUESTION_WORDS: usize = 16;
-
-/// Words a question uses to ask, never what it asks about, separated by spaces.
-const QUESTION_ONLY_WORDS: &str =
-    "defined define defines implemented declared file files folder function class method \
-    variable constant find search look code value contains located list called name";
 
 /// The content of the call's string argument `key` as written (escapes as they are), when it
 /// is complete.
@@ -553,7 +549,7 @@ impl LocalModel {
             .filter(|w| {
                 let lower = w.to_lowercase();
                 let new = !is_common_word(&lower)
-                    && !QUESTION_ONLY_WORDS.split_whitespace().any(|w| w == lower)
+                    && !QUESTION_ONLY_WORDS.contains(&lower.as_str())
                     && !seen.contains(&lower);
                 seen.push(lower);
                 new

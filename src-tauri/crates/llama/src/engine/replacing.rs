@@ -26,6 +26,7 @@ use super::copying::last_word;
 use super::grounding::{raw_argument, Grounding};
 use super::sampling::best_by_logit;
 use lantern_core::tool_fit::without_paths;
+use lantern_core::words::{between_edit_words, edit_words, EDIT_WORDS};
 use llama_cpp_2::token::LlamaToken;
 
 /// Log-probability (nats) for a token that begins the question's value where the old text has
@@ -51,25 +52,6 @@ const CONTINUE_BONUS: f32 = 6.0;
 
 /// How many of the likeliest tokens are looked at each step.
 const CANDIDATES: usize = 32;
-
-/// Words of an edit request that say what to do, never what to write.
-const EDIT_WORDS: &str = "rename change set raise lower increase decrease bump fix replace \
-    update add remove delete insert line lines after before right left under above below \
-    from into the and with value default function method class variable file please make bug \
-    bugs error wrong issue";
-
-/// Characters between words, in code and in prose (JSON escapes count: `\n` ends a word).
-fn is_separator(c: char) -> bool {
-    !(c.is_alphanumeric() || matches!(c, '_' | '.' | '-'))
-}
-
-/// The words of `text` (dots, dashes and underscores kept inside), without a trailing dot.
-fn words_of(text: &str) -> Vec<&str> {
-    text.split(is_separator)
-        .map(|w| w.trim_end_matches(['.', '-']))
-        .filter(|w| !w.is_empty())
-        .collect()
-}
 
 /// A number or a version (`512`, `7.6.3`), not a name with a digit in it (`i64`, `utf8`).
 fn is_number(word: &str) -> bool {
@@ -131,16 +113,14 @@ impl Replacement {
         let old = unescape(old_raw);
         let question = without_paths(question);
         let question = question.as_str();
-        let old_words = words_of(&old);
+        let old_words = edit_words(&old);
         let holds = |w: &str| old_words.iter().any(|o| o.eq_ignore_ascii_case(w));
         let plain = |w: &str| {
             (w.chars().count() >= 3 || is_number(w))
-                && !EDIT_WORDS
-                    .split_whitespace()
-                    .any(|e| e.eq_ignore_ascii_case(w))
+                && !EDIT_WORDS.iter().any(|e| e.eq_ignore_ascii_case(w))
                 && !crate::decide::names_a_path(w)
         };
-        let question_words = words_of(question);
+        let question_words = edit_words(question);
         let mut values: Vec<String> = Vec::new();
         for word in &question_words {
             if plain(word) && !holds(word) && !values.iter().any(|v| v == word) {
@@ -240,10 +220,10 @@ impl Replacement {
             return 0.0;
         };
         let (written, piece) = (written.as_str(), piece.as_str());
-        let word = last_word(written, is_separator);
-        let head_start = piece.len() - piece.trim_start_matches(is_separator).len();
+        let word = last_word(written, between_edit_words);
+        let head_start = piece.len() - piece.trim_start_matches(between_edit_words).len();
         let head: &str = piece[head_start..]
-            .split(is_separator)
+            .split(between_edit_words)
             .next()
             .unwrap_or_default();
         if head.is_empty() {
@@ -276,7 +256,7 @@ impl Replacement {
         {
             return 0.0;
         }
-        let next_old = words_of(&self.old[at..])
+        let next_old = edit_words(&self.old[at..])
             .into_iter()
             .next()
             .unwrap_or_default();

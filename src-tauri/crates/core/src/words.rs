@@ -1,0 +1,320 @@
+//! How Lantern reads text as words, and the English word lists its levers use: every way it
+//! splits a message, a line of code, a path or a reply into words, and every list of words it
+//! matches them against, in one place.
+//!
+//! The splitters differ on purpose, each for what it reads: a line of code keeps `_` inside a
+//! word (`MAX_LENGTH`), a message keeps the dots and slashes of a path (`src/app.py`), a reply
+//! being copied ends a word at any punctuation a rendered result holds. Each says which.
+//!
+//! The lists were written by hand from how users put questions and requests in English, each
+//! for the one rule named in its comment; none names a project, a file or an answer.
+//!
+//! ```
+//! use lantern_core::words::{code_words, message_words, stem};
+//! assert_eq!(code_words("if MAX_LENGTH > 2:").collect::<Vec<_>>(), ["if", "MAX_LENGTH", "2"]);
+//! assert!(message_words("Open src/app.py, please").any(|w| w == "src/app.py"));
+//! assert_eq!(stem("defined"), "defin");
+//! ```
+
+// ---- splitters ----
+
+/// The words of a line of code as it writes them: runs of letters, digits and `_`.
+pub fn code_words(line: &str) -> impl Iterator<Item = &str> {
+    line.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|t| !t.is_empty())
+}
+
+/// The lower-case words of a line of code ([`code_words`]).
+pub fn lower_code_words(line: &str) -> Vec<String> {
+    code_words(line).map(str::to_lowercase).collect()
+}
+
+/// Lower-case words of three letters or more, split at anything but a letter or digit: the
+/// way a question, tools' descriptions and paths are compared (`read_file` is `read`, `file`).
+pub fn lower_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 3)
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// A word reduced to what its plural and past forms share ("files" and "file", "defined" and
+/// "define"), for comparing a question with descriptions.
+pub fn stem(word: &str) -> &str {
+    for ending in ["ing", "ed", "es", "s", "e"] {
+        if let Some(stem) = word.strip_suffix(ending) {
+            if stem.len() >= 3 {
+                return stem;
+            }
+        }
+    }
+    word
+}
+
+/// The words of a message, split at spaces, quotes and punctuation that cannot be part of a
+/// path (a word may keep a final `.`, as in "…in notes.md.").
+pub fn message_words(message: &str) -> impl Iterator<Item = &str> {
+    message.split(|c: char| c.is_whitespace() || "\"'`,;:()?!".contains(c))
+}
+
+/// Can this character be part of a path as an answer writes one?
+pub fn in_path(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "_./-".contains(c)
+}
+
+/// Does this character end a word, in prose and in a rendered result alike (a reply that
+/// copies a fact from a result)?
+pub fn ends_a_word(c: char) -> bool {
+    c.is_whitespace() || "\"'`,;:()[]{}<>=*|\\".contains(c)
+}
+
+/// Does this character stand between the words of an edit request or of the text it edits,
+/// in code and in prose (JSON escapes count: `\n` ends a word)?
+pub fn between_edit_words(c: char) -> bool {
+    !(c.is_alphanumeric() || matches!(c, '_' | '.' | '-'))
+}
+
+/// The words of an edit request or of the text it edits (dots, dashes and underscores kept
+/// inside: `7.6.3`, `max-age`), without a trailing dot.
+pub fn edit_words(text: &str) -> Vec<&str> {
+    text.split(between_edit_words)
+        .map(|w| w.trim_end_matches(['.', '-']))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+// ---- word lists ----
+
+/// Words too common in questions to say what a line of a result is about (the focusing of
+/// results on the question's words): English function words, question words, and the words a
+/// question about code asks with ("defined", "function", "value").
+pub const QUESTION_FILLER: &[&str] = &[
+    "the", "and", "for", "what", "which", "where", "when", "who", "how", "why", "this", "that",
+    "these", "those", "does", "did", "done", "is", "are", "was", "were", "has", "have", "had",
+    "with", "from", "into", "about", "there", "here", "its", "it's", "can", "could", "would",
+    "should", "will", "use", "used", "uses", "tell", "show", "give", "find", "file", "files",
+    "project", "code", "please", "me", "you", "your", "our", "any", "all", "some", "defined",
+    "define", "defines", "function", "class", "value", "values", "name", "names", "exact",
+    "number", "need", "know", "want", "set", "get", "one", "many", "much",
+];
+
+/// Words that say nothing about which tool is meant (ranking the tools by the question's
+/// words): English function words, and the words every tool's description shares.
+pub const TOOL_FILLER: &[&str] = &[
+    "the",
+    "and",
+    "for",
+    "with",
+    "what",
+    "which",
+    "where",
+    "how",
+    "when",
+    "who",
+    "why",
+    "this",
+    "that",
+    "these",
+    "those",
+    "are",
+    "was",
+    "were",
+    "does",
+    "did",
+    "its",
+    "all",
+    "any",
+    "you",
+    "your",
+    "can",
+    "from",
+    "into",
+    "there",
+    "here",
+    "has",
+    "have",
+    "use",
+    "not",
+    "one",
+    "many",
+    "much",
+    "tell",
+    "show",
+    "give",
+    "please",
+    "about",
+    "our",
+    "their",
+    "them",
+    "then",
+    "than",
+    "optionally",
+    "returns",
+    "workspace",
+    "project",
+];
+
+/// Is `word` (lower case) one of [`TOOL_FILLER`]?
+pub fn is_common_word(word: &str) -> bool {
+    TOOL_FILLER.contains(&word)
+}
+
+/// Words a question uses to ask, never what it asks about (the question's words a grounded
+/// argument is scored with): the verbs and nouns of "where is … defined", "find the file …".
+pub const QUESTION_ONLY_WORDS: &[&str] = &[
+    "defined",
+    "define",
+    "defines",
+    "implemented",
+    "declared",
+    "file",
+    "files",
+    "folder",
+    "function",
+    "class",
+    "method",
+    "variable",
+    "constant",
+    "find",
+    "search",
+    "look",
+    "code",
+    "value",
+    "contains",
+    "located",
+    "list",
+    "called",
+    "name",
+];
+
+/// Words that, followed by a name, define it in the common languages (the line rule for
+/// languages the code index does not read): the defining keywords of JavaScript, Python, Rust,
+/// TypeScript and Go.
+pub const DEFINING_WORDS: &[&str] = &[
+    "function",
+    "class",
+    "def",
+    "fn",
+    "struct",
+    "enum",
+    "trait",
+    "interface",
+    "type",
+    "const",
+    "let",
+    "var",
+    "module",
+];
+
+/// Verbs by which a message asks for a change to the project's files or for something to be run
+/// in it, in their base and third-person forms. Past forms are left out: "Where is it defined,
+/// and when was it added?" asks nothing to be done.
+pub const CHANGE_VERBS: &[&str] = &[
+    "add", "append", "apply", "build", "bump", "change", "compile", "create", "decrease", "delete",
+    "edit", "execute", "fix", "increase", "insert", "lower", "make", "modify", "move", "put",
+    "raise", "refactor", "remove", "rename", "replace", "reset", "rewrite", "run", "save", "set",
+    "update", "upgrade", "write",
+];
+
+/// Words of an edit request that say what to do, never what to write (the words an edit's new
+/// text may not be taken from): the change verbs, where an edit goes, and what it names.
+pub const EDIT_WORDS: &[&str] = &[
+    "rename", "change", "set", "raise", "lower", "increase", "decrease", "bump", "fix", "replace",
+    "update", "add", "remove", "delete", "insert", "line", "lines", "after", "before", "right",
+    "left", "under", "above", "below", "from", "into", "the", "and", "with", "value", "default",
+    "function", "method", "class", "variable", "file", "please", "make", "bug", "bugs", "error",
+    "wrong", "issue",
+];
+
+/// Nouns a message calls the project it is asked in by ("this project", "our repo").
+pub const PROJECT_NOUNS: &[&str] = &[
+    "app",
+    "application",
+    "codebase",
+    "crate",
+    "directory",
+    "folder",
+    "library",
+    "module",
+    "package",
+    "program",
+    "project",
+    "repo",
+    "repository",
+    "workspace",
+];
+
+/// Words that, before a project noun, point at the one project at hand.
+pub const POINTING: &[&str] = &["this", "our", "my"];
+
+/// Words that may follow "how many … files" when the question asks how many there are ("How
+/// many Python files are in src?"), and not how many do something ("How many files import
+/// lodash?", "How many files did you change?").
+pub const AFTER_FILES: &[&str] = &[
+    "are", "is", "exist", "does", "do", "in", "under", "inside", "there", "of", "at", "here",
+];
+
+/// Words by which a "where" question asks where a name is used rather than defined.
+pub const USE_WORDS: &[&str] = &[
+    "used",
+    "use",
+    "uses",
+    "called",
+    "call",
+    "calls",
+    "imported",
+    "import",
+    "imports",
+    "referenced",
+    "mentioned",
+    "mention",
+    "mentions",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_splitter_keeps_what_its_text_writes_inside_a_word() {
+        let line = "const MAX_AGE = parse('7.6.3', src/app.py)";
+        assert_eq!(
+            code_words(line).collect::<Vec<_>>(),
+            ["const", "MAX_AGE", "parse", "7", "6", "3", "src", "app", "py"]
+        );
+        assert_eq!(
+            lower_words(line),
+            ["const", "max", "age", "parse", "src", "app"]
+        );
+        assert_eq!(
+            edit_words(line),
+            ["const", "MAX_AGE", "parse", "7.6.3", "src", "app.py"]
+        );
+        assert!(message_words(line).any(|w| w == "src/app.py"));
+        assert!(line.split(ends_a_word).any(|w| w == "src/app.py"));
+        assert!("src/app.py".chars().all(in_path));
+    }
+
+    #[test]
+    fn no_list_repeats_a_word_or_holds_upper_case() {
+        let lists = [
+            QUESTION_FILLER,
+            TOOL_FILLER,
+            QUESTION_ONLY_WORDS,
+            DEFINING_WORDS,
+            CHANGE_VERBS,
+            EDIT_WORDS,
+            PROJECT_NOUNS,
+            POINTING,
+            AFTER_FILES,
+            USE_WORDS,
+        ];
+        for list in lists {
+            let mut sorted = list.to_vec();
+            sorted.sort();
+            sorted.dedup();
+            assert_eq!(sorted.len(), list.len(), "{list:?}");
+            assert!(list.iter().all(|w| *w == w.to_lowercase()), "{list:?}");
+        }
+    }
+}
