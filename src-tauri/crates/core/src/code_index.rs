@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
-use std::time::UNIX_EPOCH;
+use std::time::{Duration, Instant, UNIX_EPOCH};
 
 /// The largest saved index loaded (the cargo registry's 13,000 source files make one of
 /// about 150 MB); a larger one is built again instead.
@@ -315,10 +315,37 @@ fn stamp_of(abs: &std::path::Path) -> Option<Stamp> {
 }
 
 /// At most this many bytes of files the index does not hold as they are now are read and
-/// parsed for one [`ProjectIndex::definitions_on`]: parsing costs about as much as searching,
-/// so a search whose hits span megabytes of unindexed code would otherwise take several times
-/// as long as the search itself. Larger reads are left to the caller's own rules.
-const ON_DEMAND_BYTES: u64 = 256 * 1024;
+/// parsed for one [`ProjectIndex::definitions_on`], within [`ON_DEMAND_TIME`]: parsing costs
+/// about as much as searching (and far more for text that is not valid code, which the parser
+/// works hard to recover from), so a search whose hits span megabytes of unindexed code would
+/// otherwise take several times as long as the search itself. The rest is left to the
+/// caller's own rules.
+const ON_DEMAND_BYTES: u64 = 128 * 1024;
+const ON_DEMAND_TIME: Duration = Duration::from_millis(100);
+/// The first bytes parsed on demand are parsed whatever the time: the few small files of a
+/// usual search never depend on how busy the machine is.
+const ON_DEMAND_UNTIMED_BYTES: u64 = 16 * 1024;
+
+/// What is left of what one [`ProjectIndex::definitions_on`] may read and parse.
+struct OnDemand {
+    used: u64,
+    until: Instant,
+}
+
+impl OnDemand {
+    /// Takes `len` bytes more, if they fit and time is left.
+    fn take(&mut self, len: u64) -> Option<()> {
+        if self.used >= ON_DEMAND_UNTIMED_BYTES && Instant::now() >= self.until {
+            return None;
+        }
+        let used = self.used.checked_add(len)?;
+        if used > ON_DEMAND_BYTES {
+            return None;
+        }
+        self.used = used;
+        Some(())
+    }
+}
 
 /// What the code index says one line defines.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -335,7 +362,8 @@ pub enum LineDefines {
 impl ProjectIndex {
     /// For lines of the workspace's files (path, 1-based line), the definition whose name
     /// stands on each, as the code index reads the file. A file the index holds as it is now
-    /// is not read again; any other is read and parsed once, up to [`ON_DEMAND_BYTES`] in all.
+    /// is not read again; any other is read and parsed once, up to [`ON_DEMAND_BYTES`] in all
+/// within [`ON_DEMAND_TIME`].
     /// A refresh running elsewhere is not waited for.
     pub fn definitions_on<'a>(
         &self,
@@ -346,7 +374,10 @@ impl ProjectIndex {
         let index = held.as_ref().and_then(|guard| guard.as_ref());
         let mut outlines: std::collections::HashMap<&str, Option<Vec<Definition>>> =
             std::collections::HashMap::new();
-        let mut budget = ON_DEMAND_BYTES;
+        let mut budget = OnDemand {
+            used: 0,
+            until: Instant::now() + ON_DEMAND_TIME,
+        };
         lines
             .into_iter()
             .map(|(path, line)| {
@@ -371,7 +402,7 @@ fn definitions_in(
     workspace: &Workspace,
     index: Option<&CodeIndex>,
     path: &str,
-    budget: &mut u64,
+    budget: &mut OnDemand,
 ) -> Option<Vec<Definition>> {
     let language = lantern_index::Language::of_path(path)?;
     let resolved = workspace.resolve(path).ok()?;
@@ -379,7 +410,7 @@ fn definitions_in(
     if let Some(definitions) = index.and_then(|index| index.outline_at(path, stamp)) {
         return Some(definitions.to_vec());
     }
-    *budget = budget.checked_sub(stamp.len)?;
+    budget.take(stamp.len)?;
     let text = text_of(workspace, &resolved)?;
     Some(lantern_index::symbols_of(language, &text).definitions)
 }
