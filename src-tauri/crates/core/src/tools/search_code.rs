@@ -4,7 +4,7 @@ use crate::code_index::LineDefines;
 use crate::error::ToolError;
 use crate::sandbox::FileOpener;
 use crate::walk::{
-    add_notice, compile_glob, walk_checked_into, FileSink, Found, WalkLimits, WalkStop,
+    add_notice, compile_glob, walk_checked_into, FileSink, Found, WalkLimits, WalkStop, WalkTally,
     MAX_WALK_ENTRIES,
 };
 use grep_matcher::Matcher;
@@ -119,54 +119,16 @@ impl Tool for SearchCode {
             .context_lines
             .map_or(0, |n| (n as usize).min(MAX_CONTEXT_LINES));
 
-        let started = Instant::now();
         let limits = Limits {
             max_results,
             context,
-            deadline: started + SEARCH_TIME_BUDGET,
+            deadline: Instant::now() + SEARCH_TIME_BUDGET,
         };
-        let opener = ctx.workspace.file_opener()?;
-        let searched = Searched::default();
-        let make_sink = || -> Box<dyn FileSink + '_> {
-            Box::new(SearchSink {
-                ctx,
-                opener: &opener,
-                matcher: &matcher,
-                limits: &limits,
-                searcher: searcher_for(&limits),
-                searched: &searched,
-            })
-        };
-        // The files are searched as the walk finds them, within the search's own time.
-        let walk_limits = WalkLimits {
-            max_entries: MAX_WALK_ENTRIES,
-            deadline: limits.deadline,
-        };
-        let tally = walk_checked_into(
-            &ctx.workspace,
-            target.path()?,
-            glob.as_ref(),
-            walk_limits,
-            false,
-            &make_sink,
-        )?;
-        let outcome = searched.finish();
-        let mut hits: Vec<Hit> = outcome.hits;
+        let (mut outcome, tally) = search(ctx, target, &matcher, glob.as_ref(), &limits)?;
+        let mut hits: Vec<Hit> = std::mem::take(&mut outcome.hits);
         let total = hits.len();
         hits.truncate(max_results);
-        let defined = ctx.code_index.definitions_on(
-            &ctx.workspace,
-            hits.iter().map(|h| (h.path.as_str(), h.line)),
-        );
-        for (hit, defined) in hits.iter_mut().zip(defined) {
-            match defined {
-                LineDefines::Name(name, _) => hit.defines = Some(name),
-                LineDefines::Nothing => {}
-                LineDefines::Unknown => {
-                    hit.unindexed = lantern_index::Language::of_path(&hit.path).is_some();
-                }
-            }
-        }
+        mark_definitions(ctx, &mut hits);
         let files_with_matches = {
             let mut paths: Vec<&str> = hits.iter().map(|h| h.path.as_str()).collect();
             paths.dedup();
@@ -186,41 +148,100 @@ impl Tool for SearchCode {
                 "Stopped at max_results={max_results}; there may be more matches. Narrow the query or glob, or raise max_results (up to {MAX_MAX_RESULTS})."
             ));
         }
-        if outcome.unreadable > 0 {
-            data["files_unreadable"] = json!(outcome.unreadable);
+        add_what_was_not_searched(&mut data, &outcome, &tally);
+        Ok(data)
+    }
+}
+
+/// Walks the target and searches each file as the walk finds it (see [`Searched`]), within
+/// the search's own time.
+fn search(
+    ctx: &ToolContext,
+    target: &Resolved,
+    matcher: &RegexMatcher,
+    glob: Option<&globset::GlobMatcher>,
+    limits: &Limits,
+) -> Result<(SearchOutcome, WalkTally), ToolError> {
+    let opener = ctx.workspace.file_opener()?;
+    let searched = Searched::default();
+    let make_sink = || -> Box<dyn FileSink + '_> {
+        Box::new(SearchSink {
+            ctx,
+            opener: &opener,
+            matcher,
+            limits,
+            searcher: searcher_for(limits),
+            searched: &searched,
+        })
+    };
+    let walk_limits = WalkLimits {
+        max_entries: MAX_WALK_ENTRIES,
+        deadline: limits.deadline,
+    };
+    let tally = walk_checked_into(
+        &ctx.workspace,
+        target.path()?,
+        glob,
+        walk_limits,
+        false,
+        &make_sink,
+    )?;
+    Ok((searched.finish(), tally))
+}
+
+/// Marks the hits whose line defines a name, as the code index reads their files.
+fn mark_definitions(ctx: &ToolContext, hits: &mut [Hit]) {
+    let defined = ctx.code_index.definitions_on(
+        &ctx.workspace,
+        hits.iter().map(|h| (h.path.as_str(), h.line)),
+    );
+    for (hit, defined) in hits.iter_mut().zip(defined) {
+        match defined {
+            LineDefines::Name(name, _) => hit.defines = Some(name),
+            LineDefines::Nothing => {}
+            LineDefines::Unknown => {
+                hit.unindexed = lantern_index::Language::of_path(&hit.path).is_some();
+            }
         }
-        if outcome.too_large > 0 {
-            data["files_skipped_large"] = json!(outcome.too_large);
+    }
+}
+
+/// Says in `data` which files the search left out and why: unreadable, too large, past its
+/// time or the walk's limit, names that are not UTF-8.
+fn add_what_was_not_searched(data: &mut Value, outcome: &SearchOutcome, tally: &WalkTally) {
+    if outcome.unreadable > 0 {
+        data["files_unreadable"] = json!(outcome.unreadable);
+    }
+    if outcome.too_large > 0 {
+        data["files_skipped_large"] = json!(outcome.too_large);
+        add_notice(
+            data,
+            &format!(
+                "{} file(s) over {MAX_FILE_BYTES} bytes were not searched.",
+                outcome.too_large
+            ),
+        );
+    }
+    match tally.stopped {
+        Some(WalkStop::Time) => {
+            data["truncated"] = Value::Bool(true);
             add_notice(
-                &mut data,
+                data,
                 &format!(
-                    "{} file(s) over {MAX_FILE_BYTES} bytes were not searched.",
-                    outcome.too_large
+                    "The search stopped after {} s with {} files searched. Narrow the query or glob.",
+                    SEARCH_TIME_BUDGET.as_secs(),
+                    outcome.files_searched,
                 ),
             );
         }
-        match tally.stopped {
-            Some(WalkStop::Time) => {
-                data["truncated"] = Value::Bool(true);
-                add_notice(
-                    &mut data,
-                    &format!(
-                        "The search stopped after {} s with {} files searched. Narrow the query or glob.",
-                        SEARCH_TIME_BUDGET.as_secs(),
-                        outcome.files_searched,
-                    ),
-                );
-            }
-            Some(WalkStop::Entries) => {
-                data["walk_incomplete"] = Value::Bool(true);
-                add_notice(&mut data, &tally.stop_notice().unwrap_or_default());
-            }
-            None => {}
+        Some(WalkStop::Entries) => {
+            data["walk_incomplete"] = Value::Bool(true);
+            add_notice(data, &tally.stop_notice().unwrap_or_default());
         }
-        if let Some(notice) = tally.names_notice() {
-            add_notice(&mut data, &notice);
-        }
-        Ok(data)
+        None => {}
+    }
+    if let Some(notice) = tally.names_notice() {
+        add_notice(data, &notice);
     }
 }
 
