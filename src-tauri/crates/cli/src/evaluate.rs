@@ -12,14 +12,91 @@ use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// The arguments of `lantern eval`.
+#[derive(clap::Args)]
+pub(super) struct EvalArgs {
+    /// The tasks: a JSON array of tasks, or a folder of such files (see tests/eval/tasks/).
+    #[arg(long)]
+    tasks: PathBuf,
+    /// The folder holding the fixture workspaces the tasks name.
+    #[arg(long)]
+    fixtures: PathBuf,
+    /// Run only this set: `dev` (the one to tune on) or `test` (held out: only report it).
+    #[arg(long, value_parser = ["dev", "test"])]
+    split: Option<String>,
+    /// Run only the tasks of this category or fixture (repeatable; a task is run when it
+    /// matches any).
+    #[arg(long)]
+    only: Vec<String>,
+    /// The model; it is loaded once for all tasks.
+    #[command(flatten)]
+    model: ModelArgs,
+    /// Most model replies per task.
+    #[arg(long, default_value_t = AgentConfig::default().max_steps)]
+    max_steps: usize,
+    /// The heading of the results. Defaults to the model and the tool choice.
+    #[arg(long)]
+    label: Option<String>,
+    /// Append the markdown results to this file.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print the outcomes and the summary as JSON instead of the markdown table.
+    #[arg(long)]
+    json: bool,
+    /// Turn one of the agent's levers off to measure what it is worth (repeatable).
+    #[arg(long = "off", value_parser = agent_lever_names())]
+    off: Vec<String>,
+    /// The most characters of the project map each task's conversation starts with (0: no
+    /// map, the default).
+    #[arg(long, default_value_t = AgentConfig::default().project_map)]
+    map_budget: usize,
+}
+
+/// `lantern eval`: runs the chosen tasks and prints their scores.
+pub(super) fn eval_command(args: EvalArgs) -> Result<u8, Failure> {
+    let set = TaskSet {
+        tasks: args.tasks,
+        fixtures: args.fixtures,
+        split: args.split.map(|s| match s.as_str() {
+            "test" => eval::Split::Test,
+            _ => eval::Split::Dev,
+        }),
+        only: args.only,
+    };
+    let (config, label) = configured(
+        &args.model,
+        args.max_steps,
+        args.map_budget,
+        &args.off,
+        args.label,
+    );
+    evaluate(
+        &set,
+        &args.model,
+        &config,
+        &label,
+        args.out.as_deref(),
+        args.json,
+    )
+}
+
+/// The agent's levers an evaluation can turn off, by name (see [`AGENT_LEVERS`]).
+fn agent_lever_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        AGENT_LEVERS
+            .iter()
+            .map(|lever| clap::builder::PossibleValue::new(lever.name).help(lever.purpose)),
+    )
+}
+
 /// The tasks to run: where they and their fixtures are, and which of them.
-pub(super) struct TaskSet {
-    pub tasks: PathBuf,
-    pub fixtures: PathBuf,
+struct TaskSet {
+    tasks: PathBuf,
+    fixtures: PathBuf,
     /// Only this set; both when `None`.
-    pub split: Option<eval::Split>,
+    split: Option<eval::Split>,
     /// Only tasks of these categories or fixtures; all when empty.
-    pub only: Vec<String>,
+    only: Vec<String>,
 }
 
 impl TaskSet {
@@ -57,7 +134,7 @@ impl TaskSet {
 /// `lantern eval`: every phrasing of every task in order, a progress line per run on stderr,
 /// then the report. Exits 0 once every task has run, whatever the scores; bad input is a usage
 /// error found before the model is loaded.
-pub(super) fn evaluate(
+fn evaluate(
     set: &TaskSet,
     model: &ModelArgs,
     config: &AgentConfig,
@@ -154,7 +231,7 @@ pub(super) fn append_report(path: &Path, markdown: &str) -> std::io::Result<()> 
 
 /// The agent's settings and the results' heading for an evaluation: the model's tool choice,
 /// `max_steps`, the project map's budget, and the levers named in `off` turned off.
-pub(super) fn configured(
+fn configured(
     model: &ModelArgs,
     max_steps: usize,
     map_budget: usize,

@@ -26,9 +26,8 @@ mod state_commands;
 
 use agent_run::{agent_run, tool};
 use clap::{Parser, Subcommand, ValueEnum};
-use evaluate::evaluate;
+use evaluate::EvalArgs;
 use lantern_core::agent::AgentConfig;
-use lantern_core::levers::AGENT_LEVERS;
 use lantern_core::project_rules::ProjectRules;
 use lantern_core::protocol::{interpret, parse};
 use lantern_core::sandbox::Workspace;
@@ -202,52 +201,7 @@ enum Command {
     /// Measure how well a model uses the tools: run every task of an evaluation set, each on a
     /// fresh copy of its fixture with every call approved, and print the scores per category as
     /// markdown (or JSON).
-    Eval {
-        /// The tasks: a JSON array of tasks, or a folder of such files (see tests/eval/tasks/).
-        #[arg(long)]
-        tasks: PathBuf,
-        /// The folder holding the fixture workspaces the tasks name.
-        #[arg(long)]
-        fixtures: PathBuf,
-        /// Run only this set: `dev` (the one to tune on) or `test` (held out: only report it).
-        #[arg(long, value_parser = ["dev", "test"])]
-        split: Option<String>,
-        /// Run only the tasks of this category or fixture (repeatable; a task is run when it
-        /// matches any).
-        #[arg(long)]
-        only: Vec<String>,
-        /// The model; it is loaded once for all tasks.
-        #[command(flatten)]
-        model: ModelArgs,
-        /// Most model replies per task.
-        #[arg(long, default_value_t = AgentConfig::default().max_steps)]
-        max_steps: usize,
-        /// The heading of the results. Defaults to the model and the tool choice.
-        #[arg(long)]
-        label: Option<String>,
-        /// Append the markdown results to this file.
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Print the outcomes and the summary as JSON instead of the markdown table.
-        #[arg(long)]
-        json: bool,
-        /// Turn one of the agent's levers off to measure what it is worth (repeatable).
-        #[arg(long = "off", value_parser = agent_lever_names())]
-        off: Vec<String>,
-        /// The most characters of the project map each task's conversation starts with (0: no
-        /// map, the default).
-        #[arg(long, default_value_t = AgentConfig::default().project_map)]
-        map_budget: usize,
-    },
-}
-
-/// The agent's levers an evaluation can turn off, by name (see [`AGENT_LEVERS`]).
-fn agent_lever_names() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(
-        AGENT_LEVERS
-            .iter()
-            .map(|lever| clap::builder::PossibleValue::new(lever.name).help(lever.purpose)),
-    )
+    Eval(EvalArgs),
 }
 
 #[derive(Subcommand)]
@@ -456,30 +410,6 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
             gen_tokens,
             repetitions,
         } => bench_model(toolbox, &model, prompt_tokens, gen_tokens, repetitions),
-        Command::Eval {
-            tasks,
-            fixtures,
-            split,
-            only,
-            model,
-            max_steps,
-            label,
-            out,
-            json,
-            off,
-            map_budget,
-        } => {
-            let set = evaluate::TaskSet {
-                tasks,
-                fixtures,
-                split: split.map(|s| match s.as_str() {
-                    "test" => lantern_eval::Split::Test,
-                    _ => lantern_eval::Split::Dev,
-                }),
-                only,
-            };
-            let (config, label) = evaluate::configured(&model, max_steps, map_budget, &off, label);
-            evaluate(&set, &model, &config, &label, out.as_deref(), json)
-        }
+        Command::Eval(args) => evaluate::eval_command(args),
     }
 }
