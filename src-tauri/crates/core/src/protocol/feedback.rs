@@ -35,28 +35,7 @@ pub fn interpret(turn: &Turn, registry: &ToolRegistry) -> Outcome {
     let mut call = call.clone();
     normalize_args(&mut call.args);
     if registry.spec(&call.tool).is_none() {
-        let names = registry.names();
-        let message = match names.iter().find(|n| n.eq_ignore_ascii_case(&call.tool)) {
-            Some(exact) => format!(
-                "Unknown tool \"{}\": tool names are case-sensitive, write \"{exact}\"",
-                call.tool
-            ),
-            None => {
-                let suggestion = closest(&call.tool, names.iter().copied())
-                    .map(|c| format!(" Did you mean \"{c}\"?"))
-                    .unwrap_or_default();
-                format!(
-                    "Unknown tool \"{}\".{suggestion} Available tools: {}",
-                    call.tool,
-                    names.join(", ")
-                )
-            }
-        };
-        let suggested = names
-            .iter()
-            .find(|n| n.eq_ignore_ascii_case(&call.tool))
-            .copied()
-            .or_else(|| closest(&call.tool, names.iter().copied()));
+        let (message, suggested) = unknown_tool(&call.tool, registry);
         return invalid(
             ErrorType::ValidationFailed,
             message,
@@ -92,6 +71,26 @@ pub fn interpret(turn: &Turn, registry: &ToolRegistry) -> Outcome {
         text: turn.text.clone(),
         problems: turn.problems.clone(),
     }
+}
+
+/// What to tell a model that called a tool the registry does not have, and the tool it most
+/// likely meant: the same name in other case, or the closest name.
+fn unknown_tool<'r>(called: &str, registry: &'r ToolRegistry) -> (String, Option<&'r str>) {
+    let names = registry.names();
+    if let Some(exact) = names.iter().find(|n| n.eq_ignore_ascii_case(called)) {
+        let message =
+            format!("Unknown tool \"{called}\": tool names are case-sensitive, write \"{exact}\"");
+        return (message, Some(exact));
+    }
+    let suggested = closest(called, names.iter().copied());
+    let suggestion = suggested
+        .map(|c| format!(" Did you mean \"{c}\"?"))
+        .unwrap_or_default();
+    let message = format!(
+        "Unknown tool \"{called}\".{suggestion} Available tools: {}",
+        names.join(", ")
+    );
+    (message, suggested)
 }
 
 fn invalid(
