@@ -165,33 +165,10 @@ pub fn confine(command: &mut Command, limits: Limits) {
 
 /// Runs `spec` to its end or its timeout. Err only when it could not be started.
 pub fn run(spec: &Spec) -> std::io::Result<Finished> {
-    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    use std::os::unix::process::ExitStatusExt;
     let started = Instant::now();
-    let mut command = Command::new(&spec.program);
-    command
-        .args(&spec.args)
-        .current_dir(&spec.cwd)
-        .env_clear()
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
     let cage = spec.limits.and_then(|l| Cage::new(l.processes));
-    if let Some(limits) = spec.limits {
-        let procs = cage.as_ref().map(Cage::procs_fd);
-        // SAFETY: the hook only makes system calls (setrlimit, write) on memory that was
-        // prepared before the fork; it allocates nothing and takes no lock.
-        unsafe {
-            command.pre_exec(move || {
-                if let Some(procs) = procs {
-                    limits::enter_cgroup(procs)?;
-                }
-                limits.apply_to_self()
-            });
-        }
-    }
-    let mut child = command.spawn()?;
+    let mut child = command_for(spec, cage.as_ref()).spawn()?;
     let pgid = child.id() as i32;
     let cap = spec.output_cap;
     let (out_tx, out_rx) = mpsc::channel();
@@ -246,6 +223,37 @@ pub fn run(spec: &Spec) -> std::io::Result<Finished> {
         duration: started.elapsed(),
         limit_hit,
     })
+}
+
+/// The program of `spec` ready to start: its own process group, only the environment given,
+/// no input, its output piped; with limits, it enters `cage` and sets them on itself before it
+/// runs.
+fn command_for(spec: &Spec, cage: Option<&Cage>) -> Command {
+    use std::os::unix::process::CommandExt;
+    let mut command = Command::new(&spec.program);
+    command
+        .args(&spec.args)
+        .current_dir(&spec.cwd)
+        .env_clear()
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    if let Some(limits) = spec.limits {
+        let procs = cage.map(Cage::procs_fd);
+        // SAFETY: the hook only makes system calls (setrlimit, write) on memory that was
+        // prepared before the fork; it allocates nothing and takes no lock.
+        unsafe {
+            command.pre_exec(move || {
+                if let Some(procs) = procs {
+                    limits::enter_cgroup(procs)?;
+                }
+                limits.apply_to_self()
+            });
+        }
+    }
+    command
 }
 
 fn kill_group(pgid: i32) {
