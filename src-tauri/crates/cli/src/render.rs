@@ -124,6 +124,15 @@ fn call_lines(event: &Event) -> Option<(Vec<String>, bool)> {
 /// notes, how it ended), and whether it starts on a line of its own.
 fn turn_lines(event: &Event) -> (Vec<String>, bool) {
     let mut lines = Vec::new();
+    let own_line = context_lines(event, &mut lines)
+        .or_else(|| answer_lines(event, &mut lines))
+        .unwrap_or(false);
+    (lines, own_line)
+}
+
+/// The lines of an event about the model's context (trimmed, compacted, attachments), and
+/// whether they stand on their own line; `None` for another event.
+fn context_lines(event: &Event, lines: &mut Vec<String>) -> Option<bool> {
     let own_line = match event {
         Event::ContextTrimmed {
             messages_dropped,
@@ -174,6 +183,15 @@ fn turn_lines(event: &Event) -> (Vec<String>, bool) {
             }
             true
         }
+        _ => return None,
+    };
+    Some(own_line)
+}
+
+/// The lines of an event about the answer (cut, paths given, notes, the turn's end), and
+/// whether they stand on their own line; `None` for another event.
+fn answer_lines(event: &Event, lines: &mut Vec<String>) -> Option<bool> {
+    let own_line = match event {
         Event::AnswerCut { .. } => {
             lines.push("(The answer began repeating itself and was ended; the repeats are not part of it.)".to_string());
             true
@@ -207,9 +225,9 @@ fn turn_lines(event: &Event) -> (Vec<String>, bool) {
             lines.extend(ending(*reason, explanation, text));
             true
         }
-        _ => false,
+        _ => return None,
     };
-    (lines, own_line)
+    Some(own_line)
 }
 
 /// How a turn that ended for `reason` is told: nothing after an answer with text (the text
