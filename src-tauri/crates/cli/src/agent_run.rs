@@ -108,6 +108,18 @@ fn earlier_events(path: &Path) -> Result<Vec<Event>, Failure> {
     Ok(events)
 }
 
+/// Who answers the run's questions about calls: yes to all, no to all, or the person at the
+/// terminal (no terminal: no).
+fn confirmer_for(approve: Approve) -> Box<dyn Confirmer> {
+    match approve {
+        Approve::All => pick_confirmer(true, false, false),
+        Approve::None => Box::new(FixedAnswer(Answer::Unanswerable {
+            reason: "calls that need approval are refused in this run (--approve none)".to_string(),
+        })),
+        Approve::Ask => pick_confirmer(false, false, std::io::stdin().is_terminal()),
+    }
+}
+
 pub(super) fn agent_run(
     workspace: &Path,
     model_args: &ModelArgs,
@@ -154,13 +166,7 @@ pub(super) fn agent_run(
     if let Some(w) = &session.policy_warning {
         eprintln!("lantern: {w}");
     }
-    let mut confirmer: Box<dyn Confirmer> = match approve {
-        Approve::All => pick_confirmer(true, false, false),
-        Approve::None => Box::new(FixedAnswer(Answer::Unanswerable {
-            reason: "calls that need approval are refused in this run (--approve none)".to_string(),
-        })),
-        Approve::Ask => pick_confirmer(false, false, std::io::stdin().is_terminal()),
-    };
+    let mut confirmer = confirmer_for(approve);
     let mut human = crate::render::Human::new();
     let mut write_failed = false;
     let finished = session.send(
