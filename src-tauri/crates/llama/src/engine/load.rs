@@ -114,38 +114,15 @@ impl LocalModel {
     /// Loads a GGUF model. `progress` gets 0.0 ..= 1.0 as the weights load.
     pub fn load(
         options: &LoadOptions,
-        mut progress: impl FnMut(f32) + 'static,
+        progress: impl FnMut(f32) + 'static,
     ) -> Result<Self, LoadError> {
         let started = Instant::now();
         let size_bytes = check_file(&options.path)?;
-        let backend = backend()?;
-        let params = LlamaModelParams::default()
-            .with_n_gpu_layers(options.gpu_layers)
-            .with_progress_callback(move |p| {
-                progress(p);
-                true
-            });
-        let model = LlamaModel::load_from_file(backend, &options.path, &params).map_err(|e| {
-            LoadError(format!(
-                "llama.cpp could not load {}: {e}. The architecture may be unsupported by this build, or the file damaged.",
-                options.path.display()
-            ))
-        })?;
-        let model = Box::new(model);
+        let model = Box::new(load_model(options, progress)?);
         let trained_context = model.n_ctx_train();
         let context = context_size(options.context, trained_context)?;
         let threads = options.threads.unwrap_or_else(physical_cores).max(1);
-        let ctx_params = LlamaContextParams::default()
-            .with_n_ctx(NonZeroU32::new(context))
-            .with_n_batch(512)
-            .with_n_ubatch(512)
-            .with_n_threads(threads)
-            .with_n_threads_batch(threads);
-        let ctx = model.new_context(backend, ctx_params).map_err(|e| {
-            LoadError(format!(
-                "Could not create a {context}-token context ({e}); try a smaller context"
-            ))
-        })?;
+        let ctx = context_on(&model, context, threads)?;
         // SAFETY: the context borrows the model. The model is boxed, so its address is stable
         // when the box moves into `Self`; it is never replaced; and it is dropped after the
         // context (field order). The 'static lifetime never escapes this struct.
@@ -206,6 +183,44 @@ impl LocalModel {
     pub fn facts(&self) -> &ModelFacts {
         &self.facts
     }
+}
+
+/// The model file, read by llama.cpp, `progress` told how far it is.
+fn load_model(
+    options: &LoadOptions,
+    mut progress: impl FnMut(f32) + 'static,
+) -> Result<LlamaModel, LoadError> {
+    let params = LlamaModelParams::default()
+        .with_n_gpu_layers(options.gpu_layers)
+        .with_progress_callback(move |p| {
+            progress(p);
+            true
+        });
+    LlamaModel::load_from_file(backend()?, &options.path, &params).map_err(|e| {
+        LoadError(format!(
+            "llama.cpp could not load {}: {e}. The architecture may be unsupported by this build, or the file damaged.",
+            options.path.display()
+        ))
+    })
+}
+
+/// A context of `context` tokens on `model`, computed with `threads` threads.
+fn context_on(
+    model: &LlamaModel,
+    context: u32,
+    threads: i32,
+) -> Result<LlamaContext<'_>, LoadError> {
+    let params = LlamaContextParams::default()
+        .with_n_ctx(NonZeroU32::new(context))
+        .with_n_batch(512)
+        .with_n_ubatch(512)
+        .with_n_threads(threads)
+        .with_n_threads_batch(threads);
+    model.new_context(backend()?, params).map_err(|e| {
+        LoadError(format!(
+            "Could not create a {context}-token context ({e}); try a smaller context"
+        ))
+    })
 }
 
 /// The model's name as a person reads it. A GGUF's `general.name` is the name its maker gave,
