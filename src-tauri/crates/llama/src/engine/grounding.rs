@@ -15,11 +15,12 @@
 //! model's first token of a name is often a guess ("list" for a where-defined question), while
 //! the description says what each tool is for.
 
+use super::choosing_tools::{tool_candidates, WantedTools};
 use super::sampling::grammar_allows;
 use super::*;
 use lantern_core::model::KnownPaths;
 use lantern_core::pointed::Pointers;
-use lantern_core::tool_fit::{tool_bonuses, without_paths};
+use lantern_core::tool_fit::without_paths;
 use lantern_core::tools::Risk;
 use lantern_core::words::{is_common_word, lower_words, QUESTION_ONLY_WORDS};
 
@@ -77,59 +78,6 @@ pub(super) enum PathKind {
 /// words: the user wrote it, where the model's own favourite is a file it has seen in its
 /// prompt's examples.
 const NAMED_BONUS: f64 = 8.0;
-
-/// Log-probability (nats) a tool that can create a file is worth when the question names a
-/// file that does not exist yet.
-const CREATES_BONUS: f64 = 4.0;
-
-/// Log-probability (nats) the tool that finds a definition (one that looks names up, or else
-/// a search for the question's words) is worth when the question names something the
-/// workspace defines (`make_default_short_help`): that finds where it is defined, which no
-/// listing or file the question names does.
-const FINDS_BONUS: f64 = 4.0;
-
-/// Log-probability (nats) given to the tool that calculates when the question spells out a
-/// calculation: the model's own score for a tool's name knows nothing of arithmetic.
-const CALCULATES_BONUS: f64 = 8.0;
-
-/// Log-probability (nats) taken from a tool that writes or runs a command when the question asks
-/// for no change: a tiny model opens an edit for "Which script does this package install?".
-const UNASKED_CHANGE_COST: f64 = 8.0;
-
-/// Does this tool search for words of the question: does it declare an `"x-words":
-/// "question"` argument?
-pub(super) fn searches(tool: &ToolSpec) -> bool {
-    tool.input_schema["properties"]
-        .as_object()
-        .is_some_and(|props| props.values().any(|p| p["x-words"] == "question"))
-}
-
-/// Does this tool look up a name the workspace defines: does it declare an `"x-symbol"`
-/// argument?
-pub(super) fn looks_up_names(tool: &ToolSpec) -> bool {
-    tool.has_argument_marked("x-symbol")
-}
-
-/// Does this tool calculate: does it declare an `"x-expression"` argument?
-fn calculates(tool: &ToolSpec) -> bool {
-    tool.has_argument_marked("x-expression")
-}
-
-/// Does this tool change the workspace or run a command in it?
-fn changes(tool: &ToolSpec) -> bool {
-    matches!(tool.risk, Risk::Write | Risk::Exec)
-}
-
-/// Can this tool create a file: does it declare a `"new_or_existing_file"` path argument?
-fn can_create(tool: &ToolSpec) -> bool {
-    tool.input_schema["properties"]
-        .as_object()
-        .is_some_and(|props| {
-            props
-                .values()
-                .any(|p| p["x-path"] == "new_or_existing_file")
-        })
-}
 
 /// The new files the question names (`CHANGELOG.md`, `.gitignore`, `tests/multiply.rs`): its
 /// words shaped like a file's path that are not known files, relative, and in a folder that
@@ -413,19 +361,6 @@ pub(super) fn symbol_candidates(names: &[String], question: &str) -> Vec<(String
         .collect()
 }
 
-/// What the question calls for by what it names.
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct WantedTools {
-    /// It names a file that does not exist yet.
-    pub(super) creates: bool,
-    /// It names something the workspace defines.
-    pub(super) finds: bool,
-    /// It asks for no change (see [`lantern_core::intent::asks_for_a_change`]).
-    pub(super) reads_only: bool,
-    /// It spells out a calculation (see [`lantern_core::intent::asks_a_calculation`]).
-    pub(super) calculates: bool,
-}
-
 impl LocalModel {
     /// Chooses what the call text (after the opening tag) has just opened, if it is grounded
     /// and its lever is on: the tool's name, a path argument or a question-word argument.
@@ -561,13 +496,8 @@ impl LocalModel {
     }
 
     /// Chooses the tool of the call just opened among the request's tools, by the model's
-    /// score for each whole name plus what the question shares with each tool's description
-    /// (see [`tool_bonuses`]), and writes it with its closing quote. The tools the question
-    /// calls for by what it names get more: those that can write a new file when it names one
-    /// ([`CREATES_BONUS`]), the one that finds a definition when it names something the
-    /// workspace defines ([`FINDS_BONUS`]), the one that calculates when it spells out a
-    /// calculation ([`CALCULATES_BONUS`]); those that write or run a command get less when it
-    /// asks for no change ([`UNASKED_CHANGE_COST`]).
+    /// score for each whole name plus what [`tool_candidates`] gives each, and writes it with
+    /// its closing quote.
     pub(super) fn ground_tool_name(
         &mut self,
         tools: &[ToolSpec],
@@ -577,25 +507,8 @@ impl LocalModel {
         grammar: &mut LlamaSampler,
         cancel: &CancelToken,
     ) -> Result<Option<Grounded>, ModelError> {
-        let bonus_if = |yes: bool, bonus: f64| if yes { bonus } else { 0.0 };
-        // What finds a defined name: a tool that looks names up where there is one, else a
-        // search for the question's words.
-        let finder = |tool: &ToolSpec| match tools.iter().any(looks_up_names) {
-            true => looks_up_names(tool),
-            false => searches(tool),
-        };
-        let candidates: Vec<(String, f64)> = tools
-            .iter()
-            .zip(tool_bonuses(question, tools))
-            .map(|(tool, bonus)| {
-                let bonus = bonus
-                    + bonus_if(wanted.creates && can_create(tool), CREATES_BONUS)
-                    + bonus_if(wanted.finds && finder(tool), FINDS_BONUS)
-                    + bonus_if(wanted.calculates && calculates(tool), CALCULATES_BONUS)
-                    - bonus_if(wanted.reads_only && changes(tool), UNASKED_CHANGE_COST);
-                (format!("{}\"", tool.name), bonus)
-            })
-            .collect();
+        let numbers_only = self.settings.options.calculator_needs_numbers;
+        let candidates = tool_candidates(tools, question, wanted, numbers_only);
         self.write_best(&candidates, logits, grammar, cancel)
     }
 

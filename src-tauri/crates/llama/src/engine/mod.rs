@@ -1,5 +1,6 @@
 //! The llama.cpp engine: one loaded model, one context, the KV cache kept between steps.
 
+mod choosing_tools;
 mod copying;
 mod decision;
 mod grounding;

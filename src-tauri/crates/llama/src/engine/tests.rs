@@ -319,7 +319,7 @@ fn the_tools_that_search_are_those_whose_schema_takes_the_question_s_words() {
     let searching: Vec<&str> = registry
         .specs()
         .into_iter()
-        .filter(|spec| super::grounding::searches(spec))
+        .filter(|spec| super::choosing_tools::searches(spec))
         .map(|spec| spec.name.as_str())
         .collect();
     assert_eq!(searching, ["search_code"]);

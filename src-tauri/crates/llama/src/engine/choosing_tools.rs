@@ -1,0 +1,150 @@
+//! Which tool a call names: what each tool's name is worth beyond the model's own score for it,
+//! from what the question shares with the tool's description (see
+//! [`lantern_core::tool_fit::tool_bonuses`]) and from what the question calls for by what it
+//! names.
+
+use lantern_core::spec::ToolSpec;
+use lantern_core::tool_fit::tool_bonuses;
+use lantern_core::tools::Risk;
+
+/// Log-probability (nats) a tool that can create a file is worth when the question names a
+/// file that does not exist yet.
+const CREATES_BONUS: f64 = 4.0;
+
+/// Log-probability (nats) the tool that finds a definition (one that looks names up, or else
+/// a search for the question's words) is worth when the question names something the
+/// workspace defines (`make_default_short_help`): that finds where it is defined, which no
+/// listing or file the question names does.
+const FINDS_BONUS: f64 = 4.0;
+
+/// Log-probability (nats) given to the tool that calculates when the question spells out a
+/// calculation: the model's own score for a tool's name knows nothing of arithmetic.
+const CALCULATES_BONUS: f64 = 8.0;
+
+/// Log-probability (nats) taken from a tool that writes or runs a command when the question asks
+/// for no change: a tiny model opens an edit for "Which script does this package install?".
+const UNASKED_CHANGE_COST: f64 = 8.0;
+
+/// What the question calls for by what it names.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct WantedTools {
+    /// It names a file that does not exist yet.
+    pub(super) creates: bool,
+    /// It names something the workspace defines.
+    pub(super) finds: bool,
+    /// It asks for no change (see [`lantern_core::intent::asks_for_a_change`]).
+    pub(super) reads_only: bool,
+    /// It spells out a calculation (see [`lantern_core::intent::asks_a_calculation`]).
+    pub(super) calculates: bool,
+}
+
+/// Each tool's name as a call writes it (with its closing quote) and what it is worth in nats
+/// beyond the model's score: the question's words its description shares, more for the tools
+/// the question calls for by what it names (those that can write a new file when it names one,
+/// [`CREATES_BONUS`]; the one that finds a definition when it names something the workspace
+/// defines, [`FINDS_BONUS`]; the one that calculates when it spells out a calculation,
+/// [`CALCULATES_BONUS`]), less for those that write or run a command when it asks for no
+/// change ([`UNASKED_CHANGE_COST`]). With `numbers_only`, a tool that calculates gets none of
+/// the question's words unless the question spells out a calculation: "works out", "value" or
+/// "sum" in a question with nothing to calculate is no call for a calculator.
+pub(super) fn tool_candidates(
+    tools: &[ToolSpec],
+    question: &str,
+    wanted: WantedTools,
+    numbers_only: bool,
+) -> Vec<(String, f64)> {
+    let bonus_if = |yes: bool, bonus: f64| if yes { bonus } else { 0.0 };
+    // What finds a defined name: a tool that looks names up where there is one, else a
+    // search for the question's words.
+    let finder = |tool: &ToolSpec| match tools.iter().any(looks_up_names) {
+        true => looks_up_names(tool),
+        false => searches(tool),
+    };
+    tools
+        .iter()
+        .zip(tool_bonuses(question, tools))
+        .map(|(tool, words)| {
+            let words = match numbers_only && !wanted.calculates && calculates(tool) {
+                true => 0.0,
+                false => words,
+            };
+            let bonus = words
+                + bonus_if(wanted.creates && can_create(tool), CREATES_BONUS)
+                + bonus_if(wanted.finds && finder(tool), FINDS_BONUS)
+                + bonus_if(wanted.calculates && calculates(tool), CALCULATES_BONUS)
+                - bonus_if(wanted.reads_only && changes(tool), UNASKED_CHANGE_COST);
+            (format!("{}\"", tool.name), bonus)
+        })
+        .collect()
+}
+
+/// Does this tool search for words of the question: does it declare an `"x-words":
+/// "question"` argument?
+pub(super) fn searches(tool: &ToolSpec) -> bool {
+    tool.input_schema["properties"]
+        .as_object()
+        .is_some_and(|props| props.values().any(|p| p["x-words"] == "question"))
+}
+
+/// Does this tool look up a name the workspace defines: does it declare an `"x-symbol"`
+/// argument?
+pub(super) fn looks_up_names(tool: &ToolSpec) -> bool {
+    tool.has_argument_marked("x-symbol")
+}
+
+/// Does this tool calculate: does it declare an `"x-expression"` argument?
+fn calculates(tool: &ToolSpec) -> bool {
+    tool.has_argument_marked("x-expression")
+}
+
+/// Does this tool change the workspace or run a command in it?
+fn changes(tool: &ToolSpec) -> bool {
+    matches!(tool.risk, Risk::Write | Risk::Exec)
+}
+
+/// Can this tool create a file: does it declare a `"new_or_existing_file"` path argument?
+fn can_create(tool: &ToolSpec) -> bool {
+    tool.input_schema["properties"]
+        .as_object()
+        .is_some_and(|props| {
+            props
+                .values()
+                .any(|p| p["x-path"] == "new_or_existing_file")
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lantern_core::toolbox::Toolbox;
+
+    fn worth(question: &str, wanted: WantedTools, numbers_only: bool, tool: &str) -> f64 {
+        let toolbox = Toolbox::standard();
+        let candidates = tool_candidates(toolbox.specs(), question, wanted, numbers_only);
+        let name = format!("{tool}\"");
+        candidates.iter().find(|(n, _)| *n == name).unwrap().1
+    }
+
+    #[test]
+    fn a_calculator_gets_no_words_of_a_question_with_nothing_to_calculate_when_asked_not_to() {
+        // "sum" and "value" are words of the calculator's description.
+        let question = "Which module sums up the value of each entry of the cart?";
+        let plain = WantedTools::default();
+        assert!(worth(question, plain, false, "calculate") > 0.0);
+        assert_eq!(worth(question, plain, true, "calculate"), 0.0);
+        // Other tools keep their words.
+        let search = worth(question, plain, false, "search_code");
+        assert_eq!(worth(question, plain, true, "search_code"), search);
+        // A question that spells out a calculation keeps them, and the calculator's own bonus.
+        let sums = "What is the sum of 17 and 25?";
+        let calculating = WantedTools {
+            calculates: true,
+            ..WantedTools::default()
+        };
+        assert_eq!(
+            worth(sums, calculating, true, "calculate"),
+            worth(sums, calculating, false, "calculate")
+        );
+        assert!(worth(sums, calculating, true, "calculate") > CALCULATES_BONUS);
+    }
+}
