@@ -120,9 +120,6 @@ pub const GENERATION_LEVERS: &[Lever<GenerationOptions>] = &[
     lever!(GenerationOptions, pointed_writes, "pointed-writes",
         "Offer a write's path only the files the conversation points at (the user named them or a result showed them), when there are any (local models).",
         "llama: engine/grounding.rs", "writes offered only the files pointed at"),
-    lever!(GenerationOptions, calculator_needs_numbers, "calculator-needs-numbers",
-        "Rank a tool that calculates by the question's words only when the message spells out a calculation (local models).",
-        "llama: engine/grounding.rs", "calculator ranked only for spelled-out calculations"),
 ];
 
 /// The agent's levers: what it makes of replies and results, for every backend. Each is on by

@@ -443,12 +443,6 @@ pub struct GenerationOptions {
     /// such a write either way.
     #[serde(default)]
     pub pointed_writes: bool,
-    /// Give a tool that calculates (one with an `"x-expression"` argument) the words the
-    /// question shares with its description only when the message spells out a calculation:
-    /// "works out", "value" or "sum" in a question with no numbers to calculate is no call for
-    /// a calculator (local models). Off until the evaluation has weighed it.
-    #[serde(default)]
-    pub calculator_needs_numbers: bool,
     /// The most tokens a local reasoning model may think before its reply; 0 lets it reply
     /// without thinking. A call or an answer begins after the thinking, under the grammar.
     #[serde(default = "default_thinking_budget")]
@@ -486,7 +480,6 @@ impl Default for GenerationOptions {
             changes_when_asked: true,
             call_after_nothing: true,
             pointed_writes: false,
-            calculator_needs_numbers: false,
             thinking_budget: DEFAULT_THINKING_BUDGET,
             temperature: 0.0,
             seed: 42,

@@ -44,14 +44,11 @@ pub(super) struct WantedTools {
 /// [`CREATES_BONUS`]; the one that finds a definition when it names something the workspace
 /// defines, [`FINDS_BONUS`]; the one that calculates when it spells out a calculation,
 /// [`CALCULATES_BONUS`]), less for those that write or run a command when it asks for no
-/// change ([`UNASKED_CHANGE_COST`]). With `numbers_only`, a tool that calculates gets none of
-/// the question's words unless the question spells out a calculation: "works out", "value" or
-/// "sum" in a question with nothing to calculate is no call for a calculator.
+/// change ([`UNASKED_CHANGE_COST`]).
 pub(super) fn tool_candidates(
     tools: &[ToolSpec],
     question: &str,
     wanted: WantedTools,
-    numbers_only: bool,
 ) -> Vec<(String, f64)> {
     let bonus_if = |yes: bool, bonus: f64| if yes { bonus } else { 0.0 };
     // What finds a defined name: a tool that looks names up where there is one, else a
@@ -64,10 +61,6 @@ pub(super) fn tool_candidates(
         .iter()
         .zip(tool_bonuses(question, tools))
         .map(|(tool, words)| {
-            let words = match numbers_only && !wanted.calculates && calculates(tool) {
-                true => 0.0,
-                false => words,
-            };
             let bonus = words
                 + bonus_if(wanted.creates && can_create(tool), CREATES_BONUS)
                 + bonus_if(wanted.finds && finder(tool), FINDS_BONUS)
@@ -118,33 +111,37 @@ mod tests {
     use super::*;
     use lantern_core::toolbox::Toolbox;
 
-    fn worth(question: &str, wanted: WantedTools, numbers_only: bool, tool: &str) -> f64 {
+    fn worth(question: &str, wanted: WantedTools, tool: &str) -> f64 {
         let toolbox = Toolbox::standard();
-        let candidates = tool_candidates(toolbox.specs(), question, wanted, numbers_only);
+        let candidates = tool_candidates(toolbox.specs(), question, wanted);
         let name = format!("{tool}\"");
         candidates.iter().find(|(n, _)| *n == name).unwrap().1
     }
 
     #[test]
-    fn a_calculator_gets_no_words_of_a_question_with_nothing_to_calculate_when_asked_not_to() {
-        // "sum" and "value" are words of the calculator's description.
-        let question = "Which module sums up the value of each entry of the cart?";
+    fn the_tools_a_question_calls_for_are_worth_more_and_writes_it_does_not_ask_for_less() {
+        let question = "What is the sum of 17 and 25?";
         let plain = WantedTools::default();
-        assert!(worth(question, plain, false, "calculate") > 0.0);
-        assert_eq!(worth(question, plain, true, "calculate"), 0.0);
-        // Other tools keep their words.
-        let search = worth(question, plain, false, "search_code");
-        assert_eq!(worth(question, plain, true, "search_code"), search);
-        // A question that spells out a calculation keeps them, and the calculator's own bonus.
-        let sums = "What is the sum of 17 and 25?";
         let calculating = WantedTools {
             calculates: true,
-            ..WantedTools::default()
+            ..plain
         };
         assert_eq!(
-            worth(sums, calculating, true, "calculate"),
-            worth(sums, calculating, false, "calculate")
+            worth(question, calculating, "calculate"),
+            worth(question, plain, "calculate") + CALCULATES_BONUS
         );
-        assert!(worth(sums, calculating, true, "calculate") > CALCULATES_BONUS);
+        let asking = "Which module sums up the value of each entry of the cart?";
+        let reading = WantedTools {
+            reads_only: true,
+            ..plain
+        };
+        assert_eq!(
+            worth(asking, reading, "edit_file"),
+            worth(asking, plain, "edit_file") - UNASKED_CHANGE_COST
+        );
+        assert_eq!(
+            worth(asking, reading, "read_file"),
+            worth(asking, plain, "read_file")
+        );
     }
 }

@@ -507,8 +507,7 @@ impl LocalModel {
         grammar: &mut LlamaSampler,
         cancel: &CancelToken,
     ) -> Result<Option<Grounded>, ModelError> {
-        let numbers_only = self.settings.options.calculator_needs_numbers;
-        let candidates = tool_candidates(tools, question, wanted, numbers_only);
+        let candidates = tool_candidates(tools, question, wanted);
         self.write_best(&candidates, logits, grammar, cancel)
     }
 
