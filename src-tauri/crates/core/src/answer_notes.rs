@@ -34,7 +34,9 @@
 //! ```
 
 use crate::relevance::{match_defines, question_words};
-use crate::words::{code_words, in_path, lower_code_words, AFTER_FILES, DEFINING_WORDS, USE_WORDS};
+use crate::words::{
+    code_words, lower_code_words, path_words, AFTER_FILES, DEFINING_WORDS, USE_WORDS,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -100,8 +102,7 @@ fn asks_where(question: &str) -> bool {
 /// `index.js`) nor as part of a longer name? Paths are read as [`crate::answer_paths`] reads
 /// them, a sentence's full stop not part of one.
 fn names_whole(text: &str, path: &str) -> bool {
-    text.split(|c: char| !in_path(c))
-        .any(|word| word.trim_end_matches('.') == path)
+    path_words(text).any(|word| word.trim_end_matches('.') == path)
 }
 
 /// The data of each result that succeeded.

@@ -19,7 +19,7 @@
 
 use crate::mentions::names_a_path;
 use crate::model::KnownPaths;
-use crate::words::in_path;
+use crate::words::{in_path, path_words};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -40,7 +40,7 @@ pub fn files_shown<'a>(
 ) -> Vec<String> {
     let mut shown: Vec<String> = results
         .into_iter()
-        .flat_map(|result| result.split(|c: char| !in_path(c)))
+        .flat_map(path_words)
         .filter(|word| known.has_file(word))
         .map(str::to_string)
         .collect();

@@ -62,6 +62,12 @@ pub fn in_path(c: char) -> bool {
     c.is_ascii_alphanumeric() || "_./-".contains(c)
 }
 
+/// The paths a text may hold, as an answer or a result writes them: its runs of characters
+/// that can be part of a path ([`in_path`]).
+pub fn path_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !in_path(c)).filter(|w| !w.is_empty())
+}
+
 /// Does this character end a word, in prose and in a rendered result alike (a reply that
 /// copies a fact from a result)?
 pub fn ends_a_word(c: char) -> bool {
@@ -293,6 +299,7 @@ mod tests {
         assert!(message_words(line).any(|w| w == "src/app.py"));
         assert!(line.split(ends_a_word).any(|w| w == "src/app.py"));
         assert!("src/app.py".chars().all(in_path));
+        assert!(path_words(line).any(|w| w == "src/app.py"));
     }
 
     #[test]

@@ -22,7 +22,7 @@ use lantern_core::model::KnownPaths;
 use lantern_core::pointed::Pointers;
 use lantern_core::tool_fit::without_paths;
 use lantern_core::tools::Risk;
-use lantern_core::words::{is_common_word, lower_words, QUESTION_ONLY_WORDS};
+use lantern_core::words::{code_words, is_common_word, lower_words, QUESTION_ONLY_WORDS};
 
 /// The most candidates the model scores for one argument.
 const MAX_SCORED: usize = 48;
@@ -217,7 +217,7 @@ pub(super) fn argument_value<'a>(call_text: &'a str, key: &str) -> Option<&'a st
 /// `MAX_LENGTH`, `parseConfig`), which names one thing more surely than a plain word does.
 pub(super) fn question_terms(question: &str) -> Vec<(String, bool)> {
     let mut terms: Vec<(String, bool)> = Vec::new();
-    for word in without_paths(question).split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+    for word in code_words(&without_paths(question)) {
         let code = word.chars().any(|c| c.is_ascii_digit() || c == '_')
             || word.chars().skip(1).any(char::is_uppercase);
         for part in lower_words(word) {
@@ -478,8 +478,7 @@ impl LocalModel {
         cancel: &CancelToken,
     ) -> Result<Option<Grounded>, ModelError> {
         let mut seen: Vec<String> = Vec::new();
-        let candidates: Vec<(String, f64)> = question
-            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        let candidates: Vec<(String, f64)> = code_words(question)
             .filter(|w| w.chars().count() >= 3)
             .filter(|w| {
                 let lower = w.to_lowercase();
