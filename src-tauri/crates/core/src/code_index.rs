@@ -261,9 +261,7 @@ impl ProjectIndex {
             if size > MAX_FILE_BYTES {
                 return None;
             }
-            let mut text = String::new();
-            file.take(MAX_FILE_BYTES).read_to_string(&mut text).ok()?;
-            Some(text)
+            read_bounded(file)
         };
         let refreshed = index.refresh(files, walked.tally.stopped.is_none(), read, progress);
         if let Some(saved) = self
@@ -417,13 +415,13 @@ fn definitions_in(
 
 /// A workspace file's text, read through the sandbox, at most as much as the index reads.
 fn text_of(workspace: &Workspace, resolved: &crate::sandbox::ResolvedPath) -> Option<String> {
+    read_bounded(workspace.open_read(resolved).ok()?)
+}
+
+/// The text of `file`, at most [`MAX_FILE_BYTES`] of it; `None` when it is not UTF-8.
+fn read_bounded(file: impl Read) -> Option<String> {
     let mut text = String::new();
-    workspace
-        .open_read(resolved)
-        .ok()?
-        .take(MAX_FILE_BYTES)
-        .read_to_string(&mut text)
-        .ok()?;
+    file.take(MAX_FILE_BYTES).read_to_string(&mut text).ok()?;
     Some(text)
 }
 
