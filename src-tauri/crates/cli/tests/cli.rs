@@ -897,7 +897,7 @@ fn eval_runs_each_task_on_a_fresh_fixture_and_reports_the_scores() {
             {"id": "read-version", "fixture": "shop", "prompt": "Which version is the shop?",
              "needs_tool": true, "tools": ["read_file"],
              "success": {"answer_contains_any": ["2.4.1"]}},
-            {"id": "squares", "fixture": "shop", "prompt": "What is 12 times 12?",
+            {"id": "squares", "fixture": "shop", "prompt": "How much is 12 multiplied by 12?",
              "needs_tool": false, "tools": [], "success": {"answer_contains_any": ["144"]}}
         ])
         .to_string(),
