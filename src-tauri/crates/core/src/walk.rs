@@ -206,11 +206,8 @@ fn worker_threads() -> usize {
 
 /// Shared tallies of one parallel walk.
 struct Shared<'a, 'k> {
-    /// The path the walker reads: the folder itself, or its handle's `/proc/self/fd/N`.
-    walk_root: &'a Path,
-    /// The real path of the folder, and its workspace-relative one (`.` for the root).
-    dir_abs: &'a Path,
-    dir_rel: &'a str,
+    /// Where the walk starts.
+    place: Place<'a>,
     glob: Option<&'a GlobMatcher>,
     make_sink: &'a MakeSink<'k>,
     /// Whether folders' entries are counted, to say how many the rules skipped.
@@ -228,10 +225,10 @@ impl Shared<'_, '_> {
     /// The workspace-relative path of `in_dir`, a path below the walked folder.
     fn rel_of(&self, in_dir: &Path) -> String {
         let shown = in_dir.to_string_lossy();
-        if self.dir_rel == "." {
+        if self.place.rel == "." {
             shown.into_owned()
         } else {
-            format!("{}/{shown}", self.dir_rel)
+            format!("{}/{shown}", self.place.rel)
         }
     }
 
@@ -276,7 +273,7 @@ impl ParallelVisitor for Visitor<'_, '_, '_> {
         let Some(kind) = entry.file_type() else {
             return WalkState::Continue;
         };
-        let in_dir = path_below(entry.path(), shared.walk_root);
+        let in_dir = path_below(entry.path(), shared.place.walk_root);
         if kind.is_dir() {
             if let Some(in_dir) = in_dir.filter(|_| entry.depth() > 0) {
                 if !self.sink.wants_folder(&shared.rel_of(in_dir)) {
@@ -292,14 +289,14 @@ impl ParallelVisitor for Visitor<'_, '_, '_> {
         } else if kind.is_file() {
             if let Some(in_dir) = in_dir {
                 if shared.glob.is_none_or(|g| g.is_match(in_dir)) {
-                    let utf8 = in_dir.to_str().is_some() && shared.dir_abs.to_str().is_some();
+                    let utf8 = in_dir.to_str().is_some() && shared.place.abs.to_str().is_some();
                     if !utf8 {
                         shared.non_utf8.fetch_add(1, Ordering::Relaxed);
                     }
                     self.sink.file(Found {
                         rel: shared.rel_of(in_dir),
                         utf8,
-                        abs: shared.dir_abs.join(in_dir),
+                        abs: shared.place.abs.join(in_dir),
                     });
                 }
             }
@@ -548,9 +545,7 @@ fn walk_into(
     make_sink: &MakeSink<'_>,
 ) -> WalkTally {
     let shared = Shared {
-        walk_root: place.walk_root,
-        dir_abs: place.abs,
-        dir_rel: place.rel,
+        place,
         glob,
         make_sink,
         count_skipped,
