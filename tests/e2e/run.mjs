@@ -358,7 +358,7 @@ const tests = [
       await session.click('.tree-row[data-path="internal/lrucache.js"]');
       await session.waitFor("lrucache.js in the editor", async () => (await editorText(session))?.includes("this.max = 1000"));
       const input = await session.find(".chat-input");
-      await input.type("Change the LRU cache size in internal/lrucache.js from 1000 to 500.");
+      await input.type("Lower this.max in internal/lrucache.js from 1000 to 500.");
       await input.type(Keys.Enter);
       await session.waitForElement(".confirm-dialog", MODEL_MS);
       const title = await session.text(".confirm-dialog .diff-title");

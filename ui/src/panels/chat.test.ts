@@ -133,14 +133,14 @@ describe("ChatPanel", () => {
 
   it("gives a file the answer named by its name alone by its path, and says so", async () => {
     const { root, chat } = setup();
-    chat.startTurn("In which file is the Comparator class defined?");
+    chat.startTurn("Which module holds the Invoice model?");
     chat.event({ event: "step_started", step: 2 }, null);
-    chat.event({ event: "text_delta", step: 2, text: "It is defined in Comparator.js." }, null);
-    const given = "It is defined in classes/comparator.js.";
-    chat.event({ event: "answer_paths_given", step: 2, text: given, paths: [{ name: "Comparator.js", path: "classes/comparator.js" }] }, null);
+    chat.event({ event: "text_delta", step: 2, text: "It lives in invoice.py." }, null);
+    const given = "It lives in billing/invoice.py.";
+    chat.event({ event: "answer_paths_given", step: 2, text: given, paths: [{ name: "invoice.py", path: "billing/invoice.py" }] }, null);
     chat.event({ event: "turn_finished", reason: "answer", text: given, steps: 2, explanation: "The assistant answered." }, null);
     expect([...root.querySelectorAll(".msg-text")].map((e) => e.textContent?.trim())).toEqual([given]);
-    expect(root.querySelector(".answer-paths")?.textContent).toContain("Comparator.js is classes/comparator.js");
+    expect(root.querySelector(".answer-paths")?.textContent).toContain("invoice.py is billing/invoice.py");
   });
 
   it("follows an answer that left out what the results say with notes set apart from the model's words", async () => {

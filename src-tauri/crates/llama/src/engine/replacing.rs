@@ -375,12 +375,12 @@ mod tests {
     #[test]
     fn the_one_name_asked_about_gives_way_to_the_one_new_name() {
         let r = Replacement::new(
-            "Rename the function subtract to minus in src/lib.rs.",
-            "pub fn subtract(a: i64, b: i64) -> i64 {",
+            "Rename divide_by to quotient in src/ops.rs.",
+            "pub fn divide_by(a: f64, b: f64) -> f64 {",
         )
         .unwrap();
-        assert_eq!(r.bonus("pub fn ", "min"), REPLACE_BONUS);
-        assert_eq!(r.bonus("pub ", "min"), 0.0);
+        assert_eq!(r.bonus("pub fn ", "quot"), REPLACE_BONUS);
+        assert_eq!(r.bonus("pub ", "quot"), 0.0);
     }
 
     #[test]
@@ -394,11 +394,11 @@ mod tests {
 
     #[test]
     fn a_changed_text_that_ends_as_the_old_one_did_may_end_there() {
-        let old = "fn subtract() {\\n    a - b\\n}\\n";
-        let r = Replacement::new("Rename subtract to minus.", old).unwrap();
-        assert_eq!(r.bonus("fn minus() {\\n    a - b\\n}\\n", "\""), END_BONUS);
+        let old = "fn multiply() {\\n    a * b\\n}\\n";
+        let r = Replacement::new("multiply should be named times.", old).unwrap();
+        assert_eq!(r.bonus("fn times() {\\n    a * b\\n}\\n", "\""), END_BONUS);
         assert_eq!(r.bonus(old, "\""), 0.0, "unchanged");
-        assert_eq!(r.bonus("fn minus() {", "\""), 0.0, "not at the old end");
+        assert_eq!(r.bonus("fn times() {", "\""), 0.0, "not at the old end");
         assert_eq!(
             r.bonus(old, "\\n"),
             NEW_LINE_BONUS,

@@ -189,21 +189,21 @@ fn the_shortlist_puts_paths_that_name_the_question_first_then_shallow_ones() {
     use super::grounding::shortlist;
     let paths: Vec<String> = [
         "README.md",
-        "classes/comparator.js",
-        "functions/coerce.js",
-        "internal/lrucache.js",
+        "helpers/slugify.js",
+        "models/invoice.js",
+        "storage/diskcache.js",
         "package.json",
         "with\"quote.js",
     ]
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let list = shortlist(&paths, "Where is the coerce function defined?");
-    assert_eq!(list[0], ("functions/coerce.js", 2));
+    let list = shortlist(&paths, "Which file has the slugify helper in it?");
+    assert_eq!(list[0], ("helpers/slugify.js", 2));
     assert_eq!(list[1].0, "README.md");
     assert!(list.iter().all(|(p, _)| !p.contains('"')));
-    let list = shortlist(&paths, "Where does the LRUCache class come from?");
-    assert_eq!(list[0].0, "internal/lrucache.js");
+    let list = shortlist(&paths, "Where does the DiskCache type come from?");
+    assert_eq!(list[0].0, "storage/diskcache.js");
 }
 
 #[test]
@@ -270,7 +270,7 @@ fn edit_words_rank_edit_file_and_file_names_rank_no_tool() {
         let bonuses = lantern_core::tool_fit::tool_bonuses(question, &specs);
         bonuses[specs.iter().position(|s| s.name == tool).unwrap()]
     };
-    let question = "Raise MAX_LENGTH in internal/constants.js to 512.";
+    let question = "Set RETRY_LIMIT in lib/constants.js to 7.";
     assert!(bonus(question, "edit_file") > 0.0);
     // "constants" is part of a file's name here, not a search for a constant.
     assert_eq!(bonus(question, "search_code"), 0.0);
