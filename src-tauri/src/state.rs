@@ -24,7 +24,7 @@ use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::ToolSpec;
 use lantern_llama::probe::ProbeReport;
 use lantern_llama::{default_model_path, LocalModel, ModelFacts};
-use lantern_providers::{CallMode, LocalSpec, ProviderSpec};
+use lantern_providers::{CallMode, LocalSpec};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -188,8 +188,8 @@ pub struct AppState {
     folder: RwLock<Option<OpenFolder>>,
     session: Mutex<Option<Session>>,
     transcript: Mutex<Option<Transcript>>,
-    /// Any backend the provider factory opens; the window knows it only through [`Model`].
-    model: Mutex<Option<Box<dyn Model>>>,
+    /// The window's model: the local engine, or a model on a server.
+    model: Mutex<Option<WindowModel>>,
     model_info: RwLock<Option<ModelInfo>>,
     confirmations: Confirmations,
     cancel: CancelToken,
@@ -213,9 +213,28 @@ fn hold<'a, T>(mutex: &'a Mutex<T>, busy: &str) -> Result<MutexGuard<'a, T>, App
     }
 }
 
-/// The local engine behind `model`, for what only it does (its facts, the probe).
-fn local_engine(model: &mut dyn Model) -> Option<&mut LocalModel> {
-    model.as_any_mut().downcast_mut::<LocalModel>()
+/// The window's model, of the kind the window opened: the local engine keeps its type, for
+/// what only it does (its facts, token counts, the probe); a server's model is known only
+/// through [`Model`].
+enum WindowModel {
+    Local(Box<LocalModel>),
+    Server(Box<dyn Model>),
+}
+
+impl WindowModel {
+    fn model(&mut self) -> &mut dyn Model {
+        match self {
+            WindowModel::Local(local) => local.as_mut(),
+            WindowModel::Server(server) => server.as_mut(),
+        }
+    }
+
+    fn local(&mut self) -> Option<&mut LocalModel> {
+        match self {
+            WindowModel::Local(local) => Some(local),
+            WindowModel::Server(_) => None,
+        }
+    }
 }
 
 /// Takes a lock that is only ever held briefly.
@@ -400,7 +419,7 @@ impl AppState {
         let mut session = hold(&self.session, TURN_RUNNING)?;
         let session = session.as_mut().ok_or_else(AppError::no_workspace)?;
         let mut model = hold(&self.model, MODEL_IN_USE)?;
-        let model = model.as_mut().ok_or_else(no_model)?;
+        let model = model.as_mut().ok_or_else(no_model)?.model();
         let settings = self.settings();
         model.configure(&settings.generation());
         session.config.max_steps = settings.max_steps;
@@ -423,7 +442,7 @@ impl AppState {
         };
         Ok(session.send(
             message,
-            model.as_mut(),
+            model,
             &mut confirmer,
             &mut |event| self.record(event, updates),
             &self.cancel,
@@ -520,32 +539,29 @@ impl AppState {
         // The old model goes first: two models at once may not fit in memory.
         *slot = None;
         *self.model_info.write().unwrap_or_else(|e| e.into_inner()) = None;
-        let spec = ProviderSpec::Local(LocalSpec {
+        let spec = LocalSpec {
             path: path.clone(),
             context: self.settings().context,
             threads: None,
             calls: CallMode::Auto,
-        });
-        let options = self.settings().generation();
+        };
         let reading = progress.clone();
-        let mut loaded = lantern_providers::open(&spec, &options, move |fraction| {
+        let mut loaded = lantern_providers::open_local(&spec, move |fraction| {
             reading(LoadProgress::Reading { fraction })
         })
         .map_err(|e| AppError::new(ErrorCode::Model, e.0))?;
+        loaded.configure(&self.settings().generation());
         progress(LoadProgress::Calibrating);
         if let Err(e) = loaded.prepare(self.toolbox().as_ref(), &CancelToken::new()) {
             // Not fatal: the first message calibrates again, or falls back to the word rule.
             eprintln!("lantern: could not calibrate the model's call decision: {e}");
         }
-        let (facts, opening) = local_engine(loaded.as_mut())
-            .map(|local| (local.facts().clone(), local.prepared_opening()))
-            .ok_or_else(|| AppError::new(ErrorCode::Model, "Not a local model."))?;
         let info = ModelInfo::Local {
-            facts,
+            facts: loaded.facts().clone(),
             is_default,
-            opening,
+            opening: loaded.prepared_opening(),
         };
-        *slot = Some(loaded);
+        *slot = Some(WindowModel::Local(Box::new(loaded)));
         *self.model_info.write().unwrap_or_else(|e| e.into_inner()) = Some(info.clone());
         self.remember(|config| {
             config.last_model = Some(path);
@@ -558,7 +574,7 @@ impl AppState {
     pub fn probe_model(&self) -> Result<ProbeReport, AppError> {
         let mut model = hold(&self.model, MODEL_IN_USE)?;
         let model = model.as_mut().ok_or_else(no_model)?;
-        let local = local_engine(model.as_mut()).ok_or_else(|| {
+        let local = model.local().ok_or_else(|| {
             AppError::invalid("The probe measures local models; this model runs on a server.")
         })?;
         lantern_llama::probe::probe(local, &self.toolbox())

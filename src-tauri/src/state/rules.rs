@@ -1,7 +1,7 @@
 //! The open project's own instructions (its `AGENTS.md` or the like) as the Model page shows
 //! them: which file, its text as the model is given it, and what it costs the model's context.
 
-use super::{local_engine, AppState};
+use super::AppState;
 use crate::error::AppError;
 use lantern_core::model::{Message, Role};
 use lantern_core::project_rules::ProjectRules;
@@ -32,7 +32,7 @@ impl AppState {
         let message = rules.message();
         // Counted when the model is free; a turn holding it must not be waited for.
         let tokens = self.model.try_lock().ok().and_then(|mut model| {
-            let local = local_engine(model.as_mut()?.as_mut())?;
+            let local = model.as_mut()?.local()?;
             let rendered = local
                 .render(&[Message::new(Role::System, message.as_str())])
                 .ok()?;

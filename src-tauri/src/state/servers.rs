@@ -2,7 +2,7 @@
 //! connection, and connecting. The API key the user types is used for the request and, once a
 //! connection succeeds, saved apart from the settings (see `server_keys`).
 
-use super::{hold, AppState, ModelInfo, MODEL_IN_USE};
+use super::{hold, AppState, ModelInfo, WindowModel, MODEL_IN_USE};
 use crate::error::{AppError, ErrorCode};
 use crate::settings::{ProviderKind, ServerConfig};
 use lantern_core::model::CallPath;
@@ -101,7 +101,7 @@ impl AppState {
         let mut slot = hold(&self.model, MODEL_IN_USE)?;
         let (mut model, detection) = lantern_providers::open_server(&spec).map_err(model_error)?;
         lantern_core::model::Model::configure(&mut model, &self.settings().generation());
-        *slot = Some(Box::new(model));
+        *slot = Some(WindowModel::Server(Box::new(model)));
         let base_url = form.base_url();
         if let Some(typed) = form.api_key.as_deref().map(str::trim) {
             self.server_keys

@@ -243,22 +243,25 @@ impl ModelArgs {
             model.configure(&self.generation());
             return Ok(Box::new(model));
         }
-        let local = matches!(spec, ProviderSpec::Local(_));
-        #[cfg_attr(not(feature = "llama"), allow(unused_mut))]
-        let mut model = providers::open(&spec, &self.generation(), loading_progress()).map_err(
-            |e| match local {
-                true => Failure {
+        #[cfg(feature = "llama")]
+        if let ProviderSpec::Local(local) = &spec {
+            let mut model =
+                providers::open_local(local, loading_progress()).map_err(|e| Failure {
                     code: 1,
                     message: e.0,
-                },
-                false => usage(e.0),
-            },
-        )?;
-        #[cfg(feature = "llama")]
-        if let Some(local) = model.as_any_mut().downcast_ref::<LocalModel>() {
-            report_loaded(local);
+                })?;
+            report_loaded(&model);
+            model.configure(&self.generation());
+            return Ok(Box::new(model));
         }
-        Ok(model)
+        let local = matches!(spec, ProviderSpec::Local(_));
+        providers::open(&spec, &self.generation(), loading_progress()).map_err(|e| match local {
+            true => Failure {
+                code: 1,
+                message: e.0,
+            },
+            false => usage(e.0),
+        })
     }
 
     /// A local GGUF model, for what only the local engine does (`probe`, `bench-model`).

@@ -502,9 +502,6 @@ pub trait Model: Send + 'static {
         Ok(())
     }
 
-    /// The backend itself, for what only one backend can do (the local engine's probe).
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
-
     /// How this model makes tool calls; the agent gives it the system prompt for that path.
     fn call_path(&self) -> CallPath {
         CallPath::Text
@@ -558,10 +555,6 @@ mod scripted {
     impl Model for ScriptedModel {
         fn name(&self) -> String {
             "scripted".to_string()
-        }
-
-        fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-            self
         }
 
         fn generate(

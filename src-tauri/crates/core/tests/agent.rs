@@ -784,10 +784,6 @@ fn cancel_stops_the_turn() {
 fn a_failing_model_ends_the_turn_with_its_error() {
     struct Broken;
     impl Model for Broken {
-        fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-            self
-        }
-
         fn name(&self) -> String {
             "broken".into()
         }
@@ -822,10 +818,6 @@ fn generation_stops_as_soon_as_the_call_is_complete() {
         sent: usize,
     }
     impl Model for Chatty {
-        fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-            self
-        }
-
         fn name(&self) -> String {
             "chatty".into()
         }
@@ -870,10 +862,6 @@ fn generation_stops_as_soon_as_the_call_is_complete() {
 struct Crowded(ScriptedModel);
 
 impl Model for Crowded {
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
-
     fn name(&self) -> String {
         "crowded".into()
     }

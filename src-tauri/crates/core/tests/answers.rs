@@ -16,9 +16,6 @@ fn an_answer_ended_for_repeating_itself_is_given_without_the_repeats() {
     /// A backend whose answer loops until it ends it, as the local engine does.
     struct Looping(FinishReason);
     impl Model for Looping {
-        fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-            self
-        }
         fn name(&self) -> String {
             "looping".into()
         }
@@ -208,9 +205,6 @@ fn a_reply_of_nothing_but_repeated_blank_lines_says_there_is_no_answer() {
     /// A backend whose reply is blank lines until it ends it for repeating.
     struct Blank;
     impl Model for Blank {
-        fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-            self
-        }
         fn name(&self) -> String {
             "blank".into()
         }

@@ -24,10 +24,6 @@ const STEPS_PER_MESSAGE: usize = STEPS / MESSAGES;
 struct Replies(VecDeque<String>);
 
 impl Model for Replies {
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
-
     fn name(&self) -> String {
         "replies".to_string()
     }
@@ -180,10 +176,6 @@ fn two_hundred_steps_keep_the_session_bounded() {
 struct CharByChar(String);
 
 impl Model for CharByChar {
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
-
     fn name(&self) -> String {
         "char-by-char".to_string()
     }

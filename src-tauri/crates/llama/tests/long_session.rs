@@ -39,10 +39,6 @@ impl Model for Metered {
         self.model.configure(options);
     }
 
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
-
     fn generate(
         &mut self,
         request: &GenerateRequest<'_>,

@@ -603,10 +603,6 @@ impl Model for OpenAiModel {
         self.options.named_project = options.named_project;
     }
 
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
-
     fn call_path(&self) -> CallPath {
         self.path
     }

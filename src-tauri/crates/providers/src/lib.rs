@@ -150,8 +150,9 @@ pub fn check_server(spec: &ServerSpec) -> Result<ServerCheck, ModelError> {
     })
 }
 
-/// A local GGUF model, with its calibrations kept in the user's cache. For what only the local
-/// engine does (probe, benchmarks); everything else goes through [`open`].
+/// A local GGUF model, with its calibrations and prompt cache kept in the user's cache.
+/// [`open`] boxes it as a [`Model`]; a caller that also needs what only the local engine does
+/// (its facts, token counts, the probe, the benchmarks) opens it here and keeps its type.
 #[cfg(feature = "llama")]
 pub fn open_local(
     spec: &LocalSpec,

@@ -264,10 +264,6 @@ impl Model for LocalModel {
         Ok(())
     }
 
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
-
     fn call_path(&self) -> CallPath {
         self.facts.call_path
     }
