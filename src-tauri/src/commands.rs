@@ -21,7 +21,7 @@ use lantern_core::event::Event;
 use lantern_core::policy::Grant;
 use lantern_core::tool_result::ToolResult;
 use lantern_core::tools::ToolSpec;
-use lantern_llama::probe::ProbeReport;
+use lantern_probe::probe::ProbeReport;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicI32, Ordering};

@@ -22,8 +22,8 @@ use lantern_core::sandbox::Workspace;
 use lantern_core::tool_result::ToolResult;
 use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::ToolSpec;
-use lantern_llama::probe::ProbeReport;
 use lantern_llama::{default_model_path, LocalModel, ModelFacts};
+use lantern_probe::probe::ProbeReport;
 use lantern_providers::{CallMode, LocalSpec};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -577,7 +577,7 @@ impl AppState {
         let local = model.local().ok_or_else(|| {
             AppError::invalid("The probe measures local models; this model runs on a server.")
         })?;
-        lantern_llama::probe::probe(local, &self.toolbox())
+        lantern_probe::probe::probe(local, &self.toolbox())
             .map_err(|e| AppError::new(ErrorCode::Model, e))
     }
 

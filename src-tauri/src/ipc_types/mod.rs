@@ -27,7 +27,7 @@ use lantern_core::event::Event;
 use lantern_core::policy::Grant;
 use lantern_core::tool_result::ToolResult;
 use lantern_core::tools::ToolSpec;
-use lantern_llama::probe::ProbeReport;
+use lantern_probe::probe::ProbeReport;
 use modules::Module;
 use schemars::generate::{Contract, SchemaGenerator, SchemaSettings};
 use schemars::JsonSchema;

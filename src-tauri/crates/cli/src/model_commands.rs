@@ -117,7 +117,7 @@ pub(super) fn bench_model(
 #[cfg(feature = "llama")]
 fn probe_local(toolbox: &Toolbox, args: &ModelArgs, json: bool) -> Result<u8, Failure> {
     let mut model = args.load_local()?;
-    let report = lantern_llama::probe::probe(&mut model, toolbox).map_err(|e| Failure {
+    let report = lantern_probe::probe::probe(&mut model, toolbox).map_err(|e| Failure {
         code: 1,
         message: e,
     })?;
@@ -198,7 +198,7 @@ pub(super) fn bench_model(
     repetitions: usize,
 ) -> Result<u8, Failure> {
     let mut model = args.load_local()?;
-    print_json(&lantern_llama::bench::bench_model(
+    print_json(&lantern_probe::bench::bench_model(
         &mut model,
         toolbox,
         prompt_tokens,

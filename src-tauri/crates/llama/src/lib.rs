@@ -26,11 +26,9 @@
 //! # Ok::<(), lantern_llama::LoadError>(())
 //! ```
 
-pub mod bench;
 pub mod decide;
 mod engine;
 pub mod grammar;
-pub mod probe;
 pub mod template;
 mod utf8;
 

@@ -241,7 +241,7 @@ impl LocalModel {
     }
 
     /// `n` ordinary tokens (repeated text), for throughput measurements.
-    pub(crate) fn filler_tokens(&self, n: usize) -> Vec<LlamaToken> {
+    pub fn filler_tokens(&self, n: usize) -> Vec<LlamaToken> {
         let text = "The quick brown fox jumps over the lazy dog. ".repeat(n / 4 + 2);
         let mut tokens = self.model.vocab().tokenize(text.as_bytes(), false, false);
         tokens.truncate(n);
@@ -249,7 +249,7 @@ impl LocalModel {
     }
 
     /// Decodes `tokens` into the cache in batches of `batch`, for throughput measurements.
-    pub(crate) fn evaluate_tokens(
+    pub fn evaluate_tokens(
         &mut self,
         tokens: &[LlamaToken],
         batch: usize,

@@ -344,7 +344,7 @@ impl Model for LocalModel {
 impl LocalModel {
     /// Generates up to `n` tokens greedily after `prompt`, ignoring end-of-text; returns how
     /// many were generated.
-    pub(crate) fn generate_free(&mut self, prompt: &[LlamaToken], n: usize) -> usize {
+    pub fn generate_free(&mut self, prompt: &[LlamaToken], n: usize) -> usize {
         let Ok((mut logits, _)) = self.evaluate(prompt, &CancelToken::new()) else {
             return 0;
         };

@@ -134,7 +134,7 @@ impl LocalModel {
 
     /// For the benchmarks: the opening of `messages` in tokens, the milliseconds evaluating it
     /// from an empty cache takes, and those loading its saved state takes (saved first).
-    pub(crate) fn opening_costs(&mut self, messages: &[Message]) -> Option<(usize, f64, f64)> {
+    pub fn opening_costs(&mut self, messages: &[Message]) -> Option<(usize, f64, f64)> {
         let whole = self.tokenize(&self.render(messages).ok()?);
         let opening = self.opening_tokens(messages, &whole)?;
         let cancel = CancelToken::new();

@@ -6,7 +6,6 @@
 //! draws on costs to build from a 100,000-file tree on disk, and its size.
 
 use super::median;
-use crate::engine::LocalModel;
 use lantern_core::model::{
     CancelToken, FileTexts, Flow, GenerateRequest, GenerationOptions, KnownPaths, Message, Model,
     Role, ToolChoice,
@@ -15,6 +14,7 @@ use lantern_core::protocol::STOP_SEQUENCES;
 use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
 use lantern_core::walk::known_paths;
+use lantern_llama::LocalModel;
 use serde::Serialize;
 use std::time::Instant;
 

@@ -3,11 +3,11 @@
 //! single-step tasks, and measures speed.
 
 use crate::bench::{generation_speed, prompt_speed};
-use crate::decide::DecisionRules;
-use crate::engine::{LocalModel, ModelFacts};
 use lantern_core::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role};
 use lantern_core::protocol::{interpret, parse, Outcome, STOP_SEQUENCES};
 use lantern_core::toolbox::Toolbox;
+use lantern_llama::decide::DecisionRules;
+use lantern_llama::{LocalModel, ModelFacts};
 use schemars::JsonSchema;
 use serde::Serialize;
 

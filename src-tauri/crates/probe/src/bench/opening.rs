@@ -3,10 +3,10 @@
 //! holds the opening (evaluating the message's own tokens alone); and loading the saved opening
 //! against evaluating it.
 
-use crate::engine::{LocalModel, Opening, PromptCache};
 use lantern_core::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role, ToolChoice};
 use lantern_core::protocol::STOP_SEQUENCES;
 use lantern_core::toolbox::Toolbox;
+use lantern_llama::{LocalModel, Opening, PromptCache};
 use serde::Serialize;
 
 const QUESTION: &str = "What does HTTP stand for?";

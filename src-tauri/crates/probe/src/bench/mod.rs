@@ -8,10 +8,10 @@ mod opening;
 pub use grounding::GroundingSpeed;
 pub use opening::FirstAnswer;
 
-use crate::engine::{LocalModel, ModelFacts};
 use lantern_core::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role, ToolChoice};
 use lantern_core::protocol::STOP_SEQUENCES;
 use lantern_core::toolbox::Toolbox;
+use lantern_llama::{LocalModel, ModelFacts};
 use serde::Serialize;
 use std::time::Instant;
 
