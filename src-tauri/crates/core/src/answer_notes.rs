@@ -19,27 +19,28 @@
 //!
 //! ```
 //! use lantern_core::answer_notes::{count_note, definition_note};
-//! let listing = serde_json::json!({"success": true, "data": {"directory": "classes",
-//!     "files": ["classes/a.js", "classes/b.js"], "count": 2}});
+//! use lantern_core::seen_result::SeenResult;
+//! let listing = SeenResult::parse(r#"{"success": true, "data": {"directory": "classes",
+//!     "files": ["classes/a.js", "classes/b.js"], "count": 2}}"#).unwrap();
 //! let note = count_note("How many files are in classes?", &[listing.clone()], "a.js and b.js").unwrap();
 //! assert_eq!(note.text, "The listing of `classes` found 2 files.");
 //! assert_eq!(count_note("How many files are in classes?", &[listing], "There are 2."), None);
 //!
-//! let search = serde_json::json!({"success": true, "data": {"matches": [
+//! let search = SeenResult::parse(r#"{"success": true, "data": {"matches": [
 //!     {"path": "index.js", "line": 2, "text": "const coerce = require('./functions/coerce')"},
 //!     {"path": "functions/coerce.js", "line": 5, "text": "const coerce = (version, options) => {",
-//!      "defines": "coerce"}]}});
+//!      "defines": "coerce"}]}}"#).unwrap();
 //! let note = definition_note("In which file does coerce live?", &[search], "In search_code.").unwrap();
 //! assert_eq!(note.text, "The search shows `coerce` defined in functions/coerce.js (line 5).");
 //! ```
 
 use crate::relevance::{match_defines, question_words};
+use crate::seen_result::{Hit, SeenData, SeenResult};
 use crate::words::{
     code_words, lower_code_words, path_words, AFTER_FILES, DEFINING_WORDS, USE_WORDS,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// What a note gives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -106,39 +107,35 @@ fn names_whole(text: &str, path: &str) -> bool {
 }
 
 /// The data of each result that succeeded.
-fn data_of(results: &[Value]) -> impl DoubleEndedIterator<Item = &Value> {
-    results
-        .iter()
-        .filter(|r| r.get("success").and_then(Value::as_bool) == Some(true))
-        .filter_map(|r| r.get("data"))
+fn data_of(results: &[SeenResult]) -> impl DoubleEndedIterator<Item = &SeenData> {
+    results.iter().filter(|r| r.success).map(|r| &r.data)
 }
 
 /// For a question that asks how many files there are, the count of the turn's last listing
 /// (a result whose data has `files` and `count`), unless the answer already gives it.
-pub fn count_note(question: &str, results: &[Value], answer: &str) -> Option<AnswerNote> {
+pub fn count_note(question: &str, results: &[SeenResult], answer: &str) -> Option<AnswerNote> {
     if !asks_how_many_files(question) {
         return None;
     }
-    let listing = data_of(results)
-        .rev()
-        .find(|d| d.get("files").is_some_and(Value::is_array))?;
-    let count = listing.get("count")?.as_u64()?;
+    let listing = data_of(results).rev().find(|d| d.files.is_some())?;
+    let count = listing.count?;
     if lower_code_words(answer).contains(&count.to_string()) {
         return None;
     }
-    let folder = match listing.get("directory").and_then(Value::as_str) {
+    let folder = match listing.directory.as_deref() {
         None | Some(".") | Some("") => "the workspace".to_string(),
         Some(dir) => format!("`{dir}`"),
     };
     let matching = listing
-        .get("pattern")
-        .and_then(Value::as_str)
+        .pattern
+        .as_ref()
         .map(|p| format!(" matching `{p}`"))
         .unwrap_or_default();
     // A walk stopped early counted only what it reached.
-    let at_least = match listing.get("walk_incomplete").and_then(Value::as_bool) {
-        Some(true) => "at least ",
-        _ => "",
+    let at_least = if listing.walk_incomplete {
+        "at least "
+    } else {
+        ""
     };
     let files = if count == 1 { "file" } else { "files" };
     Some(AnswerNote {
@@ -150,25 +147,19 @@ pub fn count_note(question: &str, results: &[Value], answer: &str) -> Option<Ans
 /// For a question that asks where something is, the surest places where the turn's searches
 /// show a name of the question defined (see [`sureness`]; at most [`MAX_PLACES`]), unless the
 /// answer already names each place's file.
-pub fn definition_note(question: &str, results: &[Value], answer: &str) -> Option<AnswerNote> {
+pub fn definition_note(question: &str, results: &[SeenResult], answer: &str) -> Option<AnswerNote> {
     if !asks_where(question) {
         return None;
     }
     let names = question_words(question);
-    let searches: Vec<&Vec<Value>> = data_of(results)
-        .filter_map(|d| d.get("matches").and_then(Value::as_array))
+    let searches: Vec<&Vec<Hit>> = data_of(results)
+        .filter_map(|d| d.matches.as_ref())
         .collect();
     // Each place a name of the question is defined, with how surely: (rank, name, path, line,
     // text), in the results' order.
     let mut places: Vec<(u8, &String, &str, u64, &str)> = Vec::new();
     for m in searches.iter().copied().flatten() {
-        let (Some(path), Some(line), Some(text)) = (
-            m.get("path").and_then(Value::as_str),
-            m.get("line").and_then(Value::as_u64),
-            m.get("text").and_then(Value::as_str),
-        ) else {
-            continue;
-        };
+        let (path, line, text) = (m.path.as_str(), m.line, m.text.as_str());
         for name in names
             .iter()
             .filter(|n| match_defines(m, std::slice::from_ref(n)))
@@ -248,10 +239,10 @@ fn sureness(path: &str, text: &str, name: &str, question: &str) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
-    fn ok(data: Value) -> Value {
-        json!({"success": true, "data": data})
+    fn ok(data: Value) -> SeenResult {
+        serde_json::from_value(json!({"success": true, "data": data})).unwrap()
     }
 
     #[test]
@@ -282,7 +273,9 @@ mod tests {
     fn a_count_comes_from_the_last_listing_and_says_when_the_walk_stopped_early() {
         let first = ok(json!({"directory": ".", "files": ["a"], "count": 1}));
         let last = ok(json!({"directory": ".", "files": [], "count": 7, "walk_incomplete": true}));
-        let failed = json!({"success": false, "data": {"files": [], "count": 0}});
+        let failed =
+            serde_json::from_value(json!({"success": false, "data": {"files": [], "count": 0}}))
+                .unwrap();
         let note = count_note("How many files are there?", &[first, last, failed], "").unwrap();
         assert_eq!(
             note.text,

@@ -64,6 +64,7 @@ pub mod protocol;
 pub mod relevance;
 pub mod repeats;
 pub mod sandbox;
+pub mod seen_result;
 pub mod spec;
 pub mod tool_fit;
 pub mod tool_result;

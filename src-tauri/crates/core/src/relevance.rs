@@ -9,9 +9,10 @@
 //! added next to the data, never instead of it, so nothing the tool returned is lost.
 
 use crate::model::FileTexts;
+use crate::seen_result::{Hit, SeenData};
 use crate::tool_result::ToolResult;
 use crate::words::{lower_code_words, DEFINING_WORDS, QUESTION_FILLER};
-use serde_json::{Map, Value};
+use serde_json::Map;
 use std::collections::HashMap;
 
 /// The most lines an excerpt holds.
@@ -96,17 +97,14 @@ pub fn defines(line: &str, names: &[String]) -> bool {
 /// name the line defines) define one of `names` (lower-case)? Where the index read the file,
 /// the index decides; elsewhere (a language it does not read, or a file it did not read:
 /// `unindexed`) the line is read as code ([`defines`]).
-pub fn match_defines(m: &Value, names: &[String]) -> bool {
-    let (Some(path), Some(text)) = (m["path"].as_str(), m["text"].as_str()) else {
-        return false;
-    };
-    let unindexed = m["unindexed"].as_bool().unwrap_or(false);
-    if !unindexed && lantern_index::Language::of_path(path).is_some() {
-        return m["defines"]
-            .as_str()
+pub fn match_defines(m: &Hit, names: &[String]) -> bool {
+    if !m.unindexed && lantern_index::Language::of_path(&m.path).is_some() {
+        return m
+            .defines
+            .as_ref()
             .is_some_and(|defined| names.contains(&defined.to_lowercase()));
     }
-    defines(text, names)
+    defines(&m.text, names)
 }
 
 /// How many lines after a definition are looked at for what else the question asks of it.
@@ -120,17 +118,15 @@ const MAX_BODY_LINES: usize = 2;
 /// by the lines of its body about the rest of the question (`exit_code = 2` under
 /// `class UsageError`, asked which exit code a `UsageError` uses).
 fn definitions_among(
-    matches: &[Value],
+    matches: &[Hit],
     question: &str,
     files: Option<&dyn FileTexts>,
 ) -> Vec<String> {
     let names = question_words(question);
-    let defining = matches.iter().filter_map(|m| {
-        let text = m.get("text")?.as_str()?;
-        let path = m.get("path")?.as_str()?;
-        let line = m.get("line")?.as_u64()?;
-        match_defines(m, &names).then_some((path, line, text))
-    });
+    let defining = matches
+        .iter()
+        .filter(|m| match_defines(m, &names))
+        .map(|m| (m.path.as_str(), m.line, m.text.as_str()));
     let mut found = Vec::new();
     // Several definitions may stand in one file: each file is read once.
     let mut contents: HashMap<&str, Option<String>> = HashMap::new();
@@ -169,11 +165,11 @@ fn definitions_among(
 /// of the question when `files` can read them. Rendered as it is when it failed or nothing
 /// stands out.
 pub fn focus_result(result: &ToolResult, question: &str, files: Option<&dyn FileTexts>) -> String {
-    let data = result.data.as_ref().filter(|_| result.success);
-    if let Some(matches) = data
-        .and_then(|d| d.get("matches"))
-        .and_then(Value::as_array)
-    {
+    let data = match &result.data {
+        Some(data) if result.success => SeenData::of(data),
+        _ => return result.render_for_model(),
+    };
+    if let Some(matches) = &data.matches {
         let found = definitions_among(matches, question, files);
         if found.is_empty() {
             return result.render_for_model();
@@ -182,13 +178,10 @@ pub fn focus_result(result: &ToolResult, question: &str, files: Option<&dyn File
         lead.insert("definitions".into(), found.into());
         return result.render_for_model_led_by(lead);
     }
-    let Some(content) = data.and_then(|d| d.get("content")).and_then(Value::as_str) else {
+    let Some(content) = &data.content else {
         return result.render_for_model();
     };
-    let first_line = data
-        .and_then(|d| d.get("start_line"))
-        .and_then(Value::as_u64)
-        .unwrap_or(1);
+    let first_line = data.start_line.unwrap_or(1);
     let lines = lines_about(content, &question_words(question), first_line);
     if lines.is_empty() {
         return result.render_for_model();
@@ -201,6 +194,7 @@ pub fn focus_result(result: &ToolResult, question: &str, files: Option<&dyn File
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     fn read(data: Value) -> ToolResult {
         ToolResult::from_outcome(Ok(data), std::time::Duration::ZERO)

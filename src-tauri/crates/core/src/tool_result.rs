@@ -6,6 +6,7 @@
 //! [`MODEL_RESULT_LIMIT`] bytes with an explicit notice when cut.
 
 use crate::error::{ErrorType, ToolError};
+use crate::seen_result::SeenResult;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -130,12 +131,10 @@ impl ToolResult {
     }
 }
 
-/// Did this result, as the model reads it ([`ToolResult::render_for_model`]), find nothing: a
-/// call that failed, or a search or listing that counted no entries? After such a result an
-/// answer can only guess; the next step should look elsewhere.
+/// Did this result, as the model reads it ([`ToolResult::render_for_model`]), find nothing
+/// (see [`SeenResult::found_nothing`])? Text that is no result (a refusal) did not.
 pub fn found_nothing(rendered: &str) -> bool {
-    serde_json::from_str::<Value>(rendered)
-        .is_ok_and(|v| v["success"] == Value::Bool(false) || v["data"]["count"] == 0)
+    SeenResult::parse(rendered).is_some_and(|seen| seen.found_nothing())
 }
 
 /// Shortens the longest strings in `value` until about `excess` bytes are gone; returns how

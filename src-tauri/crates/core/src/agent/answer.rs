@@ -11,6 +11,7 @@ use crate::answer_paths::{files_shown, with_paths};
 use crate::event::Event;
 use crate::model::{FinishReason, Role};
 use crate::repeats::before_repeats;
+use crate::seen_result::SeenResult;
 
 impl Session {
     /// The answer to give for the reply `text` of step `step`, which ended for `finish`, to
@@ -56,9 +57,9 @@ impl Session {
             }
         }
         // What is not a JSON result (a refusal's text) gives no note.
-        let parsed: Vec<serde_json::Value> = results
+        let parsed: Vec<SeenResult> = results
             .iter()
-            .filter_map(|r| serde_json::from_str(r).ok())
+            .filter_map(|r| SeenResult::parse(r))
             .collect();
         let notes: Vec<AnswerNote> = [
             self.config

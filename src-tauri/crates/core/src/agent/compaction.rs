@@ -17,6 +17,7 @@ use crate::model::{
     SUMMARY_PREFIX,
 };
 use crate::protocol::markers::leading_system_messages;
+use crate::seen_result::SeenResult;
 use serde_json::{json, Value};
 
 /// The share of the context past which old results are shortened before the next step.
@@ -90,9 +91,9 @@ const SHORTENED: &str = "to save context; the full result is no longer shown";
 
 /// A result, as the model reads it, shortened to what it held in one line.
 pub fn shortened(result: &str) -> String {
-    let (success, summary) = match serde_json::from_str::<Value>(result) {
-        Ok(value) => (value["success"] != false, summary_of(&value)),
-        Err(_) => (
+    let (success, summary) = match SeenResult::parse(result) {
+        Some(seen) => (seen.success, summary_of(&seen)),
+        None => (
             true,
             format!("{} characters of text", result.chars().count()),
         ),
@@ -100,36 +101,24 @@ pub fn shortened(result: &str) -> String {
     json!({"success": success, "summary": summary, "shortened": SHORTENED}).to_string()
 }
 
-fn summary_of(value: &Value) -> String {
-    let data = &value["data"];
-    let text = |key: &str| data[key].as_str().unwrap_or_default().to_string();
-    if value["success"] == false {
-        let error: String = value["error"]
-            .as_str()
-            .unwrap_or("an error")
-            .chars()
-            .take(120)
-            .collect();
-        return format!("failed: {error}");
+fn summary_of(seen: &SeenResult) -> String {
+    let data = &seen.data;
+    let text = |member: &Option<String>| member.clone().unwrap_or_default();
+    if !seen.success {
+        let error = seen.error.as_deref().unwrap_or("an error");
+        return format!("failed: {}", error.chars().take(120).collect::<String>());
     }
-    if let Some(lines) = data["total_lines"].as_u64() {
-        return format!("{}, {lines} lines", text("path"));
+    let count = data.count.unwrap_or(0);
+    if let Some(lines) = data.total_lines {
+        return format!("{}, {lines} lines", text(&data.path));
     }
-    if data["matches"].is_array() {
-        return format!(
-            "{} matches for \"{}\"",
-            data["count"].as_u64().unwrap_or(0),
-            text("query")
-        );
+    if data.matches.is_some() {
+        return format!("{count} matches for \"{}\"", text(&data.query));
     }
-    if data["files"].is_array() {
-        return format!(
-            "{} files in {}",
-            data["count"].as_u64().unwrap_or(0),
-            text("directory")
-        );
+    if data.files.is_some() {
+        return format!("{count} files in {}", text(&data.directory));
     }
-    format!("{} characters of data", data.to_string().len())
+    format!("{} characters of data", seen.data_chars)
 }
 
 /// Shortens the tool results among `history[..before]` that are not short already; returns

@@ -3,6 +3,7 @@ use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::code_index::LineDefines;
 use crate::error::ToolError;
 use crate::sandbox::FileOpener;
+use crate::seen_result::Hit;
 use crate::walk::{
     add_notice, compile_glob, walk_checked_into, FileSink, Found, WalkLimits, WalkStop, WalkTally,
     MAX_WALK_ENTRIES,
@@ -11,7 +12,7 @@ use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -64,28 +65,6 @@ pub struct SearchOptions {
 }
 
 pub struct SearchCode;
-
-/// One matching line.
-#[derive(Debug, Clone, Serialize)]
-pub struct Hit {
-    pub path: String,
-    pub line: u64,
-    /// 1-based character column of the first match in the line.
-    pub column: u64,
-    pub text: String,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub before: Vec<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub after: Vec<String>,
-    /// The name this line defines, where the code index reads the file's language.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub defines: Option<String>,
-    /// The file is in a language the code index reads, but the index did not read it for
-    /// this search (see `ProjectIndex::definitions_on`): whether the line defines a name is
-    /// not known.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub unindexed: bool,
-}
 
 impl Tool for SearchCode {
     type Input = Input;

@@ -1,0 +1,186 @@
+//! What a tool result showed, typed: the members of a result's data that Lantern reads back
+//! (a search's matches, a listing's files, a read file's text), declared once.
+//!
+//! The tools write their data as JSON; the notes beneath an answer, the focusing of results,
+//! the choice of what a turn found nothing in, and the shortening of old results read it back.
+//! They read it here, through [`SeenResult`] and [`SeenData`], and never by a member's name
+//! of their own. A search's [`Hit`] is one type for the tool that writes it and for what
+//! reads it.
+//!
+//! ```
+//! use lantern_core::seen_result::SeenResult;
+//! let rendered = r#"{"success":true,"data":{"directory":"src","files":["src/a.rs"],"count":1},"error":null}"#;
+//! let seen = SeenResult::parse(rendered).unwrap();
+//! assert_eq!(seen.data.files.as_deref(), Some(&["src/a.rs".to_string()][..]));
+//! assert!(!seen.found_nothing());
+//! ```
+
+use serde::de::{DeserializeOwned, Deserializer};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One matching line of a search (`search_code`), or one definition (`find_definition`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hit {
+    pub path: String,
+    pub line: u64,
+    /// 1-based character column of the first match in the line.
+    #[serde(default)]
+    pub column: u64,
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub before: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<String>,
+    /// The name this line defines, where the code index reads the file's language.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defines: Option<String>,
+    /// The file is in a language the code index reads, but the index did not read it for
+    /// this search (see `ProjectIndex::definitions_on`): whether the line defines a name is
+    /// not known.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unindexed: bool,
+}
+
+/// A result as the model read it ([`crate::tool_result::ToolResult::render_for_model`], or a
+/// shortened one): whether the call succeeded, and its data.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct SeenResult {
+    pub success: bool,
+    #[serde(default, deserialize_with = "lenient_or_default")]
+    pub data: SeenData,
+    #[serde(default, deserialize_with = "lenient")]
+    pub error: Option<String>,
+    /// How long the data is, written as JSON: what a summary says of data it has no words for.
+    #[serde(skip)]
+    pub data_chars: usize,
+}
+
+/// The members of a result's data that Lantern reads back. A member that is absent, or not of
+/// its type, is `None`: a tool of an MCP server may write anything.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct SeenData {
+    /// How many entries a search or a listing found.
+    #[serde(default, deserialize_with = "lenient")]
+    pub count: Option<u64>,
+    /// A search's query.
+    #[serde(default, deserialize_with = "lenient")]
+    pub query: Option<String>,
+    /// A search's matching lines, or the definitions found of a name.
+    #[serde(default, deserialize_with = "lenient")]
+    pub matches: Option<Vec<Hit>>,
+    /// A listing's folder.
+    #[serde(default, deserialize_with = "lenient")]
+    pub directory: Option<String>,
+    /// A listing's glob.
+    #[serde(default, deserialize_with = "lenient")]
+    pub pattern: Option<String>,
+    /// A listing's files.
+    #[serde(default, deserialize_with = "lenient")]
+    pub files: Option<Vec<String>>,
+    /// A listing whose walk stopped before the end: it counted only what it reached.
+    #[serde(default, deserialize_with = "lenient_or_default")]
+    pub walk_incomplete: bool,
+    /// The file a result is about (a read, a write).
+    #[serde(default, deserialize_with = "lenient")]
+    pub path: Option<String>,
+    /// A read file's text.
+    #[serde(default, deserialize_with = "lenient")]
+    pub content: Option<String>,
+    /// The number of the first line of a read file's text.
+    #[serde(default, deserialize_with = "lenient")]
+    pub start_line: Option<u64>,
+    /// How many lines the read file has.
+    #[serde(default, deserialize_with = "lenient")]
+    pub total_lines: Option<u64>,
+}
+
+impl SeenResult {
+    /// The result `rendered` holds; `None` when it is not a result (a refusal's text).
+    pub fn parse(rendered: &str) -> Option<SeenResult> {
+        let value: Value = serde_json::from_str(rendered).ok()?;
+        let mut seen = SeenResult::deserialize(&value).ok()?;
+        seen.data_chars = value.get("data").unwrap_or(&Value::Null).to_string().len();
+        Some(seen)
+    }
+
+    /// Did this result find nothing: a call that failed, or a search or listing that counted
+    /// no entries? After such a result an answer can only guess; the next step should look
+    /// elsewhere.
+    pub fn found_nothing(&self) -> bool {
+        !self.success || self.data.count == Some(0)
+    }
+}
+
+impl SeenData {
+    /// The members of `data` (a result's `data`) that Lantern reads back.
+    pub fn of(data: &Value) -> SeenData {
+        SeenData::deserialize(data).unwrap_or_default()
+    }
+}
+
+/// A member of its type, or `None` when it is of another.
+fn lenient<'de, D: Deserializer<'de>, T: DeserializeOwned>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
+    let value = Value::deserialize(deserializer)?;
+    Ok(serde_json::from_value(value).ok())
+}
+
+/// A member of its type, or its default when it is of another.
+fn lenient_or_default<'de, D: Deserializer<'de>, T: DeserializeOwned + Default>(
+    deserializer: D,
+) -> Result<T, D::Error> {
+    Ok(lenient(deserializer)?.unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_search_s_hits_are_read_back_as_the_tool_wrote_them() {
+        let hit = Hit {
+            path: "src/a.py".into(),
+            line: 3,
+            column: 1,
+            text: "def echo(message):".into(),
+            before: Vec::new(),
+            after: vec!["    pass".into()],
+            defines: Some("echo".into()),
+            unindexed: false,
+        };
+        let rendered = json!({"success": true, "data": {"query": "echo", "matches": [hit], "count": 1}, "error": null});
+        let seen = SeenResult::parse(&rendered.to_string()).unwrap();
+        assert_eq!(
+            seen.data.matches.as_deref(),
+            Some(std::slice::from_ref(&hit))
+        );
+        assert_eq!(seen.data.query.as_deref(), Some("echo"));
+        assert!(!seen.found_nothing());
+    }
+
+    #[test]
+    fn a_failure_or_an_empty_count_found_nothing_and_text_is_no_result() {
+        let failed = r#"{"success":false,"data":null,"error":"File not found: a.txt"}"#;
+        let failed = SeenResult::parse(failed).unwrap();
+        assert!(failed.found_nothing());
+        assert_eq!(failed.error.as_deref(), Some("File not found: a.txt"));
+        let empty = r#"{"success":true,"data":{"matches":[],"count":0},"error":null}"#;
+        assert!(SeenResult::parse(empty).unwrap().found_nothing());
+        assert!(SeenResult::parse("The call was refused: no such tool.").is_none());
+    }
+
+    #[test]
+    fn members_of_another_type_are_absent_not_a_failure_to_read() {
+        // A server's tool may use the same names for other things.
+        let data = json!({"files": [{"name": "a"}], "count": "many", "path": "a.txt", "walk_incomplete": "yes"});
+        let seen = SeenData::of(&data);
+        assert_eq!(seen.files, None);
+        assert_eq!(seen.count, None);
+        assert_eq!(seen.path.as_deref(), Some("a.txt"));
+        assert!(!seen.walk_incomplete);
+        assert_eq!(SeenData::of(&json!("plain text")).path, None);
+    }
+}
