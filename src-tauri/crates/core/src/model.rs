@@ -41,6 +41,21 @@ pub struct Message {
     /// A tool message that refuses an invalid call (it never ran) rather than reporting a result.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rejected: bool,
+    /// The call an assistant message made, as the agent read it from the text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<MadeCall>,
+}
+
+/// A call the history keeps beside the text it was read from: a backend that takes calls
+/// natively (a server's API, a model's own chat template) sends it as it is, and the text
+/// protocol sends the text. Neither reads the text again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MadeCall {
+    /// What the model wrote before its call, trimmed (empty when nothing).
+    pub said: String,
+    pub tool: String,
+    /// The arguments the call ran with.
+    pub args: serde_json::Value,
 }
 
 impl Message {
@@ -50,13 +65,20 @@ impl Message {
             content: content.into(),
             call_id: None,
             rejected: false,
+            call: None,
         }
     }
 
-    /// The model's reply that made call `call_id` (its text up to the end of the call).
-    pub fn assistant_call(call_id: impl Into<String>, content: impl Into<String>) -> Self {
+    /// The model's reply that made `call` as call `call_id` (its text up to the end of the
+    /// call).
+    pub fn assistant_call(
+        call_id: impl Into<String>,
+        content: impl Into<String>,
+        call: MadeCall,
+    ) -> Self {
         Message {
             call_id: Some(call_id.into()),
+            call: Some(call),
             ..Message::new(Role::Assistant, content)
         }
     }

@@ -14,6 +14,7 @@
 //! without a file name, and general questions — programming ones included, which score
 //! highest among them — that need no tool.
 
+use lantern_core::model::MadeCall;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -66,6 +67,19 @@ pub struct FollowUpProbe {
     pub call: &'static str,
     pub result: &'static str,
     pub needs_call: bool,
+}
+
+impl FollowUpProbe {
+    /// The probe's call as the history keeps it beside its text.
+    pub fn made_call(&self) -> MadeCall {
+        let call: serde_json::Value =
+            serde_json::from_str(self.call).expect("a probe's call is JSON");
+        MadeCall {
+            said: String::new(),
+            tool: call["tool"].as_str().unwrap_or_default().to_string(),
+            args: call["args"].clone(),
+        }
+    }
 }
 
 pub const FOLLOW_UP_PROBES: &[FollowUpProbe] = &[
@@ -401,6 +415,19 @@ pub fn log_add(a: f64, b: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_follow_up_probe_calls_a_standard_tool_with_valid_arguments() {
+        let registry = lantern_core::tools::ToolRegistry::standard();
+        for probe in FOLLOW_UP_PROBES {
+            let call = probe.made_call();
+            assert!(
+                registry.validate(&call.tool, &call.args).is_ok(),
+                "{}",
+                probe.call
+            );
+        }
+    }
 
     #[test]
     fn the_threshold_separates_separable_scores() {

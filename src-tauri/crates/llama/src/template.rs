@@ -17,7 +17,7 @@
 //! assert_eq!(HERMES.open, "<tool_call>");
 //! ```
 
-use lantern_core::model::{Message, Role};
+use lantern_core::model::{MadeCall, Message, Role};
 use lantern_core::protocol::native::{native_messages, native_tools, Arguments};
 use lantern_core::protocol::{CLOSE_TAG, OPEN_TAG};
 use lantern_core::toolbox::Toolbox;
@@ -178,6 +178,11 @@ impl NativeTemplate {
             Message::assistant_call(
                 "call-1",
                 format!("{OPEN_TAG}{{\"tool\": \"read_file\", \"args\": {{\"path\": \"a\"}}}}{CLOSE_TAG}"),
+                MadeCall {
+                    said: String::new(),
+                    tool: "read_file".to_string(),
+                    args: serde_json::json!({"path": "a"}),
+                },
             ),
             Message::tool_result("call-1", "{}"),
         ];
@@ -258,12 +263,18 @@ mod tests {
         Toolbox::standard().specs().to_vec()
     }
 
-    /// A system prompt, a question, the call `call` made (as the model wrote it) and `result`.
+    /// A system prompt, a question, the call that reads `a.md` (as the model wrote it: `call`)
+    /// and `result`.
     fn one_call(call: &str, result: &str) -> [Message; 4] {
+        let read = MadeCall {
+            said: String::new(),
+            tool: "read_file".to_string(),
+            args: serde_json::json!({"path": "a.md"}),
+        };
         [
             Message::new(Role::System, "Be brief."),
             Message::new(Role::User, "What is in a.md?"),
-            Message::assistant_call("call-1", call),
+            Message::assistant_call("call-1", call, read),
             Message::tool_result("call-1", result),
         ]
     }

@@ -5,7 +5,7 @@
 use lantern_core::agent::{Answer, FixedAnswer, Session, SessionOptions};
 use lantern_core::event::{Event, FinishedReason};
 use lantern_core::model::{
-    CancelToken, FinishReason, Flow, GenerateRequest, Message, Model, Role, ToolChoice,
+    CancelToken, FinishReason, Flow, GenerateRequest, MadeCall, Message, Model, Role, ToolChoice,
 };
 use lantern_core::protocol::{interpret, parse, Outcome, OPEN_TAG, STOP_SEQUENCES};
 use lantern_core::sandbox::Workspace;
@@ -285,7 +285,17 @@ fn follow_up_steps_evaluate_only_their_new_tokens() {
     let mut messages = conversation("What version is in package.json?");
     let (first, _) = generate(&mut model, &messages, ToolChoice::Required, 200);
     let first_prompt = model.last_step().prompt_tokens;
-    messages.push(Message::assistant_call("call-1", first.text.clone()));
+    let read = match interpret(&parse(&first.text), &ToolRegistry::standard()) {
+        Outcome::ToolCall {
+            tool, args, text, ..
+        } => MadeCall {
+            said: text,
+            tool,
+            args,
+        },
+        other => panic!("the first step is a call: {other:?}"),
+    };
+    messages.push(Message::assistant_call("call-1", first.text.clone(), read));
     messages.push(Message::tool_result("call-1", "{\"success\":true,\"data\":{\"content\":\"{\\\"version\\\": \\\"2.4.1\\\"}\"},\"error\":null}"));
     generate(&mut model, &messages, ToolChoice::None, 16);
     let step = model.last_step().clone();

@@ -681,7 +681,15 @@ mod tests {
     fn tool_results_are_sent_as_text_protocol_user_messages() {
         let history = vec![
             Message::new(Role::User, "version?"),
-            Message::assistant_call("call-1", "<TOOL_CALL>{}</TOOL_CALL>"),
+            Message::assistant_call(
+                "call-1",
+                "<TOOL_CALL>{}</TOOL_CALL>",
+                lantern_core::model::MadeCall {
+                    said: String::new(),
+                    tool: String::new(),
+                    args: serde_json::json!({}),
+                },
+            ),
             Message::tool_result("call-1", r#"{"success":true}"#),
         ];
         let sent = steer(&history, ToolChoice::None);

@@ -216,6 +216,7 @@ fn conversation_text(messages: &[Message]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::MadeCall;
 
     #[test]
     fn a_result_is_shortened_to_what_it_held() {
@@ -283,7 +284,15 @@ mod tests {
         let mut history = vec![
             Message::new(Role::System, "tools"),
             Message::new(Role::User, "What version is in package.json?"),
-            Message::assistant_call("call-1", "<TOOL_CALL>{}</TOOL_CALL>"),
+            Message::assistant_call(
+                "call-1",
+                "<TOOL_CALL>{}</TOOL_CALL>",
+                MadeCall {
+                    said: String::new(),
+                    tool: String::new(),
+                    args: serde_json::json!({}),
+                },
+            ),
             Message::tool_result("call-1", "{\"success\":true}"),
             Message::new(Role::Assistant, "It is 2.4.1."),
             Message::new(Role::User, "And the name?"),

@@ -4,7 +4,7 @@
 
 use super::Session;
 use crate::event::{Event, FinishedReason};
-use crate::model::{Message, Role};
+use crate::model::{MadeCall, Message, Role};
 use crate::protocol::parse;
 
 impl Session {
@@ -38,14 +38,26 @@ pub fn history_from_events(events: &[Event]) -> Vec<Message> {
             Event::ResponseFinished { raw, .. } => last_reply = raw.clone(),
             Event::CallParsed {
                 call_id,
+                tool,
+                args,
                 response,
                 span,
                 ..
             } => {
                 close_call(&mut history, &mut open_call, &mut refusal);
+                // The saved reply is read once, for what the model said around its call.
                 let turn = parse(response);
                 let end = span.end.min(response.len());
-                history.push(Message::assistant_call(call_id, turn.reply_until(end)));
+                let made = MadeCall {
+                    said: turn.text.clone(),
+                    tool: tool.clone(),
+                    args: args.clone(),
+                };
+                history.push(Message::assistant_call(
+                    call_id,
+                    turn.reply_until(end),
+                    made,
+                ));
                 open_call = Some(call_id.clone());
             }
             Event::PermissionAnswered {

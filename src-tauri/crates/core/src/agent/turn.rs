@@ -9,7 +9,7 @@ use super::{compaction, Session};
 use crate::attachments;
 use crate::event::{Event, FinishedReason, NO_ANSWER};
 use crate::model::{
-    CallPath, CancelToken, Flow, GenerateRequest, Generation, Message, Model, Role,
+    CallPath, CancelToken, Flow, GenerateRequest, Generation, MadeCall, Message, Model, Role,
 };
 use crate::project_map::project_map;
 use crate::project_rules::ProjectRules;
@@ -356,7 +356,7 @@ impl Session {
             raw,
             span,
             problems,
-            ..
+            text,
         } = call
         else {
             return None;
@@ -390,9 +390,15 @@ impl Session {
         });
         // What the model said up to the end of its call; the rest was discarded, and its
         // thinking is not kept, as reasoning models' templates expect.
+        let made = MadeCall {
+            said: text,
+            tool: tool.clone(),
+            args: args.clone(),
+        };
         self.history.push(Message::assistant_call(
             &call_id,
             reply.turn.reply_until(span.end),
+            made,
         ));
         state.last_calls.push((tool.clone(), args.clone()));
         let repeats = state

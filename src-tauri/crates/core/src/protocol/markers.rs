@@ -192,6 +192,7 @@ pub fn leading_system_messages(messages: &[Message]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::MadeCall;
 
     #[test]
     fn the_opening_system_messages_become_one() {
@@ -215,7 +216,15 @@ mod tests {
         let typed = [
             Message::new(Role::System, "tools"),
             Message::new(Role::User, "version?"),
-            Message::assistant_call("call-1", "<TOOL_CALL>{}</TOOL_CALL>"),
+            Message::assistant_call(
+                "call-1",
+                "<TOOL_CALL>{}</TOOL_CALL>",
+                MadeCall {
+                    said: String::new(),
+                    tool: String::new(),
+                    args: serde_json::json!({}),
+                },
+            ),
             Message::tool_result("call-1", r#"{"success":true}"#),
             Message::call_rejected("unknown tool. A correct call looks like: …"),
         ];

@@ -3,13 +3,12 @@
 //! declarations, a call as the assistant message's `tool_calls`, a result as a `tool` message
 //! naming its call.
 //!
-//! The history keeps every call as the text the agent read it from (whatever the dialect);
-//! these functions turn that text back into the structured form, so a server and a model's
-//! own template both see their format and the history stays one format.
+//! The history keeps every call both as the text the agent read it from (whatever the dialect)
+//! and as the call it read ([`MadeCall`]); these functions send the call, so a server and a
+//! model's own template both see their format without the text being read again.
 
-use crate::model::{Message, Role};
+use crate::model::{MadeCall, Message, Role};
 use crate::protocol::markers::{leading_system_messages, tool_error_text};
-use crate::protocol::parse;
 use crate::tools::ToolSpec;
 use serde_json::{json, Value};
 
@@ -55,7 +54,10 @@ pub fn native_messages(messages: &[Message], arguments: Arguments) -> Vec<Value>
     }
     for message in &messages[opening..] {
         native.push(match (message.role, &message.call_id) {
-            (Role::Assistant, Some(id)) => assistant_call(id, &message.content, arguments),
+            (Role::Assistant, Some(id)) => match &message.call {
+                Some(call) => assistant_call(id, call, arguments),
+                None => json!({"role": "assistant", "content": message.content}),
+            },
             // A call that was made but not run (the user said no) still needs its answer.
             (Role::Tool, Some(id)) => {
                 json!({"role": "tool", "tool_call_id": id, "content": message.content})
@@ -69,16 +71,12 @@ pub fn native_messages(messages: &[Message], arguments: Arguments) -> Vec<Value>
     native
 }
 
-/// An assistant message whose text ends in a call, as `tool_calls`.
-fn assistant_call(id: &str, content: &str, arguments: Arguments) -> Value {
-    let turn = parse(content);
-    let Some(call) = turn.call else {
-        return json!({"role": "assistant", "content": content});
-    };
-    let text = (!turn.text.is_empty()).then_some(turn.text);
+/// An assistant message that made `call`, as `tool_calls` (what it said first as `content`).
+fn assistant_call(id: &str, call: &MadeCall, arguments: Arguments) -> Value {
+    let text = (!call.said.is_empty()).then_some(call.said.as_str());
     let args = match arguments {
         Arguments::JsonString => Value::String(call.args.to_string()),
-        Arguments::Object => call.args,
+        Arguments::Object => call.args.clone(),
     };
     json!({
         "role": "assistant",
@@ -103,6 +101,11 @@ mod tests {
             Message::assistant_call(
                 "call-1",
                 "Let me look.\n<TOOL_CALL>\n{\"tool\": \"read_file\", \"args\": {\"path\": \"package.json\"}}\n</TOOL_CALL>",
+                MadeCall {
+                    said: "Let me look.".into(),
+                    tool: "read_file".into(),
+                    args: json!({"path": "package.json"}),
+                },
             ),
             Message::tool_result("call-1", r#"{"success":true}"#),
             Message::new(Role::Assistant, "<TOOL_CALL>{bad</TOOL_CALL>"),
@@ -137,13 +140,20 @@ mod tests {
     }
 
     #[test]
-    fn a_template_gets_the_arguments_as_an_object_whatever_dialect_the_call_was_in() {
+    fn a_template_gets_the_call_the_agent_read_with_its_arguments_as_an_object() {
+        // The text is not read again: what is sent is the call kept beside it.
         let hermes = Message::assistant_call(
             "call-1",
-            "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.md\"}}\n</tool_call>",
+            "<tool_call>\n{\"name\": \"list_files\", \"arguments\": {}}\n</tool_call>",
+            MadeCall {
+                said: String::new(),
+                tool: "read_file".into(),
+                args: json!({"path": "a.md"}),
+            },
         );
         let native = native_messages(&[hermes], Arguments::Object);
         assert_eq!(native[0]["content"], Value::Null);
+        assert_eq!(native[0]["tool_calls"][0]["function"]["name"], "read_file");
         assert_eq!(
             native[0]["tool_calls"][0]["function"]["arguments"],
             json!({"path": "a.md"})

@@ -162,6 +162,7 @@ impl LocalModel {
                 Message::assistant_call(
                     "probe",
                     format!("{OPEN_TAG}\n{}\n{CLOSE_TAG}", probe.call),
+                    probe.made_call(),
                 ),
                 Message::tool_result("probe", probe.result),
             ];

@@ -8,8 +8,10 @@ mod opening;
 pub use grounding::GroundingSpeed;
 pub use opening::FirstAnswer;
 
-use lantern_core::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role, ToolChoice};
-use lantern_core::protocol::STOP_SEQUENCES;
+use lantern_core::model::{
+    CancelToken, Flow, GenerateRequest, MadeCall, Message, Model, Role, ToolChoice,
+};
+use lantern_core::protocol::{interpret, parse, Outcome, STOP_SEQUENCES};
 use lantern_core::toolbox::Toolbox;
 use lantern_llama::{LocalModel, ModelFacts};
 use serde::Serialize;
@@ -119,7 +121,21 @@ pub fn follow_up(model: &mut LocalModel, toolbox: &Toolbox) -> FollowUp {
     model.clear_cache();
     let call = step(model, &messages, ToolChoice::Required);
     let first_prompt = model.last_step().prompt_tokens;
-    messages.push(Message::assistant_call("call-1", call));
+    // The call is read as the agent reads it; a reply that is no call stays plain text.
+    messages.push(match interpret(&parse(&call), toolbox.registry()) {
+        Outcome::ToolCall {
+            tool, args, text, ..
+        } => Message::assistant_call(
+            "call-1",
+            call.trim(),
+            MadeCall {
+                said: text,
+                tool,
+                args,
+            },
+        ),
+        _ => Message::new(Role::Assistant, call.trim()),
+    });
     messages.push(Message::tool_result(
         "call-1",
         r#"{"success":true,"data":{"path":"package.json","content":"{\n  \"name\": \"shop\",\n  \"version\": \"2.4.1\"\n}\n","total_lines":4},"error":null}"#,
