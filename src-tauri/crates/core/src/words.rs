@@ -29,10 +29,17 @@ pub fn lower_code_words(line: &str) -> Vec<String> {
     code_words(line).map(str::to_lowercase).collect()
 }
 
-/// Lower-case words of three letters or more, split at anything but a letter or digit: the
-/// way a question, tools' descriptions and paths are compared (`read_file` is `read`, `file`).
-pub fn lower_words(text: &str) -> Vec<String> {
+/// The words of a text split at anything but a letter or digit (`read_file` is `read`,
+/// `file`; `v2.0` is `v2`, `0`).
+pub fn alphanumeric_words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+}
+
+/// Lower-case [`alphanumeric_words`] of three letters or more: the way a question, tools'
+/// descriptions and paths are compared.
+pub fn lower_words(text: &str) -> Vec<String> {
+    alphanumeric_words(text)
         .filter(|w| w.chars().count() >= 3)
         .map(str::to_lowercase)
         .collect()
@@ -250,6 +257,63 @@ pub const PROJECT_NOUNS: &[&str] = &[
     "workspace",
 ];
 
+/// Words that mark a message as being about the project, its files or the tools' subjects
+/// (the local engine's fallback call decision, `lexical_prior`, when the model's own score
+/// gives no signal): what files and code are called, what is done to them, and the subjects of
+/// the clock and task tools.
+pub const PROJECT_QUESTION_WORDS: &[&str] = &[
+    "file",
+    "files",
+    "folder",
+    "directory",
+    "project",
+    "repo",
+    "code",
+    "codebase",
+    "function",
+    "method",
+    "class",
+    "struct",
+    "module",
+    "defined",
+    "definition",
+    "source",
+    "src",
+    "readme",
+    "config",
+    "package",
+    "dependency",
+    "dependencies",
+    "version",
+    "bug",
+    "fix",
+    "error",
+    "errors",
+    "test",
+    "tests",
+    "todo",
+    "task",
+    "tasks",
+    "time",
+    "date",
+    "today",
+    "search",
+    "find",
+    "list",
+    "read",
+    "open",
+    "write",
+    "create",
+    "edit",
+    "change",
+    "rename",
+    "replace",
+    "insert",
+    "bump",
+    "raise",
+    "line",
+];
+
 /// Words that, before a project noun, point at the one project at hand.
 pub const POINTING: &[&str] = &["this", "our", "my"];
 
@@ -312,6 +376,7 @@ mod tests {
             CHANGE_VERBS,
             EDIT_WORDS,
             PROJECT_NOUNS,
+            PROJECT_QUESTION_WORDS,
             POINTING,
             AFTER_FILES,
             USE_WORDS,

@@ -336,72 +336,21 @@ pub fn auc(tool: &[f64], answer: &[f64]) -> f64 {
 
 /// The fallback decision: does this message name a file or ask about the project?
 pub fn lexical_prior(message: &str) -> bool {
-    const PROJECT_WORDS: &[&str] = &[
-        "file",
-        "files",
-        "folder",
-        "directory",
-        "project",
-        "repo",
-        "code",
-        "codebase",
-        "function",
-        "method",
-        "class",
-        "struct",
-        "module",
-        "defined",
-        "definition",
-        "source",
-        "src",
-        "readme",
-        "config",
-        "package",
-        "dependency",
-        "dependencies",
-        "version",
-        "bug",
-        "fix",
-        "error",
-        "errors",
-        "test",
-        "tests",
-        "todo",
-        "task",
-        "tasks",
-        "time",
-        "date",
-        "today",
-        "search",
-        "find",
-        "list",
-        "read",
-        "open",
-        "write",
-        "create",
-        "edit",
-        "change",
-        "rename",
-        "replace",
-        "insert",
-        "bump",
-        "raise",
-        "line",
-    ];
     let lower = message.to_lowercase();
     let names_a_file = message_words(&lower).any(names_a_path);
-    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).collect();
+    let words: Vec<&str> = alphanumeric_words(&lower).collect();
     // "Add … to …" puts something into the project ("add a test to the suite"); "how do I add
     // two numbers" does not.
     let adds_to = words
         .iter()
         .position(|w| *w == "add")
         .is_some_and(|at| words[at + 1..].contains(&"to"));
-    names_a_file || adds_to || words.iter().any(|w| PROJECT_WORDS.contains(w))
+    names_a_file || adds_to || words.iter().any(|w| PROJECT_QUESTION_WORDS.contains(w))
 }
 
 pub(crate) use lantern_core::mentions::{is_known_file, names_a_path};
 pub(crate) use lantern_core::words::message_words;
+use lantern_core::words::{alphanumeric_words, PROJECT_QUESTION_WORDS};
 
 /// log(e^a + e^b), for adding the probabilities of two ways a reply can start.
 pub fn log_add(a: f64, b: f64) -> f64 {
