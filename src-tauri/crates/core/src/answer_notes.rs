@@ -19,26 +19,28 @@
 //!
 //! ```
 //! use lantern_core::answer_notes::{count_note, definition_note};
+//! use lantern_core::question::Question;
 //! use lantern_core::seen_result::SeenResult;
+//! let asked = Question::read("How many files are in classes?");
 //! let listing = SeenResult::parse(r#"{"success": true, "data": {"directory": "classes",
 //!     "files": ["classes/a.js", "classes/b.js"], "count": 2}}"#).unwrap();
-//! let note = count_note("How many files are in classes?", &[listing.clone()], "a.js and b.js").unwrap();
+//! let note = count_note(&asked, &[listing.clone()], "a.js and b.js").unwrap();
 //! assert_eq!(note.text, "The listing of `classes` found 2 files.");
-//! assert_eq!(count_note("How many files are in classes?", &[listing], "There are 2."), None);
+//! assert_eq!(count_note(&asked, &[listing], "There are 2."), None);
 //!
 //! let search = SeenResult::parse(r#"{"success": true, "data": {"matches": [
 //!     {"path": "index.js", "line": 2, "text": "const coerce = require('./functions/coerce')"},
 //!     {"path": "functions/coerce.js", "line": 5, "text": "const coerce = (version, options) => {",
 //!      "defines": "coerce"}]}}"#).unwrap();
-//! let note = definition_note("In which file does coerce live?", &[search], "In search_code.").unwrap();
+//! let asked = Question::read("In which file does coerce live?");
+//! let note = definition_note(&asked, &[search], "In search_code.").unwrap();
 //! assert_eq!(note.text, "The search shows `coerce` defined in functions/coerce.js (line 5).");
 //! ```
 
+use crate::question::Question;
 use crate::relevance::{match_defines, question_words};
 use crate::seen_result::{Hit, SeenData, SeenResult};
-use crate::words::{
-    code_words, lower_code_words, path_words, AFTER_FILES, DEFINING_WORDS, USE_WORDS,
-};
+use crate::words::{code_words, lower_code_words, path_words, DEFINING_WORDS};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -63,42 +65,6 @@ pub struct AnswerNote {
 /// The most places a definition note names.
 const MAX_PLACES: usize = 3;
 
-/// Does the question ask how many files there are: "how many", a few words ending in
-/// "file(s)", then the question's end or a word of [`AFTER_FILES`]?
-fn asks_how_many_files(question: &str) -> bool {
-    let words = lower_code_words(question);
-    let Some(at) = words.windows(2).position(|w| w == ["how", "many"]) else {
-        return false;
-    };
-    let rest = &words[at + 2..];
-    let Some(noun) = rest
-        .iter()
-        .take(4)
-        .position(|w| w == "file" || w == "files")
-    else {
-        return false;
-    };
-    if words
-        .iter()
-        .any(|w| w == "did" || w == "changed" || w == "edited")
-    {
-        return false;
-    }
-    rest.get(noun + 1)
-        .is_none_or(|next| AFTER_FILES.contains(&next.as_str()))
-}
-
-/// Does the question ask where something is ("Where is…", "In which file…", "What file…"),
-/// and not where it is used ("Where is echo called?")?
-fn asks_where(question: &str) -> bool {
-    let words = lower_code_words(question);
-    let asks = words.iter().any(|w| w == "where")
-        || words
-            .windows(2)
-            .any(|w| (w[0] == "which" || w[0] == "what") && (w[1] == "file" || w[1] == "files"));
-    asks && !words.iter().any(|w| USE_WORDS.contains(&w.as_str()))
-}
-
 /// Does `text` name `path` whole: not as the end of a longer path (`lib/index.js` does not name
 /// `index.js`) nor as part of a longer name? Paths are read as [`crate::answer_paths`] reads
 /// them, a sentence's full stop not part of one.
@@ -113,8 +79,8 @@ fn data_of(results: &[SeenResult]) -> impl DoubleEndedIterator<Item = &SeenData>
 
 /// For a question that asks how many files there are, the count of the turn's last listing
 /// (a result whose data has `files` and `count`), unless the answer already gives it.
-pub fn count_note(question: &str, results: &[SeenResult], answer: &str) -> Option<AnswerNote> {
-    if !asks_how_many_files(question) {
+pub fn count_note(question: &Question, results: &[SeenResult], answer: &str) -> Option<AnswerNote> {
+    if !question.asks_how_many_files {
         return None;
     }
     let listing = data_of(results).rev().find(|d| d.files.is_some())?;
@@ -147,10 +113,15 @@ pub fn count_note(question: &str, results: &[SeenResult], answer: &str) -> Optio
 /// For a question that asks where something is, the surest places where the turn's searches
 /// show a name of the question defined (see [`sureness`]; at most [`MAX_PLACES`]), unless the
 /// answer already names each place's file.
-pub fn definition_note(question: &str, results: &[SeenResult], answer: &str) -> Option<AnswerNote> {
-    if !asks_where(question) {
+pub fn definition_note(
+    question: &Question,
+    results: &[SeenResult],
+    answer: &str,
+) -> Option<AnswerNote> {
+    if !question.asks_where {
         return None;
     }
+    let question = question.text.as_str();
     let names = question_words(question);
     let searches: Vec<&Vec<Hit>> = data_of(results)
         .filter_map(|d| d.matches.as_ref())
@@ -250,7 +221,12 @@ mod tests {
         let listing =
             ok(json!({"directory": "tests", "files": [], "count": 20, "pattern": "test_*.py"}));
         let asked = "How many test_*.py files does tests hold?";
-        let note = count_note(asked, std::slice::from_ref(&listing), "tests/test_a.py, …").unwrap();
+        let note = count_note(
+            &Question::read(asked),
+            std::slice::from_ref(&listing),
+            "tests/test_a.py, …",
+        )
+        .unwrap();
         assert_eq!(
             note.text,
             "The listing of `tests` matching `test_*.py` found 20 files."
@@ -262,7 +238,7 @@ mod tests {
             "How many entries does the cache keep?",
         ] {
             assert_eq!(
-                count_note(other, std::slice::from_ref(&listing), ""),
+                count_note(&Question::read(other), std::slice::from_ref(&listing), ""),
                 None,
                 "{other}"
             );
@@ -276,7 +252,12 @@ mod tests {
         let failed =
             serde_json::from_value(json!({"success": false, "data": {"files": [], "count": 0}}))
                 .unwrap();
-        let note = count_note("How many files are there?", &[first, last, failed], "").unwrap();
+        let note = count_note(
+            &Question::read("How many files are there?"),
+            &[first, last, failed],
+            "",
+        )
+        .unwrap();
         assert_eq!(
             note.text,
             "The listing of the workspace found at least 7 files."
@@ -288,12 +269,25 @@ mod tests {
         let listing = ok(json!({"directory": "src", "files": [], "count": 4}));
         let asked = "How many files does src hold?";
         assert_eq!(
-            count_note(asked, std::slice::from_ref(&listing), "It holds 4 files."),
+            count_note(
+                &Question::read(asked),
+                std::slice::from_ref(&listing),
+                "It holds 4 files."
+            ),
             None
         );
-        assert!(count_note(asked, std::slice::from_ref(&listing), "It holds 14 files.").is_some());
+        assert!(count_note(
+            &Question::read(asked),
+            std::slice::from_ref(&listing),
+            "It holds 14 files."
+        )
+        .is_some());
         assert_eq!(
-            count_note(asked, &[ok(json!({"matches": []}))], "Some."),
+            count_note(
+                &Question::read(asked),
+                &[ok(json!({"matches": []}))],
+                "Some."
+            ),
             None
         );
     }
@@ -306,7 +300,7 @@ mod tests {
         ]}));
         assert_eq!(
             definition_note(
-                "Where is coerce defined?",
+                &Question::read("Where is coerce defined?"),
                 std::slice::from_ref(&search),
                 ""
             ),
@@ -316,15 +310,19 @@ mod tests {
             {"path": "src/click/utils.py", "line": 40, "text": "def get_app_dir(app_name: str) -> str:", "defines": "get_app_dir"},
         ]}));
         let asked = "Where can I find get_app_dir?";
-        let note =
-            definition_note(asked, std::slice::from_ref(&search), "It returns a folder.").unwrap();
+        let note = definition_note(
+            &Question::read(asked),
+            std::slice::from_ref(&search),
+            "It returns a folder.",
+        )
+        .unwrap();
         assert_eq!(
             note.text,
             "The search shows `get_app_dir` defined in src/click/utils.py (line 40)."
         );
         assert_eq!(
             definition_note(
-                "What does get_app_dir return?",
+                &Question::read("What does get_app_dir return?"),
                 std::slice::from_ref(&search),
                 ""
             ),
@@ -332,7 +330,7 @@ mod tests {
         );
         assert_eq!(
             definition_note(
-                asked,
+                &Question::read(asked),
                 std::slice::from_ref(&search),
                 "In src/click/utils.py."
             ),
@@ -349,7 +347,7 @@ mod tests {
             "How many files import lodash?",
         ] {
             assert_eq!(
-                count_note(asked, std::slice::from_ref(&listing), ""),
+                count_note(&Question::read(asked), std::slice::from_ref(&listing), ""),
                 None,
                 "{asked}"
             );
@@ -360,7 +358,7 @@ mod tests {
             "How many test_*.py files?",
         ] {
             assert!(
-                count_note(asked, std::slice::from_ref(&listing), "").is_some(),
+                count_note(&Question::read(asked), std::slice::from_ref(&listing), "").is_some(),
                 "{asked}"
             );
         }
@@ -369,20 +367,24 @@ mod tests {
         );
         for asked in ["Where is echo called?", "Which files import echo?"] {
             assert_eq!(
-                definition_note(asked, std::slice::from_ref(&search), ""),
+                definition_note(&Question::read(asked), std::slice::from_ref(&search), ""),
                 None,
                 "{asked}"
             );
         }
         // A longer path that ends in the place's path does not name it.
         assert!(definition_note(
-            "Where is echo defined?",
+            &Question::read("Where is echo defined?"),
             std::slice::from_ref(&search),
             "In lib/src/u.py."
         )
         .is_some());
         assert_eq!(
-            definition_note("Where is echo defined?", &[search], "In src/u.py."),
+            definition_note(
+                &Question::read("Where is echo defined?"),
+                &[search],
+                "In src/u.py."
+            ),
             None
         );
     }
@@ -393,8 +395,12 @@ mod tests {
             {"path": "app.js", "line": 1, "text": "const config = load()", "defines": "config"},
             {"path": "timeout.js", "line": 4, "text": "const timeout = 30", "defines": "timeout"},
         ]}));
-        let note =
-            definition_note("Where is the timeout set in the config?", &[search], "").unwrap();
+        let note = definition_note(
+            &Question::read("Where is the timeout set in the config?"),
+            &[search],
+            "",
+        )
+        .unwrap();
         assert_eq!(
             note.text,
             "The search shows `timeout` defined in timeout.js (line 4)."
@@ -408,7 +414,8 @@ mod tests {
             {"path": "bin/semver.js", "line": 84, "text": "        coerce = true"},
             {"path": "functions/coerce.js", "line": 5, "text": "const coerce = (version, options) => {", "defines": "coerce"},
         ]}));
-        let note = definition_note("Where is coerce defined?", &[search], "").unwrap();
+        let note =
+            definition_note(&Question::read("Where is coerce defined?"), &[search], "").unwrap();
         assert_eq!(
             note.text,
             "The search shows `coerce` defined in functions/coerce.js (line 5)."
@@ -419,7 +426,7 @@ mod tests {
             {"path": "lib/types.js", "line": 9, "text": "export class Comparator {", "defines": "Comparator"},
         ]}));
         let note = definition_note(
-            "Where is the Comparator class?",
+            &Question::read("Where is the Comparator class?"),
             std::slice::from_ref(&search),
             "",
         )
@@ -431,7 +438,7 @@ mod tests {
         // The answer names the surest place: no note, though it leaves the others out.
         assert_eq!(
             definition_note(
-                "Where is the Comparator class?",
+                &Question::read("Where is the Comparator class?"),
                 &[search],
                 "In lib/types.js."
             ),
@@ -446,7 +453,8 @@ mod tests {
             {"path": "a.ts", "line": 3, "text": "export class Range {", "defines": "Range"},
             {"path": "b.ts", "line": 8, "text": "class Range extends Base {", "defines": "Range"},
         ]}));
-        let note = definition_note("Where is the Range class?", &[search], "").unwrap();
+        let note =
+            definition_note(&Question::read("Where is the Range class?"), &[search], "").unwrap();
         assert_eq!(
             note.text,
             "The search shows `Range` defined in a.ts (line 3) and b.ts (line 8)."

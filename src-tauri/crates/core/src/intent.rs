@@ -1,28 +1,15 @@
-//! What a message asks of the project, read from its words: whether it asks for a change at all
-//! (a question only reads), and whether it names the project itself, by the name its manifest
-//! gives (`click`, `semver`) or by pointing at it ("this project", "our repo", "…here?"),
-//! which makes it a question about the project.
+//! What a message asks of the request's workspace: whether it names the project itself, by the
+//! name its manifest gives (`click`, `semver`) or by pointing at it ("this project", "our
+//! repo", "…here?"), a file, or something the workspace defines, which makes it a question
+//! about the project; and from that, whether the first step must be a call.
 //!
-//! Both are cheap word tests the backends weigh with the model's own scores: a tiny model may
-//! open an edit for "Which script does this package install?", or answer "What Python version
-//! does click need?" from memory, though the project holds the answer.
+//! These are cheap tests the backends weigh with the model's own scores: a tiny model may
+//! answer "What Python version does click need?" from memory, though the project holds the
+//! answer. What the message's words alone say is read once, into a [`Question`].
 
 use crate::model::{FileTexts, GenerateRequest};
-use crate::words::{message_words, CHANGE_VERBS, POINTING, PROJECT_NOUNS};
-
-/// Does this message ask for a change to the project or for a command to be run: does it use a
-/// verb of [`CHANGE_VERBS`] ("Bump the version", "Can you fix it?", "Run the tests")? A message
-/// without one (a question, "Tell me the crate version") asks only to be answered.
-pub fn asks_for_a_change(message: &str) -> bool {
-    message_words(message).any(|word| {
-        let word = word.trim_end_matches('.').to_lowercase();
-        CHANGE_VERBS.iter().any(|verb| {
-            word == *verb
-                || word.strip_suffix('s') == Some(verb)
-                || word.strip_suffix("es") == Some(verb)
-        })
-    })
-}
+use crate::question::Question;
+use crate::words::message_words;
 
 /// The manifests at the workspace's root whose name is the project's, and how to read it.
 const MANIFESTS: &[(&str, Manifest)] = &[
@@ -93,20 +80,6 @@ fn table_name(text: &str, tables: &[&str]) -> Option<String> {
     None
 }
 
-/// Does this message point at the project it is asked in: "this project", "our repo", "my
-/// package", or "here" as its last word ("What does app.use() do here?")? A question so put
-/// is about the project's files, whatever a model would answer from memory.
-pub fn points_at_the_project(message: &str) -> bool {
-    let words: Vec<String> = message_words(message)
-        .map(|w| w.trim_end_matches('.').to_lowercase())
-        .filter(|w| !w.is_empty())
-        .collect();
-    let here = words.len() > 1 && words.last().is_some_and(|w| w == "here");
-    here || words.windows(2).any(|pair| {
-        POINTING.contains(&pair[0].as_str()) && PROJECT_NOUNS.contains(&pair[1].as_str())
-    })
-}
-
 /// Does this message name the project by the name its manifest gives (see [`project_names`]),
 /// as a whole word ("Is this click release recent?")? Names shorter than four characters
 /// are too often words of prose to count.
@@ -137,12 +110,12 @@ pub fn names_a_defined_name_in(request: &GenerateRequest<'_>, message: &str) -> 
 /// Does `message` name the project of the request's workspace, by its manifest's name (see
 /// [`names_the_project`]; not when the request cannot read files) or by pointing at it (see
 /// [`points_at_the_project`]; when the request has a workspace)?
-pub fn names_the_project_in(request: &GenerateRequest<'_>, message: &str) -> bool {
+pub fn names_the_project_in(request: &GenerateRequest<'_>, question: &Question) -> bool {
     let has_workspace = request.paths.is_some() || request.files.is_some();
-    (has_workspace && points_at_the_project(message))
+    (has_workspace && question.points_at_the_project)
         || request
             .files
-            .is_some_and(|files| names_the_project(message, files))
+            .is_some_and(|files| names_the_project(&question.text, files))
 }
 
 /// Which of the first-step rules apply: each is a lever of its own (see
@@ -157,12 +130,12 @@ pub struct FirstStepRules {
 /// Does `question` spell out a calculation (`17 * 23`) and the request offer a tool that
 /// calculates (one with an `"x-expression"` argument)? A small model's mental arithmetic is a
 /// guess; the tool's is exact.
-pub fn asks_a_calculation(request: &GenerateRequest<'_>, question: &str) -> bool {
+pub fn asks_a_calculation(request: &GenerateRequest<'_>, question: &Question) -> bool {
     request
         .tools
         .iter()
         .any(|tool| tool.has_argument_marked("x-expression"))
-        && !crate::arithmetic::expressions_in(question).is_empty()
+        && !question.calculations.is_empty()
 }
 
 /// Why the first step of a turn must be a call, when it must: `question` spells out a
@@ -173,7 +146,7 @@ pub fn asks_a_calculation(request: &GenerateRequest<'_>, question: &str) -> bool
 /// `tool_choice: required`.
 pub fn first_step_must_call(
     request: &GenerateRequest<'_>,
-    question: &str,
+    question: &Question,
     rules: FirstStepRules,
 ) -> Option<&'static str> {
     if asks_a_calculation(request, question) {
@@ -181,10 +154,10 @@ pub fn first_step_must_call(
     } else if rules.named_paths
         && request
             .paths
-            .is_some_and(|known| crate::mentions::names_a_workspace_path(question, known))
+            .is_some_and(|known| crate::mentions::names_a_workspace_path(&question.text, known))
     {
         Some("the message names a file of the workspace")
-    } else if rules.named_definitions && names_a_defined_name_in(request, question) {
+    } else if rules.named_definitions && names_a_defined_name_in(request, &question.text) {
         Some("the message names something the workspace defines")
     } else if rules.named_project && names_the_project_in(request, question) {
         Some("the message names the project")
@@ -196,29 +169,6 @@ pub fn first_step_must_call(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_message_points_at_the_project_by_a_pointing_word_and_a_project_noun_or_here() {
-        for yes in [
-            "Summarise this project for me.",
-            "Which license does our repo use?",
-            "How is my package tested",
-            "What does the render() call do here?",
-            "Is there a changelog in this repository?",
-        ] {
-            assert!(points_at_the_project(yes), "{yes}");
-        }
-        for no in [
-            "Here is a question: what is a closure?",
-            "I am new here, what is a closure?",
-            "Explain this code: x => x * 2",
-            "What does HTTP stand for?",
-            "How do I write this in Python?",
-            "Which project management tools are popular?",
-        ] {
-            assert!(!points_at_the_project(no), "{no}");
-        }
-    }
 
     #[test]
     fn the_first_step_must_call_when_the_message_names_a_file_a_definition_or_the_project() {
@@ -238,7 +188,9 @@ mod tests {
             named_definitions: true,
             named_project: true,
         };
-        let why = |question: &str, rules| first_step_must_call(&request, question, rules);
+        let why = |question: &str, rules| {
+            first_step_must_call(&request, &Question::read(question), rules)
+        };
         assert_eq!(
             why("What does src/wrap.py hold?", all),
             Some("the message names a file of the workspace")
@@ -279,11 +231,11 @@ mod tests {
             named_project: false,
         };
         assert_eq!(
-            first_step_must_call(&offered, "How much is 48 / 6 + 1?", rules),
+            first_step_must_call(&offered, &Question::read("How much is 48 / 6 + 1?"), rules),
             Some("the message spells out a calculation")
         );
         assert_eq!(
-            first_step_must_call(&offered, "What is a monad?", rules),
+            first_step_must_call(&offered, &Question::read("What is a monad?"), rules),
             None
         );
         let without: Vec<_> = toolbox
@@ -294,32 +246,13 @@ mod tests {
             .collect();
         let not_offered = GenerateRequest::new(&[], 16, &cancel).with_tools(&without);
         assert_eq!(
-            first_step_must_call(&not_offered, "How much is 48 / 6 + 1?", rules),
+            first_step_must_call(
+                &not_offered,
+                &Question::read("How much is 48 / 6 + 1?"),
+                rules
+            ),
             None
         );
-    }
-
-    #[test]
-    fn a_message_asks_for_a_change_by_a_verb_of_doing() {
-        for yes in [
-            "Set package.json's version to 3.1.4.",
-            "removeItem drops the others. Can you fix it?",
-            "Add a .gitignore that ignores logs.",
-            "Run the tests.",
-            "Lower the max_notes setting to 150.",
-        ] {
-            assert!(asks_for_a_change(yes), "{yes}");
-        }
-        for no in [
-            "Which command-line tool comes with this package?",
-            "Where does the satisfies function live?",
-            "What version does Cargo.toml give the crate?",
-            "When was the LRU cache added?",
-            "Count the .js files inside classes.",
-            "Explain clean in functions/clean.js.",
-        ] {
-            assert!(!asks_for_a_change(no), "{no}");
-        }
     }
 
     #[test]

@@ -61,6 +61,7 @@ pub mod project_map;
 pub mod project_rules;
 pub mod prompt;
 pub mod protocol;
+pub mod question;
 pub mod relevance;
 pub mod repeats;
 pub mod sandbox;

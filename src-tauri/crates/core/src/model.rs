@@ -9,9 +9,11 @@
 //! the `<TOOL_CALL>` text protocol ([`crate::protocol::markers::text_protocol_messages`]), a
 //! model's own chat template, or a server's native tool API.
 
+use crate::question::Question;
 use crate::spec::ToolSpec;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -240,6 +242,10 @@ pub struct GenerateRequest<'a> {
     /// own: a turn offered some of many tools lists fewer, and the decision measured for the
     /// whole list holds for it (measuring each choice of tools anew would cost a minute).
     pub calibrated_for: Option<&'a str>,
+    /// The user's message as the agent read it when the turn began; `None` for a request made
+    /// outside a turn (a calibration, a benchmark), read then from its last user message (see
+    /// [`GenerateRequest::question`]).
+    pub question: Option<&'a Question>,
 }
 
 impl<'a> GenerateRequest<'a> {
@@ -258,6 +264,7 @@ impl<'a> GenerateRequest<'a> {
             max_tokens,
             cancel,
             calibrated_for: None,
+            question: None,
         }
     }
 
@@ -269,6 +276,27 @@ impl<'a> GenerateRequest<'a> {
     }
 
     /// The tools this step may call.
+    /// The turn's question, read once when it began.
+    pub fn with_question(mut self, question: &'a Question) -> Self {
+        self.question = Some(question);
+        self
+    }
+
+    /// What the user asked: the turn's question, or else the last user message read now.
+    pub fn question(&self) -> Cow<'a, Question> {
+        match self.question {
+            Some(question) => Cow::Borrowed(question),
+            None => Cow::Owned(Question::read(
+                self.messages
+                    .iter()
+                    .rev()
+                    .find(|m| m.role == Role::User)
+                    .map(|m| m.content.as_str())
+                    .unwrap_or_default(),
+            )),
+        }
+    }
+
     pub fn with_tools(mut self, tools: &'a [ToolSpec]) -> Self {
         self.tools = tools;
         self

@@ -366,10 +366,7 @@ impl OpenAiModel {
             named_definitions: self.options.named_definitions,
             named_project: self.options.named_project,
         };
-        let must_call = || {
-            let message = &request.messages.last().unwrap().content;
-            first_step_must_call(request, message, named).is_some()
-        };
+        let must_call = || first_step_must_call(request, &request.question(), named).is_some();
         match request.tool_choice {
             ToolChoice::Auto if first_step && !request.tools.is_empty() && must_call() => {
                 ToolChoice::Required

@@ -10,6 +10,7 @@ use crate::answer_notes::{count_note, definition_note, AnswerNote};
 use crate::answer_paths::{files_shown, with_paths};
 use crate::event::Event;
 use crate::model::{FinishReason, Role};
+use crate::question::Question;
 use crate::repeats::before_repeats;
 use crate::seen_result::SeenResult;
 
@@ -23,7 +24,7 @@ impl Session {
         finish: FinishReason,
         step: usize,
         turn_start: usize,
-        question: &str,
+        question: &Question,
         emit: &mut dyn FnMut(&Event),
     ) -> String {
         if let Some(cut) = (finish == FinishReason::Repeating)

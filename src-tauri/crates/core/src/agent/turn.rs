@@ -15,6 +15,7 @@ use crate::project_map::project_map;
 use crate::project_rules::ProjectRules;
 use crate::protocol::markers::is_protocol_shaped_text;
 use crate::protocol::{interpret, Outcome, ProblemKind, Turn, TurnParser, STOP_SEQUENCES};
+use crate::question::Question;
 use serde_json::Value;
 
 /// How a turn ends: why, and the text it finishes with.
@@ -30,6 +31,8 @@ pub(super) struct TurnState {
     /// Invalid replies in a row.
     protocol_errors: usize,
     pub(super) steps: usize,
+    /// The user's message, read once.
+    question: Question,
 }
 
 /// A step's reply as the backend gave it and the parser read it.
@@ -109,6 +112,7 @@ impl Session {
             last_calls: Vec::new(),
             protocol_errors: 0,
             steps: 0,
+            question: Question::read(message),
         }
     }
 
@@ -172,7 +176,7 @@ impl Session {
         {
             state.turn_start = self.compact(step, state.turn_start, model, cancel, emit);
         }
-        let reply = match self.generate_step(step, model, emit, cancel) {
+        let reply = match self.generate_step(step, &state.question, model, emit, cancel) {
             Ok(reply) => reply,
             Err(end) => return Some(end),
         };
@@ -184,7 +188,7 @@ impl Session {
             };
         }
         match outcome {
-            Outcome::Text { text } => Some(self.answer(state, step, &reply, text, message, emit)),
+            Outcome::Text { text } => Some(self.answer(state, step, &reply, text, emit)),
             Outcome::Invalid {
                 error_type,
                 message: why,
@@ -220,6 +224,7 @@ impl Session {
     fn generate_step(
         &mut self,
         step: usize,
+        question: &Question,
         model: &mut dyn Model,
         emit: &mut dyn FnMut(&Event),
         cancel: &CancelToken,
@@ -241,7 +246,8 @@ impl Session {
             .with_workspace(texts.known, &texts)
             .with_defined_names(names)
             .with_stop(STOP_SEQUENCES)
-            .with_tool_choice(self.config.tool_choice);
+            .with_tool_choice(self.config.tool_choice)
+            .with_question(question);
         if self.offer.is_some() {
             request = request.calibrated_for(self.toolbox.system_prompt());
         }
@@ -311,7 +317,6 @@ impl Session {
         step: usize,
         reply: &Reply,
         text: String,
-        message: &str,
         emit: &mut dyn FnMut(&Event),
     ) -> TurnEnd {
         // The parser holds back text that might have begun a tag; send the rest.
@@ -331,7 +336,7 @@ impl Session {
             reply.generation.finish,
             step,
             state.turn_start,
-            message,
+            &state.question,
             emit,
         );
         (FinishedReason::Answer, answer)

@@ -7,16 +7,6 @@ use lantern_core::intent::{first_step_must_call, FirstStepRules};
 use lantern_core::protocol::{CLOSE_TAG, OPEN_TAG};
 use lantern_core::tool_result::found_nothing;
 
-/// The last user message: what the user actually asked (tool results are tool messages).
-pub(super) fn user_question(messages: &[Message]) -> &str {
-    messages
-        .iter()
-        .rev()
-        .find(|m| m.role == Role::User)
-        .map(|m| m.content.as_str())
-        .unwrap_or_default()
-}
-
 impl LocalModel {
     /// Call or answer? Forced by the tool choice, or decided from the model's own score for
     /// starting a call (calibrated when `rules` are trusted, the word-based rule otherwise).
@@ -39,7 +29,7 @@ impl LocalModel {
                 let after_nothing = after_result
                     && self.settings.options.call_after_nothing
                     && last.is_some_and(|m| found_nothing(&m.content));
-                let question = user_question(request.messages);
+                let question = request.question();
                 let options = &self.settings.options;
                 let named = FirstStepRules {
                     named_paths: options.named_paths,
@@ -47,14 +37,14 @@ impl LocalModel {
                     named_project: options.named_project,
                 };
                 let must_call = (!after_result)
-                    .then(|| first_step_must_call(request, question, named))
+                    .then(|| first_step_must_call(request, &question, named))
                     .flatten();
                 match (rules, after_result) {
                     (_, false) if must_call.is_some() => {
                         (true, must_call.unwrap_or_default().to_string())
                     }
                     (Some(r), false) if r.first_step.trusted => {
-                        r.first_step.decide_first_step(confidence, question)
+                        r.first_step.decide_first_step(confidence, &question.text)
                     }
                     (_, true) if after_nothing => {
                         (true, "the last result found nothing".to_string())
@@ -65,7 +55,7 @@ impl LocalModel {
                     ),
                     // Small models repeat their call once they see its result: answer.
                     (_, true) => (false, "after a tool result".to_string()),
-                    (_, false) => (lexical_prior(question), "lexical prior".to_string()),
+                    (_, false) => (lexical_prior(&question.text), "lexical prior".to_string()),
                 }
             }
         };

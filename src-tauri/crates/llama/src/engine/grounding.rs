@@ -373,7 +373,8 @@ impl LocalModel {
         grammar: &mut LlamaSampler,
         stats: &mut StepStats,
     ) -> Result<Option<Grounded>, ModelError> {
-        let question = decision::user_question(request.messages);
+        let asked = request.question();
+        let question = asked.text.as_str();
         let cancel = request.cancel;
         if opens_tool_name(call_text, self.syntax.name_key) {
             return match self.settings.options.ranked_tools {
@@ -383,13 +384,13 @@ impl LocalModel {
                         .is_some_and(|known| !new_files_named(question, known).is_empty());
                     let finds = self.settings.options.named_definitions
                         && lantern_core::intent::names_a_defined_name_in(request, question);
-                    let reads_only = self.settings.options.changes_when_asked
-                        && !lantern_core::intent::asks_for_a_change(question);
+                    let reads_only =
+                        self.settings.options.changes_when_asked && !asked.asks_for_a_change;
                     let wanted = WantedTools {
                         creates,
                         finds,
                         reads_only,
-                        calculates: lantern_core::intent::asks_a_calculation(request, question),
+                        calculates: lantern_core::intent::asks_a_calculation(request, &asked),
                     };
                     self.ground_tool_name(request.tools, question, wanted, logits, grammar, cancel)
                 }
@@ -417,11 +418,11 @@ impl LocalModel {
                 self.write_best(&candidates, logits, grammar, cancel)
             }
             (Some(Grounding::Expression), _) => {
-                let candidates: Vec<(String, f64)> =
-                    lantern_core::arithmetic::expressions_in(question)
-                        .into_iter()
-                        .map(|expression| (format!("{expression}\""), 0.0))
-                        .collect();
+                let candidates: Vec<(String, f64)> = asked
+                    .calculations
+                    .iter()
+                    .map(|expression| (format!("{expression}\""), 0.0))
+                    .collect();
                 self.write_best(&candidates, logits, grammar, cancel)
             }
             (Some(Grounding::QuestionWord), _) if self.settings.options.question_words => {

@@ -444,8 +444,8 @@ impl LocalModel {
         tag: &[LlamaToken],
         request: &GenerateRequest<'_>,
     ) -> Result<LlamaSampler, ModelError> {
-        let question = decision::user_question(request.messages);
-        let mut grammar = self.new_grammar(request.tools, question)?;
+        let question = request.question();
+        let mut grammar = self.new_grammar(request.tools, &question.text)?;
         if self.syntax.open_in_json {
             for token in tag {
                 grammar.accept(*token);

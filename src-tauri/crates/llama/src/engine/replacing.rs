@@ -325,7 +325,8 @@ impl super::LocalModel {
         if !self.settings.options.replace_values {
             return None;
         }
-        let question = super::decision::user_question(request.messages);
+        let asked = request.question();
+        let question = asked.text.as_str();
         let mut replacement = match opened? {
             Grounding::Replaces(key) => Replacement::new(question, raw_argument(call_text, key)?),
             Grounding::FromQuestion => Replacement::new_content(question),

@@ -233,7 +233,8 @@ impl LocalModel {
         logits: &[f32],
         grammar: &mut LlamaSampler,
     ) -> Result<(Option<FileSpan>, Option<Grounded>), ModelError> {
-        let question = decision::user_question(request.messages);
+        let asked = request.question();
+        let question = asked.text.as_str();
         let terms = question_terms(question);
         let mut lines: Vec<&str> = Vec::new();
         // ASCII spaces only: a line cut after a wider space would start inside a "word".

@@ -1,0 +1,170 @@
+//! What a message asks, read once when it is sent: its words' facts that the call decision, the
+//! choice of tools, the focusing of results and the notes beneath an answer all weigh. The
+//! agent reads the user's message into a [`Question`] at the start of a turn and hands it to
+//! every step (see [`crate::model::GenerateRequest::with_question`]); nothing reads the
+//! message's words again.
+//!
+//! Every fact is a cheap word test over the lists of [`crate::words`]:
+//!
+//! - whether it asks for a change or a command at all (a question only reads);
+//! - whether it points at the project it is asked in ("this project", "…here?");
+//! - the calculations it spells out (`17 * 23`);
+//! - its form: where something is, or how many files there are.
+//!
+//! ```
+//! use lantern_core::question::Question;
+//! let asked = Question::read("Where is parse_config defined in this project?");
+//! assert!(asked.asks_where && asked.points_at_the_project && !asked.asks_for_a_change);
+//! assert_eq!(Question::read("What is 17 * 23?").calculations, ["17 * 23"]);
+//! ```
+
+use crate::arithmetic::expressions_in;
+use crate::words::{
+    lower_code_words, message_words, AFTER_FILES, CHANGE_VERBS, POINTING, PROJECT_NOUNS, USE_WORDS,
+};
+
+/// A user's message and what its words say it asks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Question {
+    /// The message as the user wrote it.
+    pub text: String,
+    /// It asks for a change to the project or for a command to be run.
+    pub asks_for_a_change: bool,
+    /// It points at the project it is asked in.
+    pub points_at_the_project: bool,
+    /// The calculations it spells out, as [`expressions_in`] finds them.
+    pub calculations: Vec<String>,
+    /// It asks where something is (not where it is used).
+    pub asks_where: bool,
+    /// It asks how many files there are (not how many did something).
+    pub asks_how_many_files: bool,
+}
+
+impl Question {
+    /// Reads `message`.
+    pub fn read(message: &str) -> Question {
+        Question {
+            text: message.to_string(),
+            asks_for_a_change: asks_for_a_change(message),
+            points_at_the_project: points_at_the_project(message),
+            calculations: expressions_in(message),
+            asks_where: asks_where(message),
+            asks_how_many_files: asks_how_many_files(message),
+        }
+    }
+}
+
+/// Does this message ask for a change to the project or for a command to be run: does it use a
+/// verb of [`CHANGE_VERBS`] ("Bump the version", "Can you fix it?", "Run the tests")? A message
+/// without one (a question, "Tell me the crate version") asks only to be answered.
+fn asks_for_a_change(message: &str) -> bool {
+    message_words(message).any(|word| {
+        let word = word.trim_end_matches('.').to_lowercase();
+        CHANGE_VERBS.iter().any(|verb| {
+            word == *verb
+                || word.strip_suffix('s') == Some(verb)
+                || word.strip_suffix("es") == Some(verb)
+        })
+    })
+}
+
+/// Does this message point at the project it is asked in: "this project", "our repo", "my
+/// package", or "here" as its last word ("What does app.use() do here?")? A question so put
+/// is about the project's files, whatever a model would answer from memory.
+fn points_at_the_project(message: &str) -> bool {
+    let words: Vec<String> = message_words(message)
+        .map(|w| w.trim_end_matches('.').to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let here = words.len() > 1 && words.last().is_some_and(|w| w == "here");
+    here || words.windows(2).any(|pair| {
+        POINTING.contains(&pair[0].as_str()) && PROJECT_NOUNS.contains(&pair[1].as_str())
+    })
+}
+
+/// Does the question ask how many files there are: "how many", a few words ending in
+/// "file(s)", then the question's end or a word of [`AFTER_FILES`]?
+fn asks_how_many_files(question: &str) -> bool {
+    let words = lower_code_words(question);
+    let Some(at) = words.windows(2).position(|w| w == ["how", "many"]) else {
+        return false;
+    };
+    let rest = &words[at + 2..];
+    let Some(noun) = rest
+        .iter()
+        .take(4)
+        .position(|w| w == "file" || w == "files")
+    else {
+        return false;
+    };
+    if words
+        .iter()
+        .any(|w| w == "did" || w == "changed" || w == "edited")
+    {
+        return false;
+    }
+    rest.get(noun + 1)
+        .is_none_or(|next| AFTER_FILES.contains(&next.as_str()))
+}
+
+/// Does the question ask where something is ("Where is…", "In which file…", "What file…"),
+/// and not where it is used ("Where is echo called?")?
+fn asks_where(question: &str) -> bool {
+    let words = lower_code_words(question);
+    let asks = words.iter().any(|w| w == "where")
+        || words
+            .windows(2)
+            .any(|w| (w[0] == "which" || w[0] == "what") && (w[1] == "file" || w[1] == "files"));
+    asks && !words.iter().any(|w| USE_WORDS.contains(&w.as_str()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_asks_for_a_change_by_a_verb_of_doing() {
+        for yes in [
+            "Set package.json's version to 3.1.4.",
+            "removeItem drops the others. Can you fix it?",
+            "Add a .gitignore that ignores logs.",
+            "Run the tests.",
+            "Lower the max_notes setting to 150.",
+        ] {
+            assert!(asks_for_a_change(yes), "{yes}");
+        }
+        for no in [
+            "Which command-line tool comes with this package?",
+            "Where does the satisfies function live?",
+            "What version does Cargo.toml give the crate?",
+            "When was the LRU cache added?",
+            "Count the .js files inside classes.",
+            "Explain clean in functions/clean.js.",
+        ] {
+            assert!(!asks_for_a_change(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn a_message_points_at_the_project_by_a_pointing_word_and_a_project_noun_or_here() {
+        for yes in [
+            "Summarise this project for me.",
+            "Which license does our repo use?",
+            "How is my package tested",
+            "What does the render() call do here?",
+            "Is there a changelog in this repository?",
+        ] {
+            assert!(points_at_the_project(yes), "{yes}");
+        }
+        for no in [
+            "Here is a question: what is a closure?",
+            "I am new here, what is a closure?",
+            "Explain this code: x => x * 2",
+            "What does HTTP stand for?",
+            "How do I write this in Python?",
+            "Which project management tools are popular?",
+        ] {
+            assert!(!points_at_the_project(no), "{no}");
+        }
+    }
+}
