@@ -61,11 +61,8 @@ impl Fx {
         let session = Session::new(
             workspace,
             SessionOptions {
-                toolbox: Toolbox::standard().into(),
-                policy: None,
                 checkpoints: Some(checkpoints),
-                saved_index: None,
-                config: Default::default(),
+                ..SessionOptions::in_memory(Toolbox::standard().into())
             },
         );
         let before = snapshot(&outside);

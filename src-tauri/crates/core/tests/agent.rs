@@ -440,11 +440,8 @@ fn always_grants_are_saved_for_the_workspace() {
     let mut s = Session::new(
         ws,
         SessionOptions {
-            toolbox: Toolbox::standard().into(),
             policy: Some(store()),
-            checkpoints: None,
-            saved_index: None,
-            config: Default::default(),
+            ..SessionOptions::in_memory(Toolbox::standard().into())
         },
     );
     let mut confirmer = Recorder {
@@ -469,11 +466,8 @@ fn always_grants_are_saved_for_the_workspace() {
     let mut s2 = Session::new(
         Workspace::open(dir.path()).unwrap(),
         SessionOptions {
-            toolbox: Toolbox::standard().into(),
             policy: Some(store()),
-            checkpoints: None,
-            saved_index: None,
-            config: Default::default(),
+            ..SessionOptions::in_memory(Toolbox::standard().into())
         },
     );
     let mut never = Recorder {
@@ -502,11 +496,8 @@ fn writes_are_checkpointed_and_undoable() {
     let mut s = Session::new(
         ws,
         SessionOptions {
-            toolbox: Toolbox::standard().into(),
-            policy: None,
             checkpoints: Some(store),
-            saved_index: None,
-            config: Default::default(),
+            ..SessionOptions::in_memory(Toolbox::standard().into())
         },
     );
     asking(
