@@ -20,7 +20,6 @@
 use lantern_core::model::{MadeCall, Message, Role};
 use lantern_core::protocol::native::{native_messages, native_tools, Arguments};
 use lantern_core::protocol::{CLOSE_TAG, OPEN_TAG};
-use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::ToolSpec;
 use minijinja::{context, Environment, Error, ErrorKind};
 use serde_json::Value;
@@ -170,26 +169,28 @@ impl NativeTemplate {
             thinks: source.contains(THINK_OPEN),
         };
         // A conversation with a call and its result must render, and the tools must show.
-        let toolbox = Toolbox::standard();
-        let specs = toolbox.specs();
+        let clock = ToolSpec::clock_probe();
         let probe = [
             Message::new(Role::System, "rules"),
-            Message::new(Role::User, "version?"),
+            Message::new(Role::User, "What time is it now?"),
             Message::assistant_call(
                 "call-1",
-                format!("{OPEN_TAG}{{\"tool\": \"read_file\", \"args\": {{\"path\": \"a\"}}}}{CLOSE_TAG}"),
+                format!(
+                    "{OPEN_TAG}{{\"tool\": \"{}\", \"args\": {{}}}}{CLOSE_TAG}",
+                    clock.name
+                ),
                 MadeCall {
                     said: String::new(),
-                    tool: "read_file".to_string(),
-                    args: serde_json::json!({"path": "a"}),
+                    tool: clock.name.clone(),
+                    args: serde_json::json!({}),
                 },
             ),
             Message::tool_result("call-1", "{}"),
         ];
         let rendered = template
-            .render(&probe, specs, true)
+            .render(&probe, std::slice::from_ref(&clock), true)
             .map_err(|e| format!("the model's chat template does not render here: {e}"))?;
-        if !rendered.contains(&specs[0].name) {
+        if !rendered.contains(&clock.name) {
             return Err("the model's chat template rendered no tools".into());
         }
         Ok(template)
@@ -255,6 +256,7 @@ fn template_call_id(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lantern_core::toolbox::Toolbox;
 
     const HERMES_TEMPLATE: &str = include_str!("../../../../tests/templates/chatml-tools.jinja");
 

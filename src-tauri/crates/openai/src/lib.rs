@@ -254,12 +254,7 @@ impl OpenAiModel {
     /// server whose template knows tools answers with `tool_calls`, one without that support
     /// answers in prose or refuses the `tools` field.
     pub fn detect_call_path(&mut self) -> Result<Detection, ModelError> {
-        let probe_tool: ToolSpec = lantern_core::tools::ToolRegistry::standard()
-            .specs()
-            .into_iter()
-            .find(|s| s.name == "get_current_time")
-            .expect("the standard tools include get_current_time")
-            .clone();
+        let probe_tool = ToolSpec::clock_probe();
         // No system message and greedy decoding: the plainest request a tool-aware template
         // renders, answered the same way every time.
         let messages = [Message::new(Role::User, "What time is it now?")];
