@@ -2,9 +2,11 @@
 //! streamed `tool_calls` pieces, results sent as `role: "tool"` messages.
 //!
 //! The agent reads every call from text, so an assembled native call is written into the reply
-//! as the `<TOOL_CALL>` block it stands for; the raw pieces go along for the inspector. The
-//! history keeps that text, and [`native_messages`] turns it back into the API's structured form,
-//! so the server sees its own format and the session's history stays one format.
+//! as the `<TOOL_CALL>` block it stands for (its arguments, which the server sends as a JSON
+//! string, are read there once, with the same error reports as any call); the raw pieces go
+//! along for the inspector. The history keeps the call typed beside that text, and
+//! [`native_messages`] sends it in the API's structured form, so the server sees its own format
+//! and the session's history stays one format.
 //!
 //! Servers disagree on the details, and each is read as it comes: arguments as a JSON string
 //! streamed in parts (OpenAI, llama-server, vLLM) or as a whole object (some Ollama versions);
