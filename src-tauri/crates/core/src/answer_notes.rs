@@ -74,7 +74,7 @@ fn names_whole(text: &str, path: &str) -> bool {
 
 /// The data of each result that succeeded.
 fn data_of(results: &[SeenResult]) -> impl DoubleEndedIterator<Item = &SeenData> {
-    results.iter().filter(|r| r.success).map(|r| &r.data)
+    results.iter().filter(|r| r.succeeded()).map(|r| &r.data)
 }
 
 /// For a question that asks how many files there are, the count of the turn's last listing

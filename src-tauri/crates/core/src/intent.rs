@@ -107,9 +107,9 @@ pub fn names_a_defined_name_in(request: &GenerateRequest<'_>, message: &str) -> 
     }
 }
 
-/// Does `message` name the project of the request's workspace, by its manifest's name (see
+/// Does `question` name the project of the request's workspace, by its manifest's name (see
 /// [`names_the_project`]; not when the request cannot read files) or by pointing at it (see
-/// [`points_at_the_project`]; when the request has a workspace)?
+/// [`Question::points_at_the_project`]; when the request has a workspace)?
 pub fn names_the_project_in(request: &GenerateRequest<'_>, question: &Question) -> bool {
     let has_workspace = request.paths.is_some() || request.files.is_some();
     (has_workspace && question.points_at_the_project)

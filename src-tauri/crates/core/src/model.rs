@@ -275,7 +275,6 @@ impl<'a> GenerateRequest<'a> {
         self
     }
 
-    /// The tools this step may call.
     /// The turn's question, read once when it began.
     pub fn with_question(mut self, question: &'a Question) -> Self {
         self.question = Some(question);
@@ -297,6 +296,7 @@ impl<'a> GenerateRequest<'a> {
         }
     }
 
+    /// The tools this step may call.
     pub fn with_tools(mut self, tools: &'a [ToolSpec]) -> Self {
         self.tools = tools;
         self
@@ -480,7 +480,7 @@ pub struct GenerationOptions {
     /// ("Summarise this project", "…do here?"), when the request has a workspace.
     pub named_project: bool,
     /// Offer the tools that write or run commands only at a large cost when the user's message
-    /// asks for no change (see [`crate::intent::asks_for_a_change`]): a question reads (local
+    /// asks for no change (see [`Question::asks_for_a_change`]): a question reads (local
     /// models).
     pub changes_when_asked: bool,
     /// Decide the step after a result that found nothing (a failed call, a search or listing

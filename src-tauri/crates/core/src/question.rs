@@ -1,8 +1,9 @@
-//! What a message asks, read once when it is sent: its words' facts that the call decision, the
-//! choice of tools, the focusing of results and the notes beneath an answer all weigh. The
-//! agent reads the user's message into a [`Question`] at the start of a turn and hands it to
-//! every step (see [`crate::model::GenerateRequest::with_question`]); nothing reads the
-//! message's words again.
+//! What a message asks, read once when it is sent: the facts of its words that the call
+//! decision, the choice of tools and the notes beneath an answer weigh. The agent reads the
+//! user's message into a [`Question`] at the start of a turn and hands it to every step (see
+//! [`crate::model::GenerateRequest::with_question`]); those steps do not read the facts from
+//! the message again. (What needs the workspace as well, such as the paths a message names or
+//! the tools it fits, is read where the workspace is at hand.)
 //!
 //! Every fact is a cheap word test over the lists of [`crate::words`]:
 //!

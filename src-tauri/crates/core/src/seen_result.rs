@@ -20,25 +20,43 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// One matching line of a search (`search_code`), or one definition (`find_definition`).
+/// Read back, a hit needs its path, line and text; its other members are taken when they are
+/// of their type.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hit {
     pub path: String,
     pub line: u64,
     /// 1-based character column of the first match in the line.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient_or_default")]
     pub column: u64,
     pub text: String,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "lenient_or_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub before: Vec<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "lenient_or_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub after: Vec<String>,
     /// The name this line defines, where the code index reads the file's language.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub defines: Option<String>,
     /// The file is in a language the code index reads, but the index did not read it for
     /// this search (see `ProjectIndex::definitions_on`): whether the line defines a name is
     /// not known.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(
+        default,
+        deserialize_with = "lenient_or_default",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
     pub unindexed: bool,
 }
 
@@ -46,7 +64,9 @@ pub struct Hit {
 /// shortened one): whether the call succeeded, and its data.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct SeenResult {
-    pub success: bool,
+    /// Lantern's results always say; JSON that does not is read with it unknown.
+    #[serde(default, deserialize_with = "lenient")]
+    pub success: Option<bool>,
     #[serde(default, deserialize_with = "lenient_or_default")]
     pub data: SeenData,
     #[serde(default, deserialize_with = "lenient")]
@@ -66,8 +86,9 @@ pub struct SeenData {
     /// A search's query.
     #[serde(default, deserialize_with = "lenient")]
     pub query: Option<String>,
-    /// A search's matching lines, or the definitions found of a name.
-    #[serde(default, deserialize_with = "lenient")]
+    /// A search's matching lines, or the definitions found of a name: those entries that read
+    /// as a hit (a result cut to fit ends its longest list with a note of what was cut).
+    #[serde(default, deserialize_with = "entries")]
     pub matches: Option<Vec<Hit>>,
     /// A listing's folder.
     #[serde(default, deserialize_with = "lenient")]
@@ -75,8 +96,8 @@ pub struct SeenData {
     /// A listing's glob.
     #[serde(default, deserialize_with = "lenient")]
     pub pattern: Option<String>,
-    /// A listing's files.
-    #[serde(default, deserialize_with = "lenient")]
+    /// A listing's files: those entries that are strings.
+    #[serde(default, deserialize_with = "entries")]
     pub files: Option<Vec<String>>,
     /// A listing whose walk stopped before the end: it counted only what it reached.
     #[serde(default, deserialize_with = "lenient_or_default")]
@@ -96,7 +117,7 @@ pub struct SeenData {
 }
 
 impl SeenResult {
-    /// The result `rendered` holds; `None` when it is not a result (a refusal's text).
+    /// The result `rendered` holds; `None` when it is not a JSON object (a refusal's text).
     pub fn parse(rendered: &str) -> Option<SeenResult> {
         let value: Value = serde_json::from_str(rendered).ok()?;
         let mut seen = SeenResult::deserialize(&value).ok()?;
@@ -108,7 +129,12 @@ impl SeenResult {
     /// no entries? After such a result an answer can only guess; the next step should look
     /// elsewhere.
     pub fn found_nothing(&self) -> bool {
-        !self.success || self.data.count == Some(0)
+        self.success == Some(false) || self.data.count == Some(0)
+    }
+
+    /// The call said it succeeded.
+    pub fn succeeded(&self) -> bool {
+        self.success == Some(true)
     }
 }
 
@@ -125,6 +151,22 @@ fn lenient<'de, D: Deserializer<'de>, T: DeserializeOwned>(
 ) -> Result<Option<T>, D::Error> {
     let value = Value::deserialize(deserializer)?;
     Ok(serde_json::from_value(value).ok())
+}
+
+/// The entries of a list member that are of their type; `None` when the member is no list.
+fn entries<'de, D: Deserializer<'de>, T: DeserializeOwned>(
+    deserializer: D,
+) -> Result<Option<Vec<T>>, D::Error> {
+    let value = Value::deserialize(deserializer)?;
+    Ok(match value {
+        Value::Array(items) => Some(
+            items
+                .into_iter()
+                .filter_map(|item| serde_json::from_value(item).ok())
+                .collect(),
+        ),
+        _ => None,
+    })
 }
 
 /// A member of its type, or its default when it is of another.
@@ -173,11 +215,42 @@ mod tests {
     }
 
     #[test]
+    fn a_result_cut_to_fit_keeps_the_hits_before_its_note() {
+        // `ToolResult::render_for_model` ends the longest list of a result too long for the
+        // model with a note of what it cut.
+        let hits: Vec<Value> = (1..=300)
+            .map(|line| json!({"path": "src/a.rs", "line": line, "column": 1, "text": format!("let total_{line} = 0;")}))
+            .collect();
+        let result = crate::tool_result::ToolResult::from_outcome(
+            Ok(json!({"query": "total", "matches": hits, "count": 300})),
+            std::time::Duration::ZERO,
+        );
+        let rendered = result.render_for_model();
+        assert!(rendered.contains("more entries cut"), "the list was cut");
+        let seen = SeenResult::parse(&rendered).unwrap();
+        let kept = seen.data.matches.unwrap();
+        assert!(kept.len() > 10 && kept.len() < 300, "{}", kept.len());
+        assert_eq!(kept[0].text, "let total_1 = 0;");
+        // A hit whose optional members are of another type is still a hit.
+        let odd = json!({"matches": [{"path": "a.py", "line": 2, "text": "x = 1", "column": "2", "defines": 3}]});
+        assert_eq!(SeenData::of(&odd).matches.unwrap()[0].column, 0);
+    }
+
+    #[test]
+    fn json_that_does_not_say_whether_it_succeeded_is_read_with_that_unknown() {
+        let seen = SeenResult::parse(r#"{"data": {"count": 0}}"#).unwrap();
+        assert_eq!(seen.success, None);
+        assert!(seen.found_nothing() && !seen.succeeded());
+    }
+
+    #[test]
     fn members_of_another_type_are_absent_not_a_failure_to_read() {
         // A server's tool may use the same names for other things.
-        let data = json!({"files": [{"name": "a"}], "count": "many", "path": "a.txt", "walk_incomplete": "yes"});
+        let data = json!({"files": [{"name": "a"}, "b.txt"], "count": "many", "path": "a.txt", "walk_incomplete": "yes"});
         let seen = SeenData::of(&data);
-        assert_eq!(seen.files, None);
+        // A list keeps the entries of its type.
+        assert_eq!(seen.files, Some(vec!["b.txt".to_string()]));
+        assert_eq!(SeenData::of(&json!({"files": "a.txt"})).files, None);
         assert_eq!(seen.count, None);
         assert_eq!(seen.path.as_deref(), Some("a.txt"));
         assert!(!seen.walk_incomplete);

@@ -168,7 +168,8 @@ impl NativeTemplate {
             syntax,
             thinks: source.contains(THINK_OPEN),
         };
-        // A conversation with a call and its result must render, and the tools must show.
+        // A conversation with a call and its result must render, and the tools must show: the
+        // tool's description, which only the list of tools holds (the call names the tool too).
         let clock = ToolSpec::clock_probe();
         let probe = [
             Message::new(Role::System, "rules"),
@@ -190,7 +191,7 @@ impl NativeTemplate {
         let rendered = template
             .render(&probe, std::slice::from_ref(&clock), true)
             .map_err(|e| format!("the model's chat template does not render here: {e}"))?;
-        if !rendered.contains(&clock.name) {
+        if !rendered.contains(&clock.description) {
             return Err("the model's chat template rendered no tools".into());
         }
         Ok(template)

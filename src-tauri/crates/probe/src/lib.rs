@@ -7,16 +7,17 @@
 //! follow-up steps with KV reuse, grounding, the first answer with and without the prompt
 //! cache).
 //!
-//! The engine ([`lantern_llama`]) only generates; what is measured about it lives here, so the
-//! production backend carries no measuring code.
+//! The engine ([`lantern_llama`]) generates, and exposes what can be measured of it (filler
+//! tokens, evaluating a batch, generating freely, the opening's costs); the measuring itself,
+//! its tasks and its reports live here.
 //!
 //! ```no_run
 //! use lantern_core::toolbox::Toolbox;
 //! use lantern_llama::{LoadOptions, LocalModel};
-//! let mut model = LocalModel::load(&LoadOptions::new("model.gguf"), |_| {})?;
+//! let mut model = LocalModel::load(&LoadOptions::new("model.gguf"), |_| {}).map_err(|e| e.0)?;
 //! let report = lantern_probe::probe::probe(&mut model, &Toolbox::standard())?;
 //! println!("{}", report.verdict);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # Ok::<(), String>(())
 //! ```
 
 pub mod bench;

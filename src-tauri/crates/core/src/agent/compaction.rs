@@ -92,7 +92,7 @@ const SHORTENED: &str = "to save context; the full result is no longer shown";
 /// A result, as the model reads it, shortened to what it held in one line.
 pub fn shortened(result: &str) -> String {
     let (success, summary) = match SeenResult::parse(result) {
-        Some(seen) => (seen.success, summary_of(&seen)),
+        Some(seen) => (seen.success != Some(false), summary_of(&seen)),
         None => (
             true,
             format!("{} characters of text", result.chars().count()),
@@ -104,7 +104,7 @@ pub fn shortened(result: &str) -> String {
 fn summary_of(seen: &SeenResult) -> String {
     let data = &seen.data;
     let text = |member: &Option<String>| member.clone().unwrap_or_default();
-    if !seen.success {
+    if seen.success == Some(false) {
         let error = seen.error.as_deref().unwrap_or("an error");
         return format!("failed: {}", error.chars().take(120).collect::<String>());
     }

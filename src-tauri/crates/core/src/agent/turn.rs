@@ -35,6 +35,15 @@ pub(super) struct TurnState {
     question: Question,
 }
 
+impl TurnState {
+    /// Records a call of `tool` with `args`: is it the same call `max` times in a row now?
+    fn repeats(&mut self, tool: &str, args: &Value, max: usize) -> bool {
+        self.last_calls.push((tool.to_string(), args.clone()));
+        let same = self.last_calls.iter().rev();
+        same.take_while(|c| c.0 == tool && c.1 == *args).count() >= max
+    }
+}
+
 /// A step's reply as the backend gave it and the parser read it.
 struct Reply {
     turn: Turn,
@@ -405,14 +414,7 @@ impl Session {
             reply.turn.reply_until(span.end),
             made,
         ));
-        state.last_calls.push((tool.clone(), args.clone()));
-        let repeats = state
-            .last_calls
-            .iter()
-            .rev()
-            .take_while(|c| c.0 == tool && c.1 == args)
-            .count();
-        if repeats >= self.config.max_repeats {
+        if state.repeats(&tool, &args, self.config.max_repeats) {
             return Some((FinishedReason::Repetition, String::new()));
         }
         let outcome = self.execute(

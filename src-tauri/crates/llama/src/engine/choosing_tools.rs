@@ -32,7 +32,7 @@ pub(super) struct WantedTools {
     pub(super) creates: bool,
     /// It names something the workspace defines.
     pub(super) finds: bool,
-    /// It asks for no change (see [`lantern_core::intent::asks_for_a_change`]).
+    /// It asks for no change (see [`lantern_core::question::Question::asks_for_a_change`]).
     pub(super) reads_only: bool,
     /// It spells out a calculation (see [`lantern_core::intent::asks_a_calculation`]).
     pub(super) calculates: bool,
