@@ -2,7 +2,7 @@
 //!
 //! What a local model is worth to Lantern, measured from outside the engine: the [`probe`]
 //! (does the system prompt fit, is the call decision calibrated, are three quick tasks right,
-//! how fast) that the window's Model page and `lantern probe` show, and the [`bench`]marks of
+//! how fast) that the window's Model page and `lantern probe` show, and the [benchmarks](mod@bench) of
 //! `lantern bench-model` (throughput shaped like llama.cpp's `llama-bench`, constrained calls,
 //! follow-up steps with KV reuse, grounding, the first answer with and without the prompt
 //! cache).
