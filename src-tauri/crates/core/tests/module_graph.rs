@@ -1,6 +1,6 @@
-//! The modules of every crate import each other without a loop, and `lantern-core`'s modules
-//! keep the layers ARCHITECTURE.md states: a module uses its own layer and the ones below, never
-//! one above.
+//! The modules of every crate import each other without a loop, `lantern-core`'s modules keep
+//! the layers ARCHITECTURE.md states (a module uses its own layer and the ones below, never one
+//! above), and the model backends never build Lantern's standard tools.
 //!
 //! The graph is drawn from the code the crates build in production: the module tree is followed
 //! from `lib.rs` and `main.rs` through `mod` declarations, items under `#[cfg(test)]` are left
@@ -24,6 +24,8 @@ type Arrows = BTreeMap<String, BTreeMap<String, BTreeSet<String>>>;
 #[derive(Default)]
 struct Graph {
     by_parent: BTreeMap<ModulePath, Arrows>,
+    /// Every path the crate's production code writes, with the file that writes it.
+    written: Vec<(String, PathBuf)>,
 }
 
 impl Graph {
@@ -49,6 +51,7 @@ impl Graph {
             }
             for path in found.paths {
                 graph.add(&module, &path, &file);
+                graph.written.push((path, file.clone()));
             }
         }
         graph
@@ -371,4 +374,27 @@ fn a_loop_between_two_modules_is_found_and_named() {
     )
     .unwrap();
     assert_eq!(Graph::of_crate(&src.join("lib.rs")).a_loop(), None);
+}
+
+/// The model backends take their tools from each request (and the calibration from the
+/// toolbox it is given), never from a tool set of their own: Lantern's standard tools are
+/// built by the places that compose a session (the app, the CLI, the evaluation, the probe)
+/// and by the MCP hub that adds servers' tools to them.
+#[test]
+fn the_model_backends_never_build_the_standard_tools() {
+    for backend in ["llama", "openai", "providers"] {
+        let root = workspace().join("crates").join(backend).join("src/lib.rs");
+        let built: Vec<String> = Graph::of_crate(&root)
+            .written
+            .into_iter()
+            .filter(|(path, _)| {
+                path.ends_with("ToolRegistry::standard") || path.ends_with("Toolbox::standard")
+            })
+            .map(|(path, file)| format!("{path} in {}", file.display()))
+            .collect();
+        assert!(
+            built.is_empty(),
+            "{backend} builds the standard tools: {built:?}"
+        );
+    }
 }
