@@ -241,17 +241,16 @@ fn command_for(spec: &Spec, cage: Option<&Cage>) -> Command {
         .stderr(Stdio::piped())
         .process_group(0);
     if let Some(limits) = spec.limits {
-        let procs = cage.map(Cage::procs_fd);
-        // SAFETY: the hook only makes system calls (setrlimit, write) on memory that was
-        // prepared before the fork; it allocates nothing and takes no lock.
-        unsafe {
-            command.pre_exec(move || {
-                if let Some(procs) = procs {
-                    limits::enter_cgroup(procs)?;
-                }
-                limits.apply_to_self()
-            });
+        if let Some(procs) = cage.map(Cage::procs_fd) {
+            // SAFETY: the hook only makes system calls (getpid, write) on a file descriptor
+            // opened before the fork; it
+            // allocates nothing and takes no lock. Hooks run in the order they are added, so
+            // the program is in its cgroup before its limits are set.
+            unsafe {
+                command.pre_exec(move || limits::enter_cgroup(procs));
+            }
         }
+        confine(&mut command, limits);
     }
     command
 }
