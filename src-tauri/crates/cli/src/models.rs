@@ -221,8 +221,9 @@ impl ModelArgs {
         }
     }
 
-    /// The model through the one provider factory. A server that is not running is reported
-    /// in words: when it is asked which path calls take, or else by the first step.
+    /// The model the arguments name: a server's (a server that is not running is reported in
+    /// words: when it is asked which path calls take, or else by the first step), a local GGUF
+    /// (see [`Self::load_local`]) or a script.
     pub fn load(&self) -> Result<Box<dyn Model>, Failure> {
         let spec = self.spec()?;
         if let ProviderSpec::Server(server) = &spec {
@@ -245,23 +246,10 @@ impl ModelArgs {
         }
         #[cfg(feature = "llama")]
         if let ProviderSpec::Local(local) = &spec {
-            let mut model =
-                providers::open_local(local, loading_progress()).map_err(|e| Failure {
-                    code: 1,
-                    message: e.0,
-                })?;
-            report_loaded(&model);
-            model.configure(&self.generation());
-            return Ok(Box::new(model));
+            return Ok(Box::new(self.open_local(local)?));
         }
-        let local = matches!(spec, ProviderSpec::Local(_));
-        providers::open(&spec, &self.generation(), loading_progress()).map_err(|e| match local {
-            true => Failure {
-                code: 1,
-                message: e.0,
-            },
-            false => usage(e.0),
-        })
+        // A script (a local spec without the llama backend failed in `spec` already).
+        providers::open(&spec, &self.generation(), loading_progress()).map_err(|e| usage(e.0))
     }
 
     /// A local GGUF model, for what only the local engine does (`probe`, `bench-model`).
@@ -277,13 +265,16 @@ impl ModelArgs {
                 "this command needs a local GGUF model (--model PATH, or none for the default)",
             ));
         }
-        let mut model =
-            providers::open_local(&self.local_spec()?, loading_progress()).map_err(|e| {
-                Failure {
-                    code: 1,
-                    message: e.0,
-                }
-            })?;
+        self.open_local(&self.local_spec()?)
+    }
+
+    /// The local GGUF `spec` names, configured, its facts reported on stderr.
+    #[cfg(feature = "llama")]
+    fn open_local(&self, spec: &LocalSpec) -> Result<LocalModel, Failure> {
+        let mut model = providers::open_local(spec, loading_progress()).map_err(|e| Failure {
+            code: 1,
+            message: e.0,
+        })?;
         model.configure(&self.generation());
         report_loaded(&model);
         Ok(model)
