@@ -71,9 +71,6 @@ pub struct SeenResult {
     pub data: SeenData,
     #[serde(default, deserialize_with = "lenient")]
     pub error: Option<String>,
-    /// How long the data is, written as JSON: what a summary says of data it has no words for.
-    #[serde(skip)]
-    pub data_chars: usize,
 }
 
 /// The members of a result's data that Lantern reads back. A member that is absent, or not of
@@ -119,10 +116,18 @@ pub struct SeenData {
 impl SeenResult {
     /// The result `rendered` holds; `None` when it is not a JSON object (a refusal's text).
     pub fn parse(rendered: &str) -> Option<SeenResult> {
-        let value: Value = serde_json::from_str(rendered).ok()?;
-        let mut seen = SeenResult::deserialize(&value).ok()?;
-        seen.data_chars = value.get("data").unwrap_or(&Value::Null).to_string().len();
-        Some(seen)
+        serde_json::from_str(rendered).ok()
+    }
+
+    /// How long the data of the result `rendered` holds is, written as JSON: what a summary
+    /// says of data it has no words for.
+    pub fn data_chars(rendered: &str) -> usize {
+        #[derive(Deserialize)]
+        struct Data {
+            #[serde(default)]
+            data: Value,
+        }
+        serde_json::from_str::<Data>(rendered).map_or(0, |d| d.data.to_string().len())
     }
 
     /// Did this result find nothing: a call that failed, or a search or listing that counted

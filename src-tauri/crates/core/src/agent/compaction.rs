@@ -92,7 +92,7 @@ const SHORTENED: &str = "to save context; the full result is no longer shown";
 /// A result, as the model reads it, shortened to what it held in one line.
 pub fn shortened(result: &str) -> String {
     let (success, summary) = match SeenResult::parse(result) {
-        Some(seen) => (seen.success != Some(false), summary_of(&seen)),
+        Some(seen) => (seen.success != Some(false), summary_of(&seen, result)),
         None => (
             true,
             format!("{} characters of text", result.chars().count()),
@@ -101,7 +101,7 @@ pub fn shortened(result: &str) -> String {
     json!({"success": success, "summary": summary, "shortened": SHORTENED}).to_string()
 }
 
-fn summary_of(seen: &SeenResult) -> String {
+fn summary_of(seen: &SeenResult, rendered: &str) -> String {
     let data = &seen.data;
     let text = |member: &Option<String>| member.clone().unwrap_or_default();
     if seen.success == Some(false) {
@@ -118,7 +118,7 @@ fn summary_of(seen: &SeenResult) -> String {
     if data.files.is_some() {
         return format!("{count} files in {}", text(&data.directory));
     }
-    format!("{} characters of data", seen.data_chars)
+    format!("{} characters of data", SeenResult::data_chars(rendered))
 }
 
 /// Shortens the tool results among `history[..before]` that are not short already; returns
