@@ -60,6 +60,17 @@ pub struct MadeCall {
     pub args: serde_json::Value,
 }
 
+impl MadeCall {
+    /// A call of `tool` with `args` and nothing said before it.
+    pub fn new(tool: impl Into<String>, args: serde_json::Value) -> Self {
+        MadeCall {
+            said: String::new(),
+            tool: tool.into(),
+            args,
+        }
+    }
+}
+
 impl Message {
     pub fn new(role: Role, content: impl Into<String>) -> Self {
         Message {

@@ -74,11 +74,10 @@ impl FollowUpProbe {
     pub fn made_call(&self) -> MadeCall {
         let call: serde_json::Value =
             serde_json::from_str(self.call).expect("a probe's call is JSON");
-        MadeCall {
-            said: String::new(),
-            tool: call["tool"].as_str().unwrap_or_default().to_string(),
-            args: call["args"].clone(),
-        }
+        MadeCall::new(
+            call["tool"].as_str().unwrap_or_default(),
+            call["args"].clone(),
+        )
     }
 }
 

@@ -180,11 +180,7 @@ impl NativeTemplate {
                     "{OPEN_TAG}{{\"tool\": \"{}\", \"args\": {{}}}}{CLOSE_TAG}",
                     clock.name
                 ),
-                MadeCall {
-                    said: String::new(),
-                    tool: clock.name.clone(),
-                    args: serde_json::json!({}),
-                },
+                MadeCall::new(clock.name.clone(), serde_json::json!({})),
             ),
             Message::tool_result("call-1", "{}"),
         ];
@@ -269,11 +265,7 @@ mod tests {
     /// A system prompt, a question, the call that reads `a.md` (as the model wrote it: `call`)
     /// and `result`.
     fn one_call(call: &str, result: &str) -> [Message; 4] {
-        let read = MadeCall {
-            said: String::new(),
-            tool: "read_file".to_string(),
-            args: serde_json::json!({"path": "a.md"}),
-        };
+        let read = MadeCall::new("read_file", serde_json::json!({"path": "a.md"}));
         [
             Message::new(Role::System, "Be brief."),
             Message::new(Role::User, "What is in a.md?"),

@@ -676,11 +676,7 @@ mod tests {
             Message::assistant_call(
                 "call-1",
                 "<TOOL_CALL>{}</TOOL_CALL>",
-                lantern_core::model::MadeCall {
-                    said: String::new(),
-                    tool: String::new(),
-                    args: serde_json::json!({}),
-                },
+                lantern_core::model::MadeCall::new("", serde_json::json!({})),
             ),
             Message::tool_result("call-1", r#"{"success":true}"#),
         ];

@@ -287,11 +287,7 @@ mod tests {
             Message::assistant_call(
                 "call-1",
                 "<TOOL_CALL>{}</TOOL_CALL>",
-                MadeCall {
-                    said: String::new(),
-                    tool: String::new(),
-                    args: serde_json::json!({}),
-                },
+                MadeCall::new("", serde_json::json!({})),
             ),
             Message::tool_result("call-1", "{\"success\":true}"),
             Message::new(Role::Assistant, "It is 2.4.1."),

@@ -219,11 +219,7 @@ mod tests {
             Message::assistant_call(
                 "call-1",
                 "<TOOL_CALL>{}</TOOL_CALL>",
-                MadeCall {
-                    said: String::new(),
-                    tool: String::new(),
-                    args: serde_json::json!({}),
-                },
+                MadeCall::new("", serde_json::json!({})),
             ),
             Message::tool_result("call-1", r#"{"success":true}"#),
             Message::call_rejected("unknown tool. A correct call looks like: …"),

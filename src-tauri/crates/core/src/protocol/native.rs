@@ -145,11 +145,7 @@ mod tests {
         let hermes = Message::assistant_call(
             "call-1",
             "<tool_call>\n{\"name\": \"list_files\", \"arguments\": {}}\n</tool_call>",
-            MadeCall {
-                said: String::new(),
-                tool: "read_file".into(),
-                args: json!({"path": "a.md"}),
-            },
+            MadeCall::new("read_file", json!({"path": "a.md"})),
         );
         let native = native_messages(&[hermes], Arguments::Object);
         assert_eq!(native[0]["content"], Value::Null);
