@@ -57,11 +57,17 @@ impl Session {
                 });
             }
         }
-        // What is not a JSON result (a refusal's text) gives no note.
-        let parsed: Vec<SeenResult> = results
-            .iter()
-            .filter_map(|r| SeenResult::parse(r))
-            .collect();
+        // The results are read only for a question a note can answer; what is not a JSON result
+        // (a refusal's text) gives no note.
+        let counts = self.config.count_notes && question.asks_how_many_files;
+        let places = self.config.definition_notes && question.asks_where;
+        let parsed: Vec<SeenResult> = match counts || places {
+            true => results
+                .iter()
+                .filter_map(|r| SeenResult::parse(r))
+                .collect(),
+            false => Vec::new(),
+        };
         let notes: Vec<AnswerNote> = [
             self.config
                 .count_notes

@@ -187,7 +187,7 @@ impl Session {
             }
             turn.steps += 1;
             emit(&Event::StepStarted { step: turn.steps });
-            if let Some(end) = self.step(&mut turn, message, model, confirmer, emit, cancel) {
+            if let Some(end) = self.step(&mut turn, model, confirmer, emit, cancel) {
                 break end;
             }
         };

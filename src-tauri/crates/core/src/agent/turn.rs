@@ -171,7 +171,6 @@ impl Session {
     pub(super) fn step(
         &mut self,
         state: &mut TurnState,
-        message: &str,
         model: &mut dyn Model,
         confirmer: &mut dyn Confirmer,
         emit: &mut dyn FnMut(&Event),
@@ -224,7 +223,7 @@ impl Session {
             }
             call @ Outcome::ToolCall { .. } => {
                 state.protocol_errors = 0;
-                self.run_model_call(state, &reply, call, message, confirmer, emit)
+                self.run_model_call(state, &reply, call, confirmer, emit)
             }
         }
     }
@@ -358,7 +357,6 @@ impl Session {
         state: &mut TurnState,
         reply: &Reply,
         call: Outcome,
-        message: &str,
         confirmer: &mut dyn Confirmer,
         emit: &mut dyn FnMut(&Event),
     ) -> Option<TurnEnd> {
@@ -425,7 +423,7 @@ impl Session {
             confirmer,
             emit,
         );
-        let mut result = self.reply_to(&call_id, &outcome, message);
+        let mut result = self.reply_to(&call_id, &outcome, &state.question.text);
         if let Some(note) = not_run {
             result.content = calls::with_note(&result.content, &note);
         }
