@@ -296,14 +296,22 @@ impl<'a> GenerateRequest<'a> {
     pub fn question(&self) -> Cow<'a, Question> {
         match self.question {
             Some(question) => Cow::Borrowed(question),
-            None => Cow::Owned(Question::read(
-                self.messages
-                    .iter()
-                    .rev()
-                    .find(|m| m.role == Role::User)
-                    .map(|m| m.content.as_str())
-                    .unwrap_or_default(),
-            )),
+            None => Cow::Owned(Question::read(self.question_text())),
+        }
+    }
+
+    /// The words the user asked in: the turn's question's, or else the last user message's.
+    /// Nothing is read, so a step may ask for them as often as it likes.
+    pub fn question_text(&self) -> &'a str {
+        match self.question {
+            Some(question) => question.text.as_str(),
+            None => self
+                .messages
+                .iter()
+                .rev()
+                .find(|m| m.role == Role::User)
+                .map(|m| m.content.as_str())
+                .unwrap_or_default(),
         }
     }
 

@@ -373,12 +373,12 @@ impl LocalModel {
         grammar: &mut LlamaSampler,
         stats: &mut StepStats,
     ) -> Result<Option<Grounded>, ModelError> {
-        let asked = request.question();
-        let question = asked.text.as_str();
+        let question = request.question_text();
         let cancel = request.cancel;
         if opens_tool_name(call_text, self.syntax.name_key) {
             return match self.settings.options.ranked_tools {
                 true => {
+                    let asked = request.question();
                     let creates = request
                         .paths
                         .is_some_and(|known| !new_files_named(question, known).is_empty());
@@ -418,7 +418,8 @@ impl LocalModel {
                 self.write_best(&candidates, logits, grammar, cancel)
             }
             (Some(Grounding::Expression), _) => {
-                let candidates: Vec<(String, f64)> = asked
+                let candidates: Vec<(String, f64)> = request
+                    .question()
                     .calculations
                     .iter()
                     .map(|expression| (format!("{expression}\""), 0.0))

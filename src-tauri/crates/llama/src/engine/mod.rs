@@ -274,6 +274,20 @@ impl Model for LocalModel {
         on_text: &mut dyn FnMut(&str) -> Flow,
     ) -> Result<Generation, ModelError> {
         let started = Instant::now();
+        // A request made outside a turn (a calibration, a benchmark) brings no question: it is
+        // read once here, since every token of a call may ask for it.
+        let (read_here, with_question);
+        let request = match request.question {
+            Some(_) => request,
+            None => {
+                read_here = request.question().into_owned();
+                with_question = GenerateRequest {
+                    question: Some(&read_here),
+                    ..*request
+                };
+                &with_question
+            }
+        };
         let cancel = request.cancel;
         let mut stats = StepStats::default();
         let cancelled = |text: String| Generation::text(text, FinishReason::Cancelled);
@@ -444,8 +458,7 @@ impl LocalModel {
         tag: &[LlamaToken],
         request: &GenerateRequest<'_>,
     ) -> Result<LlamaSampler, ModelError> {
-        let question = request.question();
-        let mut grammar = self.new_grammar(request.tools, &question.text)?;
+        let mut grammar = self.new_grammar(request.tools, request.question_text())?;
         if self.syntax.open_in_json {
             for token in tag {
                 grammar.accept(*token);

@@ -118,7 +118,7 @@ impl Replacement {
         let plain = |w: &str| {
             (w.chars().count() >= 3 || is_number(w))
                 && !EDIT_WORDS.iter().any(|e| e.eq_ignore_ascii_case(w))
-                && !crate::decide::names_a_path(w)
+                && !lantern_core::mentions::names_a_path(w)
         };
         let question_words = edit_words(question);
         let mut values: Vec<String> = Vec::new();
@@ -325,8 +325,7 @@ impl super::LocalModel {
         if !self.settings.options.replace_values {
             return None;
         }
-        let asked = request.question();
-        let question = asked.text.as_str();
+        let question = request.question_text();
         let mut replacement = match opened? {
             Grounding::Replaces(key) => Replacement::new(question, raw_argument(call_text, key)?),
             Grounding::FromQuestion => Replacement::new_content(question),

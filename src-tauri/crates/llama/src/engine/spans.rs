@@ -233,8 +233,7 @@ impl LocalModel {
         logits: &[f32],
         grammar: &mut LlamaSampler,
     ) -> Result<(Option<FileSpan>, Option<Grounded>), ModelError> {
-        let asked = request.question();
-        let question = asked.text.as_str();
+        let question = request.question_text();
         let terms = question_terms(question);
         let mut lines: Vec<&str> = Vec::new();
         // ASCII spaces only: a line cut after a wider space would start inside a "word".
