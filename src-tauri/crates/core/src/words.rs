@@ -113,7 +113,7 @@ pub const QUESTION_FILLER: &[&str] = &[
 
 /// Words that say nothing about which tool is meant (ranking the tools by the question's
 /// words): English function words, and the words every tool's description shares.
-pub const TOOL_FILLER: &[&str] = &[
+const TOOL_FILLER: &[&str] = &[
     "the",
     "and",
     "for",

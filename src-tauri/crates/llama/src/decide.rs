@@ -14,7 +14,9 @@
 //! without a file name, and general questions — programming ones included, which score
 //! highest among them — that need no tool.
 
+use lantern_core::mentions::names_a_path;
 use lantern_core::model::MadeCall;
+use lantern_core::words::{alphanumeric_words, message_words, PROJECT_QUESTION_WORDS};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -346,10 +348,6 @@ pub fn lexical_prior(message: &str) -> bool {
         .is_some_and(|at| words[at + 1..].contains(&"to"));
     names_a_file || adds_to || words.iter().any(|w| PROJECT_QUESTION_WORDS.contains(w))
 }
-
-pub(crate) use lantern_core::mentions::{is_known_file, names_a_path};
-pub(crate) use lantern_core::words::message_words;
-use lantern_core::words::{alphanumeric_words, PROJECT_QUESTION_WORDS};
 
 /// log(e^a + e^b), for adding the probabilities of two ways a reply can start.
 pub fn log_add(a: f64, b: f64) -> f64 {

@@ -34,7 +34,7 @@ pub(super) struct WantedTools {
     pub(super) finds: bool,
     /// It asks for no change (see [`lantern_core::question::Question::asks_for_a_change`]).
     pub(super) reads_only: bool,
-    /// It spells out a calculation (see [`lantern_core::intent::asks_a_calculation`]).
+    /// It spells out a calculation (see [`lantern_core::question::Question::calculations`]).
     pub(super) calculates: bool,
 }
 
@@ -53,7 +53,8 @@ pub(super) fn tool_candidates(
     let bonus_if = |yes: bool, bonus: f64| if yes { bonus } else { 0.0 };
     // What finds a defined name: a tool that looks names up where there is one, else a
     // search for the question's words.
-    let finder = |tool: &ToolSpec| match tools.iter().any(looks_up_names) {
+    let has_lookup = tools.iter().any(looks_up_names);
+    let finder = |tool: &ToolSpec| match has_lookup {
         true => looks_up_names(tool),
         false => searches(tool),
     };

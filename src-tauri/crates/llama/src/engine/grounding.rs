@@ -84,12 +84,12 @@ const NAMED_BONUS: f64 = 8.0;
 /// exists.
 pub(super) fn new_files_named(question: &str, known: &KnownPaths) -> Vec<String> {
     let mut named: Vec<String> = Vec::new();
-    for word in crate::decide::message_words(question) {
+    for word in lantern_core::words::message_words(question) {
         let word = word.trim_end_matches('.');
         let folder = word.rsplit_once('/').map_or(".", |(parent, _)| parent);
         // A file's name has an extension or is a dotfile; `src/click` is a folder.
         let file_name = word.rsplit('/').next().unwrap_or(word);
-        let fits = crate::decide::names_a_path(word)
+        let fits = lantern_core::mentions::names_a_path(word)
             && file_name.contains('.')
             && !known.folders.iter().any(|f| f == word)
             // No leading or trailing `/`, no `a//b`, no `..`.
@@ -97,7 +97,7 @@ pub(super) fn new_files_named(question: &str, known: &KnownPaths) -> Vec<String>
             && !word.contains('*')
             && known.folders.iter().any(|f| f == folder)
             // `utils.py` may be short for `src/click/utils.py`: a file the project has.
-            && !crate::decide::is_known_file(word, known)
+            && !lantern_core::mentions::is_known_file(word, known)
             && !named.iter().any(|n| n == word);
         if fits {
             named.push(word.to_string());
@@ -390,7 +390,8 @@ impl LocalModel {
                         creates,
                         finds,
                         reads_only,
-                        calculates: lantern_core::intent::asks_a_calculation(request, &asked),
+                        // Only a tool that calculates gets the bonus for it.
+                        calculates: !asked.calculations.is_empty(),
                     };
                     self.ground_tool_name(request.tools, question, wanted, logits, grammar, cancel)
                 }
