@@ -98,30 +98,6 @@ pub struct ToolSpec {
 }
 
 impl ToolSpec {
-    /// A tool no toolbox holds and nothing runs: a clock, for a backend to check that a model
-    /// or a server declares tools and writes a call back ("What time is it now?"), without
-    /// knowing Lantern's own tools. Declared as Lantern's own clock is, word for word: a small
-    /// model calls a tool it is asked to call or not by such details, and the check must see
-    /// what a conversation will.
-    pub fn clock_probe() -> ToolSpec {
-        ToolSpec {
-            name: "get_current_time".to_string(),
-            description:
-                "Get the current date and time (ISO 8601, local time with offset, and UTC)."
-                    .to_string(),
-            risk: Risk::Safe,
-            input_schema: serde_json::json!({
-                "$schema": "https://json-schema.org/draft/2020-12/schema",
-                "additionalProperties": false,
-                "type": "object",
-            }),
-            example: serde_json::json!({}),
-            preview_kind: PreviewKind::None,
-            result_kind: ResultKind::Plain,
-            source: None,
-        }
-    }
-
     /// Does one of the tool's arguments carry this schema extension (`"x-symbol"`,
     /// `"x-path"`, …), whatever its value?
     pub fn has_argument_marked(&self, extension: &str) -> bool {

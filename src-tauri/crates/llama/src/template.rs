@@ -170,7 +170,7 @@ impl NativeTemplate {
         };
         // A conversation with a call and its result must render, and the tools must show: the
         // tool's description, which only the list of tools holds (the call names the tool too).
-        let clock = ToolSpec::clock_probe();
+        let clock = lantern_core::tools::clock_probe();
         let probe = [
             Message::new(Role::System, "rules"),
             Message::new(Role::User, "What time is it now?"),

@@ -24,7 +24,7 @@ use lantern_core::model::{
 };
 use lantern_core::protocol::markers::text_protocol_messages;
 use lantern_core::protocol::native::{native_messages, native_tools, Arguments};
-use lantern_core::tools::ToolSpec;
+use lantern_core::tools::clock_probe;
 use native::CallAssembler;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -254,7 +254,7 @@ impl OpenAiModel {
     /// server whose template knows tools answers with `tool_calls`, one without that support
     /// answers in prose or refuses the `tools` field.
     pub fn detect_call_path(&mut self) -> Result<Detection, ModelError> {
-        let probe_tool = ToolSpec::clock_probe();
+        let probe_tool = clock_probe();
         // No system message and greedy decoding: the plainest request a tool-aware template
         // renders, answered the same way every time.
         let messages = [Message::new(Role::User, "What time is it now?")];

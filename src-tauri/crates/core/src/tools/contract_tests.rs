@@ -311,16 +311,3 @@ fn every_preview_is_of_the_kind_its_tool_declares() {
         );
     }
 }
-
-/// The clock a backend probes tool support with is declared as Lantern's own clock is: what a
-/// model does with a tool depends on its words, so the probe must show it the same ones.
-#[test]
-fn the_clock_probe_is_declared_as_the_clock_tool_is() {
-    let registry = ToolRegistry::standard();
-    let clock = registry.spec("get_current_time").unwrap();
-    let probe = ToolSpec::clock_probe();
-    assert_eq!(
-        (&probe.name, &probe.description, &probe.input_schema),
-        (&clock.name, &clock.description, &clock.input_schema)
-    );
-}

@@ -226,36 +226,9 @@ impl ToolRegistry {
     }
 
     fn register<T: Tool>(&mut self) {
-        let generator = schemars::generate::SchemaSettings::draft2020_12()
-            .with(|s| s.inline_subschemas = true)
-            .into_generator();
-        let mut schema = serde_json::to_value(generator.into_root_schema_for::<T::Input>())
-            .expect("a derived schema serialises");
-        // An optional argument is one that may be left out; `null` is normalised away before
-        // validation (see `normalize_args`), so the contract need not mention it.
-        strip_null(&mut schema);
-        let description = schema
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .trim()
-            .to_string();
-        if let Some(obj) = schema.as_object_mut() {
-            // The catalog shows name and description separately; the schema keeps the contract.
-            obj.remove("title");
-            obj.remove("description");
-        }
-        let validator = jsonschema::validator_for(&schema).expect("a derived schema compiles");
-        let spec = ToolSpec {
-            name: T::NAME.to_string(),
-            description,
-            risk: T::RISK,
-            input_schema: schema,
-            example: T::example(),
-            preview_kind: T::PREVIEW,
-            result_kind: T::RESULT,
-            source: None,
-        };
+        let spec = spec_of::<T>();
+        let validator =
+            jsonschema::validator_for(&spec.input_schema).expect("a derived schema compiles");
         debug_assert!(validator.is_valid(&spec.example), "{} example", T::NAME);
         self.entries.insert(
             T::NAME.to_string(),
@@ -337,6 +310,47 @@ pub fn normalize_args(args: &mut Value) {
         map.retain(|_, v| !v.is_null());
         map.values_mut().for_each(normalize_args);
     }
+}
+
+/// What tool `T` declares, its schema derived from its input struct.
+fn spec_of<T: Tool>() -> ToolSpec {
+    let generator = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator();
+    let mut schema = serde_json::to_value(generator.into_root_schema_for::<T::Input>())
+        .expect("a derived schema serialises");
+    // An optional argument is one that may be left out; `null` is normalised away before
+    // validation (see `normalize_args`), so the contract need not mention it.
+    strip_null(&mut schema);
+    let description = schema
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    if let Some(obj) = schema.as_object_mut() {
+        // The catalog shows name and description separately; the schema keeps the contract.
+        obj.remove("title");
+        obj.remove("description");
+    }
+    ToolSpec {
+        name: T::NAME.to_string(),
+        description,
+        risk: T::RISK,
+        input_schema: schema,
+        example: T::example(),
+        preview_kind: T::PREVIEW,
+        result_kind: T::RESULT,
+        source: None,
+    }
+}
+
+/// The clock tool's declaration, for a backend to check that a model or a server declares
+/// tools and writes a call back ("What time is it now?") without being given Lantern's tools:
+/// a small model calls a tool it is asked to call or not by its words, so the check shows it
+/// the clock's own.
+pub fn clock_probe() -> ToolSpec {
+    spec_of::<get_current_time::GetCurrentTime>()
 }
 
 /// Removes `null` from a derived schema's types: `["integer", "null"]` becomes `"integer"` and an
