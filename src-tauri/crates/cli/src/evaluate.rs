@@ -7,7 +7,7 @@ use lantern_core::agent::AgentConfig;
 use lantern_core::event::FinishedReason;
 use lantern_core::levers::AGENT_LEVERS;
 use lantern_eval as eval;
-use lantern_eval::EvalTask;
+use lantern_eval::{EvalTask, Split, TaskSet};
 use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -22,7 +22,7 @@ pub(super) struct EvalArgs {
     #[arg(long)]
     fixtures: PathBuf,
     /// Run only this set: `dev` (the one to tune on) or `test` (held out: only report it).
-    #[arg(long, value_parser = ["dev", "test"])]
+    #[arg(long, value_parser = Split::ALL.map(Split::name))]
     split: Option<String>,
     /// Run only the tasks of this category or fixture (repeatable; a task is run when it
     /// matches any).
@@ -57,10 +57,7 @@ pub(super) fn eval_command(args: EvalArgs) -> Result<u8, Failure> {
     let set = TaskSet {
         tasks: args.tasks,
         fixtures: args.fixtures,
-        split: args.split.map(|s| match s.as_str() {
-            "test" => eval::Split::Test,
-            _ => eval::Split::Dev,
-        }),
+        split: args.split.as_deref().and_then(Split::from_name),
         only: args.only,
     };
     let (config, label) = configured(
@@ -89,48 +86,6 @@ fn agent_lever_names() -> clap::builder::PossibleValuesParser {
     )
 }
 
-/// The tasks to run: where they and their fixtures are, and which of them.
-struct TaskSet {
-    tasks: PathBuf,
-    fixtures: PathBuf,
-    /// Only this set; both when `None`.
-    split: Option<eval::Split>,
-    /// Only tasks of these categories or fixtures; all when empty.
-    only: Vec<String>,
-}
-
-impl TaskSet {
-    /// The tasks chosen, checked, with their fixtures there.
-    fn load(&self, registry: &lantern_core::tools::ToolRegistry) -> Result<Vec<EvalTask>, Failure> {
-        let mut tasks = eval::load_tasks(&self.tasks, registry).map_err(usage)?;
-        tasks.retain(|t| self.split.is_none_or(|split| t.split == split));
-        if !self.only.is_empty() {
-            tasks.retain(|t| {
-                self.only
-                    .iter()
-                    .any(|name| t.fixture == *name || t.category.as_deref() == Some(name.as_str()))
-            });
-        }
-        if tasks.is_empty() {
-            return Err(usage(format!(
-                "{} holds no tasks of the set and categories asked for",
-                self.tasks.display()
-            )));
-        }
-        let missing = tasks
-            .iter()
-            .map(|t| t.fixture.as_str())
-            .find(|name| !self.fixtures.join(name).is_dir());
-        if let Some(name) = missing {
-            return Err(usage(format!(
-                "fixture {name:?} is not a folder in {}",
-                self.fixtures.display()
-            )));
-        }
-        Ok(tasks)
-    }
-}
-
 /// `lantern eval`: every phrasing of every task in order, a progress line per run on stderr,
 /// then the report. Exits 0 once every task has run, whatever the scores; bad input is a usage
 /// error found before the model is loaded.
@@ -146,7 +101,7 @@ fn evaluate(
         return Err(usage("--max-steps must be at least 1"));
     }
     let toolbox = crate::toolbox();
-    let tasks = set.load(toolbox.registry())?;
+    let tasks = set.load(toolbox.registry()).map_err(usage)?;
     let runs: Vec<(&EvalTask, usize)> = tasks
         .iter()
         .flat_map(|t| (0..t.phrasings().count()).map(move |p| (t, p)))

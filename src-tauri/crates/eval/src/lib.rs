@@ -40,5 +40,6 @@ pub use report::{
 };
 pub use run::{run_task, TaskOutcome};
 pub use task::{
-    load_tasks, EvalTask, FileContains, Split, SuccessCriteria, PHRASING_NAMES, TEST_PHRASINGS,
+    load_tasks, EvalTask, FileContains, Split, SuccessCriteria, TaskSet, PHRASING_NAMES,
+    TEST_PHRASINGS,
 };

@@ -4,7 +4,7 @@ use crate::matching::mentions;
 use lantern_core::tools::ToolRegistry;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 
 /// Which set a task's project belongs to. Levers are decided on `dev`; `test` is held out and
 /// only reported on, so that a number from it says how Lantern does on projects nobody tuned on.
@@ -22,6 +22,14 @@ impl Split {
             Split::Dev => "dev",
             Split::Test => "test",
         }
+    }
+
+    /// Every set, in order.
+    pub const ALL: [Split; 2] = [Split::Dev, Split::Test];
+
+    /// The set [`Split::name`] names.
+    pub fn from_name(name: &str) -> Option<Split> {
+        Split::ALL.into_iter().find(|split| split.name() == name)
     }
 }
 
@@ -104,6 +112,49 @@ pub struct FileContains {
     /// Relative to the workspace root.
     pub path: String,
     pub text: String,
+}
+
+/// The tasks to run: where they and their fixtures are, and which of them.
+pub struct TaskSet {
+    pub tasks: PathBuf,
+    pub fixtures: PathBuf,
+    /// Only this set; both when `None`.
+    pub split: Option<Split>,
+    /// Only tasks of these categories or fixtures; all when empty.
+    pub only: Vec<String>,
+}
+
+impl TaskSet {
+    /// The tasks chosen, checked, with their fixtures there; why not, in words, when there
+    /// are none or a fixture is missing.
+    pub fn load(&self, registry: &ToolRegistry) -> Result<Vec<EvalTask>, String> {
+        let mut tasks = load_tasks(&self.tasks, registry)?;
+        tasks.retain(|t| self.split.is_none_or(|split| t.split == split));
+        if !self.only.is_empty() {
+            tasks.retain(|t| {
+                self.only
+                    .iter()
+                    .any(|name| t.fixture == *name || t.category.as_deref() == Some(name.as_str()))
+            });
+        }
+        if tasks.is_empty() {
+            return Err(format!(
+                "{} holds no tasks of the set and categories asked for",
+                self.tasks.display()
+            ));
+        }
+        let missing = tasks
+            .iter()
+            .map(|t| t.fixture.as_str())
+            .find(|name| !self.fixtures.join(name).is_dir());
+        if let Some(name) = missing {
+            return Err(format!(
+                "fixture {name:?} is not a folder in {}",
+                self.fixtures.display()
+            ));
+        }
+        Ok(tasks)
+    }
 }
 
 /// Reads the tasks: a JSON array of [`EvalTask`], or a folder of such files (read in name
