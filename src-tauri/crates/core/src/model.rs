@@ -48,9 +48,23 @@ pub struct Message {
     pub call: Option<MadeCall>,
 }
 
+/// A tool call as a server's API returned it (`tool_calls`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiCall {
+    /// The server's id for the call, if it gave one: the conversation sent back names the call
+    /// by it, since some providers check that a result answers a call they made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub name: String,
+    /// The arguments as the server sent them: the text of a JSON object, which a model may
+    /// have got wrong, so it is checked like any call.
+    pub arguments: String,
+}
+
 /// A call the history keeps beside the text it was read from: a backend that takes calls
 /// natively (a server's API, a model's own chat template) sends it as it is, and the text
-/// protocol sends the text. Neither reads the text again.
+/// protocol sends the text (or, for a call a server made through its API, which never was
+/// text, the call written in the protocol). Neither reads the text again.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MadeCall {
     /// What the model wrote before its call, trimmed (empty when nothing).
@@ -392,15 +406,14 @@ pub struct Generation {
     pub context_used: Option<usize>,
     /// Tokens the context holds at most, if known.
     pub context_size: Option<usize>,
-    /// The pieces of native tool calls as the server streamed them (raw JSON), when the calls
-    /// came through its API; the backend also wrote them into `text` as `<TOOL_CALL>` blocks,
-    /// so the agent reads every call the same way.
+    /// The pieces of native tool calls as the server streamed them (raw JSON), for the
+    /// inspector, when the calls came through its API.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub native_deltas: Vec<serde_json::Value>,
-    /// The id the server gave the reply's first native call: the conversation sent back names
-    /// the call by it, since some providers check that a result answers a call they made.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub native_call_id: Option<String>,
+    /// The calls the server returned through its API, put together from those pieces, in
+    /// order. They came structured and stay so: they are never written into `text`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub api_calls: Vec<ApiCall>,
     /// The model was prompted through its own chat template with the tools given natively, so
     /// a call in `text` is in the model's own form (local models).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -428,7 +441,7 @@ impl Generation {
             context_used: None,
             context_size: None,
             native_deltas: Vec::new(),
-            native_call_id: None,
+            api_calls: Vec::new(),
             native_template: false,
             thinking: String::new(),
             decision: None,

@@ -452,8 +452,8 @@ impl OpenAiModel {
     /// passing each piece of text on. Returning drops the reader, which closes the connection
     /// when the reply was not read to its end, so the server stops generating.
     ///
-    /// Native tool-call pieces are assembled as they come and written into the text as
-    /// `<TOOL_CALL>` blocks when the reply ends; thinking is kept apart. A reply longer than
+    /// Native tool-call pieces are assembled as they come and returned beside the text, as
+    /// calls; thinking is kept apart. A reply longer than
     /// [`BYTES_PER_TOKEN`] bytes per token asked for is cut there and ends as `Length`.
     fn read_reply(
         &self,
@@ -469,16 +469,6 @@ impl OpenAiModel {
         }
         let native_call =
             !streamed.calls.is_empty() && !matches!(ending, Ending::Cancelled | Ending::OverBudget);
-        if native_call {
-            let block = streamed.calls.text();
-            let block = if streamed.text.trim().is_empty() {
-                block
-            } else {
-                format!("\n{block}")
-            };
-            streamed.text.push_str(&block);
-            on_text(&block);
-        }
         let finish = match ending {
             Ending::Cancelled => FinishReason::Cancelled,
             Ending::OverBudget => FinishReason::Length,
@@ -502,7 +492,7 @@ impl OpenAiModel {
         let mut generation = Generation::text(streamed.text, finish);
         generation.thinking = streamed.thinking;
         if native_call {
-            generation.native_call_id = streamed.calls.first_id();
+            generation.api_calls = streamed.calls.calls();
             generation.native_deltas = streamed.calls.into_pieces();
         }
         if let Some(usage) = streamed.usage {

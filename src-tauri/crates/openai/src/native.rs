@@ -1,19 +1,17 @@
 //! Native tool calls over the OpenAI API: the tools sent as `tools`, calls read back from the
 //! streamed `tool_calls` pieces, results sent as `role: "tool"` messages.
 //!
-//! The agent reads every call from text, so an assembled native call is written into the reply
-//! as the `<TOOL_CALL>` block it stands for (its arguments, which the server sends as a JSON
-//! string, are read there once, with the same error reports as any call); the raw pieces go
-//! along for the inspector. The history keeps the call typed beside that text, and
-//! [`native_messages`] sends it in the API's structured form, so the server sees its own format
-//! and the session's history stays one format.
+//! An assembled call is handed to the agent as it came ([`ApiCall`]), beside the reply's text,
+//! never written into it; the agent decodes its arguments (which the server sends as a JSON
+//! string) once, with the same error reports as any call. The raw pieces go along for the
+//! inspector. The history keeps the call typed, and [`native_messages`] sends it in the API's
+//! structured form, so the server sees its own format.
 //!
 //! Servers disagree on the details, and each is read as it comes: arguments as a JSON string
 //! streamed in parts (OpenAI, llama-server, vLLM) or as a whole object (some Ollama versions);
 //! an id on the first piece only, or on none.
 
-use lantern_core::model::ToolChoice;
-use lantern_core::protocol::{CLOSE_TAG, OPEN_TAG};
+use lantern_core::model::{ApiCall, ToolChoice};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -80,27 +78,18 @@ impl CallAssembler {
             .sum()
     }
 
-    /// The calls as `<TOOL_CALL>` blocks, in order. Arguments that are not JSON are written as
-    /// they came, so the parser reports exactly where they break; the agent runs the first call
-    /// and tells the model the others were not run.
-    pub fn text(&self) -> String {
+    /// The calls, in order, as they came: arguments that are not JSON are kept as they came,
+    /// so the agent reports exactly where they break; it runs the first call and tells the
+    /// model the others were not run.
+    pub fn calls(&self) -> Vec<ApiCall> {
         self.calls
             .values()
-            .map(|call| {
-                let arguments = match call.arguments.trim() {
-                    "" => "{}",
-                    given => given,
-                };
-                let name = serde_json::to_string(call.name.trim()).expect("a string serialises");
-                format!("{OPEN_TAG}\n{{\"tool\": {name}, \"args\": {arguments}}}\n{CLOSE_TAG}")
+            .map(|call| ApiCall {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
             })
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-
-    /// The server's id of the first call, the one the agent runs.
-    pub fn first_id(&self) -> Option<String> {
-        self.calls.values().next().and_then(|call| call.id.clone())
+            .collect()
     }
 
     pub fn into_pieces(self) -> Vec<Value> {
@@ -112,7 +101,7 @@ impl CallAssembler {
 mod tests {
     use super::*;
     use lantern_core::protocol::native::native_tools;
-    use lantern_core::protocol::{parse, Outcome};
+    use lantern_core::protocol::{parse, with_api_calls, Outcome, Turn};
     use lantern_core::tools::ToolRegistry;
     use lantern_core::tools::ToolSpec;
     use serde_json::json;
@@ -128,11 +117,16 @@ mod tests {
         calls
     }
 
+    /// The reply the agent reads: no text, the assembled calls beside it.
+    fn read(calls: &CallAssembler) -> Turn {
+        with_api_calls(parse(""), &calls.calls())
+    }
+
     #[test]
     fn arguments_streamed_char_by_char_become_one_valid_call() {
         let calls = streamed("read_file", r#"{"path": "src/a \"b\".ts"}"#);
-        let outcome =
-            lantern_core::protocol::interpret(&parse(&calls.text()), &ToolRegistry::standard());
+        assert_eq!(calls.calls()[0].id.as_deref(), Some("c1"));
+        let outcome = lantern_core::protocol::interpret(&read(&calls), &ToolRegistry::standard());
         let Outcome::ToolCall { tool, args, .. } = outcome else {
             panic!("not a call: {outcome:?}");
         };
@@ -145,7 +139,7 @@ mod tests {
     fn arguments_given_as_an_object_are_taken_whole() {
         let mut calls = CallAssembler::default();
         calls.push(json!({"function": {"name": "list_files", "arguments": {"directory": "."}}}));
-        let turn = parse(&calls.text());
+        let turn = read(&calls);
         assert_eq!(turn.call.unwrap().args, json!({"directory": "."}));
     }
 
@@ -156,7 +150,7 @@ mod tests {
         calls.push(
             json!({"index": 0, "function": {"name": "read_file", "arguments": "{\"path\":\"a\"}"}}),
         );
-        let turn = parse(&calls.text());
+        let turn = read(&calls);
         assert_eq!(turn.call.unwrap().tool, "read_file");
         assert!(turn
             .problems
@@ -167,7 +161,7 @@ mod tests {
     #[test]
     fn broken_arguments_are_reported_where_they_break() {
         let calls = streamed("read_file", r#"{"path": "a"#);
-        let turn = parse(&calls.text());
+        let turn = read(&calls);
         assert!(turn.call.is_none());
         assert!(turn.fatal_problem().is_some(), "{turn:?}");
     }

@@ -9,7 +9,7 @@ mod support;
 use lantern_core::agent::{Answer, FixedAnswer, Session, SessionOptions};
 use lantern_core::event::{Event, FinishedReason};
 use lantern_core::model::{CallPath, CancelToken, FinishReason, Flow, GenerateRequest, Model};
-use lantern_core::protocol::STOP_SEQUENCES;
+use lantern_core::protocol::{Dialect, STOP_SEQUENCES};
 use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
 use lantern_openai::{CallMode, OpenAiModel, OpenAiOptions};
@@ -137,11 +137,22 @@ fn a_session_reads_a_file_through_native_calls_and_answers() {
     };
     assert_eq!(reason, FinishedReason::Answer, "{text}");
     assert_eq!(text, "It says the launch code is 0000.");
-    let via = events.iter().find_map(|e| match e {
-        Event::CallParsed { tool, via, .. } if tool == "read_file" => Some(*via),
+    let parsed = events.iter().find_map(|e| match e {
+        Event::CallParsed {
+            tool,
+            via,
+            dialect,
+            response,
+            ..
+        } if tool == "read_file" => Some((*via, *dialect, response.clone())),
         _ => None,
     });
-    assert_eq!(via, Some(CallPath::Native));
+    let (via, dialect, response) = parsed.expect("the call was parsed");
+    assert_eq!((via, dialect), (CallPath::Native, Dialect::Api));
+    assert_eq!(
+        response, "",
+        "the call came typed and was not written as text"
+    );
     let deltas = events.iter().find_map(|e| match e {
         Event::ResponseFinished { native_deltas, .. } if !native_deltas.is_empty() => {
             Some(native_deltas.len())

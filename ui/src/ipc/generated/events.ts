@@ -60,7 +60,9 @@ export type Dialect =
   /** `[name(key="value")]` (Llama 3.2, LFM2) as the whole reply. */
   | "pythonic"
   /** Harmony (gpt-oss): `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>` */
-  | "harmony";
+  | "harmony"
+  /** Not text: a call a server returned through its API's `tool_calls`. */
+  | "api";
 
 /** One step of a turn or a manual call, as the window, the CLI and transcripts see it. */
 export type Event =

@@ -14,7 +14,9 @@ use crate::model::{
 use crate::project_map::project_map;
 use crate::project_rules::ProjectRules;
 use crate::protocol::markers::is_protocol_shaped_text;
-use crate::protocol::{interpret, Outcome, ProblemKind, Turn, TurnParser, STOP_SEQUENCES};
+use crate::protocol::{
+    interpret, with_api_calls, Dialect, Outcome, ProblemKind, Turn, TurnParser, STOP_SEQUENCES,
+};
 use crate::question::Question;
 use serde_json::Value;
 
@@ -291,7 +293,8 @@ impl Session {
             return Err((FinishedReason::Cancelled, String::new()));
         }
         Ok(Reply {
-            turn: parser.finish(),
+            // A server's own calls come beside the text, structured.
+            turn: with_api_calls(parser.finish(), &generation.api_calls),
             generation,
             streamed,
         })
@@ -375,7 +378,12 @@ impl Session {
         };
         let (step, generation) = (state.steps, &reply.generation);
         self.calls += 1;
-        let call_id = self.call_id_for(generation.native_call_id.as_deref());
+        // A call the server made keeps the server's id for it.
+        let server_id = match dialect {
+            Dialect::Api => generation.api_calls.first().and_then(|c| c.id.as_deref()),
+            _ => None,
+        };
+        let call_id = self.call_id_for(server_id);
         // The model hears about calls it made that were not run, with the result.
         let not_run = problems
             .iter()
@@ -394,10 +402,10 @@ impl Session {
             span,
             response: reply.turn.raw.clone(),
             problems,
-            via: if generation.native_deltas.is_empty() && !generation.native_template {
-                CallPath::Text
-            } else {
+            via: if dialect == Dialect::Api || generation.native_template {
                 CallPath::Native
+            } else {
+                CallPath::Text
             },
         });
         // What the model said up to the end of its call; the rest was discarded, and its

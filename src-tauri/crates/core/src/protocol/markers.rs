@@ -8,7 +8,7 @@
 //! renders it with [`text_protocol_messages`].
 
 use super::{Dialect, Turn};
-use crate::model::{Message, Role};
+use crate::model::{MadeCall, Message, Role};
 
 /// The opening tag of the native protocol.
 pub const OPEN_TAG: &str = "<TOOL_CALL>";
@@ -176,9 +176,29 @@ pub fn text_protocol_messages(messages: &[Message]) -> Vec<Message> {
             ),
             Role::Tool if m.rejected => Message::new(Role::User, tool_error_text(&m.content)),
             Role::Tool => Message::new(Role::User, tool_result_text(&m.content)),
+            // A call a server made through its API never was text: it is written out here.
+            Role::Assistant => match &m.call {
+                Some(call) if m.content == call.said => {
+                    Message::new(Role::Assistant, written_call(call))
+                }
+                _ => Message::new(m.role, m.content.clone()),
+            },
             _ => Message::new(m.role, m.content.clone()),
         }))
         .collect()
+}
+
+/// `call` as the text protocol writes it, after what was said before it.
+fn written_call(call: &MadeCall) -> String {
+    let tool = serde_json::to_string(&call.tool).expect("a string serialises");
+    let block = format!(
+        "{OPEN_TAG}\n{{\"tool\": {tool}, \"args\": {}}}\n{CLOSE_TAG}",
+        call.args
+    );
+    match call.said.as_str() {
+        "" => block,
+        said => format!("{said}\n{block}"),
+    }
 }
 
 /// How many system messages open the conversation (the prompt and what is fixed with it).
@@ -244,6 +264,22 @@ mod tests {
             )
         );
         assert!(text.iter().all(|m| m.role != Role::Tool));
+    }
+
+    #[test]
+    fn a_call_made_through_a_servers_api_is_written_in_the_protocol() {
+        let mut made = MadeCall::new("read_file", serde_json::json!({"path": "a"}));
+        made.said = "Let me look.".into();
+        let typed = [Message::assistant_call("c1", "Let me look.", made)];
+        let text = text_protocol_messages(&typed);
+        assert_eq!(
+            text[0].content,
+            "Let me look.\n<TOOL_CALL>\n{\"tool\": \"read_file\", \"args\": {\"path\":\"a\"}}\n</TOOL_CALL>"
+        );
+        let read = super::super::parse(&text[0].content)
+            .call
+            .expect("one call");
+        assert_eq!(read.tool, "read_file");
     }
 
     #[test]

@@ -26,7 +26,7 @@ mod parser;
 
 pub use feedback::interpret;
 pub use markers::{CLOSE_TAG, OPEN_TAG, STOP_SEQUENCES};
-pub use parser::{parse, TurnParser};
+pub use parser::{parse, with_api_calls, TurnParser};
 
 use crate::error::ErrorType;
 use schemars::JsonSchema;
@@ -53,6 +53,8 @@ pub enum Dialect {
     Pythonic,
     /// Harmony (gpt-oss): `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>`
     Harmony,
+    /// Not text: a call a server returned through its API's `tool_calls`.
+    Api,
 }
 
 impl Dialect {
@@ -66,6 +68,7 @@ impl Dialect {
             Dialect::BareJson => "bare_json",
             Dialect::Pythonic => "pythonic",
             Dialect::Harmony => "harmony",
+            Dialect::Api => "api",
         }
     }
 }

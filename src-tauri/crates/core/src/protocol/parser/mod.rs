@@ -8,6 +8,7 @@
 //! Everything here works on bytes: every delimiter is ASCII, so a match always starts and ends
 //! on a char boundary, and arbitrary UTF-8 in between is carried along untouched.
 
+mod api;
 mod bare;
 mod openers;
 mod read;
@@ -23,6 +24,8 @@ use super::{Dialect, Problem, ProblemKind, RawCall, Span, Turn};
 use crate::error::ErrorType;
 use openers::{closer_tag, find_opener, past_fence, settle_fence, Opener, Probe, Search};
 use read::{check_rest, read_call};
+
+pub use api::with_api_calls;
 use scan::{BodyScan, MistralScan};
 use serde_json::{Map, Value};
 

@@ -299,5 +299,7 @@ pub(super) fn closer_tag(dialect: Dialect) -> Option<&'static str> {
         // Mistral and Harmony calls end with their JSON value: `<|call|>` is an end-of-generation
         // token that a backend may never show.
         Dialect::Mistral | Dialect::BareJson | Dialect::Pythonic | Dialect::Harmony => None,
+        // A server's own calls are never text.
+        Dialect::Api => None,
     }
 }

@@ -326,7 +326,7 @@ pub(super) fn decode_call_object(value: Value) -> Result<Decoded, Failure> {
 
 /// The arguments object; a JSON string holding an object is decoded, since models often
 /// double-encode arguments. `what` names the arguments in messages.
-fn args_object(value: Value, what: &str) -> Result<Value, Failure> {
+pub(super) fn args_object(value: Value, what: &str) -> Result<Value, Failure> {
     match value {
         Value::Object(_) => Ok(value),
         Value::String(encoded) => match serde_json::from_str::<Value>(&encoded) {
