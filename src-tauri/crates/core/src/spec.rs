@@ -81,6 +81,23 @@ pub struct ToolSource {
     pub sandbox: String,
 }
 
+/// A conversation one step on, as a tool declares it: a question, a call of the tool, its
+/// result, and whether the right next step is another call. A local model's decision after a
+/// result is calibrated on the offered tools' examples (tiny models tend to repeat their call
+/// once they have seen a result), so a tool teaches it how its own results are followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExampleFollowUp {
+    pub question: &'static str,
+    /// The call's arguments, as JSON text.
+    pub args: &'static str,
+    /// Why the call is made, as the call's `reasoning`.
+    pub reasoning: &'static str,
+    /// The call's result as the tool returns it, as JSON text.
+    pub result: &'static str,
+    /// Does the question take another call after this result?
+    pub needs_call: bool,
+}
+
 /// What a tool is, as the model, the CLI and the UI see it.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ToolSpec {
@@ -95,6 +112,10 @@ pub struct ToolSpec {
     /// For a tool of an MCP server: which, and how it is reached. `None` for Lantern's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<ToolSource>,
+    /// How the tool's results are followed, for calibrating a local model; never shown.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub follow_ups: &'static [ExampleFollowUp],
 }
 
 impl ToolSpec {

@@ -130,6 +130,7 @@ mod tests {
                 transport: "stdio".into(),
                 sandbox: "sandboxed".into(),
             }),
+            follow_ups: &[],
         }
     }
 

@@ -1137,6 +1137,7 @@ fn with_many_tools_from_servers_a_turn_is_offered_the_ones_that_fit_and_asks_bef
                 transport: "stdio".into(),
                 sandbox: "sandboxed".into(),
             }),
+            follow_ups: &[],
         };
         registry
             .register_remote(spec, std::sync::Arc::new(Echo(name)))

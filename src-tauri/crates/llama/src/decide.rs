@@ -16,6 +16,7 @@
 
 use lantern_core::mentions::names_a_path;
 use lantern_core::model::MadeCall;
+use lantern_core::spec::{ExampleFollowUp, ToolSpec};
 use lantern_core::words::{alphanumeric_words, message_words, PROJECT_QUESTION_WORDS};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -61,117 +62,61 @@ pub const ANSWER_PROBES: &[&str] = &[
     "What is 2 to the power of 10?",
 ];
 
-/// Conversations one step on: a question, the call made, its result, and whether the right
-/// next step is another call. Tiny models tend to repeat their call once they have seen a
-/// result, so this decision is calibrated on its own.
-pub struct FollowUpProbe {
-    pub question: &'static str,
-    pub call: &'static str,
-    pub result: &'static str,
-    pub needs_call: bool,
+/// A conversation one step on (a question, the call made, its result, and whether the right
+/// next step is another call), as an offered tool declares it. Tiny models tend to repeat
+/// their call once they have seen a result, so this decision is calibrated on its own.
+pub struct FollowUpProbe<'t> {
+    pub tool: &'t str,
+    pub example: &'t ExampleFollowUp,
 }
 
-impl FollowUpProbe {
+impl FollowUpProbe<'_> {
+    /// The probe's call as the text protocol writes it.
+    pub fn call(&self) -> String {
+        let quoted = |text: &str| serde_json::to_string(text).expect("a string serialises");
+        format!(
+            "{{\"tool\": {}, \"args\": {}, \"reasoning\": {}}}",
+            quoted(self.tool),
+            self.example.args,
+            quoted(self.example.reasoning)
+        )
+    }
+
     /// The probe's call as the history keeps it beside its text.
     pub fn made_call(&self) -> MadeCall {
-        let call: serde_json::Value =
-            serde_json::from_str(self.call).expect("a probe's call is JSON");
-        MadeCall::new(
-            call["tool"].as_str().unwrap_or_default(),
-            call["args"].clone(),
-        )
+        let args = serde_json::from_str(self.example.args).expect("a tool's example is JSON");
+        MadeCall::new(self.tool, args)
     }
 }
 
-pub const FOLLOW_UP_PROBES: &[FollowUpProbe] = &[
-    FollowUpProbe {
-        question: "What's in package.json?",
-        call: r##"{"tool": "read_file", "args": {"path": "package.json"}, "reasoning": "Read the manifest"}"##,
-        result: r##"{"success":true,"data":{"path":"package.json","content":"{\"name\": \"shop\", \"version\": \"1.2.0\"}","total_lines":1},"error":null}"##,
-        needs_call: false,
-    },
-    FollowUpProbe {
-        question: "Where is the main function defined?",
-        call: r##"{"tool": "search_code", "args": {"query": "fn main"}, "reasoning": "Search for the definition"}"##,
-        result: r##"{"success":true,"data":{"matches":[{"path":"src/main.rs","line":3,"column":1,"text":"fn main() {"}],"count":1},"error":null}"##,
-        needs_call: false,
-    },
-    FollowUpProbe {
-        question: "List the Rust files in src.",
-        call: r##"{"tool": "list_files", "args": {"directory": "src", "pattern": "*.rs"}, "reasoning": "List them"}"##,
-        result: r##"{"success":true,"data":{"files":["src/lib.rs","src/main.rs"],"count":2},"error":null}"##,
-        needs_call: false,
-    },
-    FollowUpProbe {
-        question: "What version does Cargo.toml declare?",
-        call: r##"{"tool": "read_file", "args": {"path": "Cargo.toml"}, "reasoning": "The version is in the manifest"}"##,
-        result: r##"{"success":true,"data":{"path":"Cargo.toml","content":"[package]\nname = \"calc\"\nversion = \"0.3.1\"\n","total_lines":3},"error":null}"##,
-        needs_call: false,
-    },
-    FollowUpProbe {
-        question: "Which files mention TODO?",
-        call: r##"{"tool": "search_code", "args": {"query": "TODO"}, "reasoning": "Search for the marker"}"##,
-        result: r##"{"success":true,"data":{"matches":[{"path":"src/db.rs","line":8,"column":8,"text":"    // TODO: pool connections"}],"count":1},"error":null}"##,
-        needs_call: false,
-    },
-    FollowUpProbe {
-        question: "What time is it?",
-        call: r##"{"tool": "get_current_time", "args": {}, "reasoning": "Ask the clock"}"##,
-        result: r##"{"success":true,"data":{"local":"2026-03-02T14:05:00+01:00"},"error":null}"##,
-        needs_call: false,
-    },
-    FollowUpProbe {
-        question: "Read the first Rust file in src.",
-        call: r##"{"tool": "list_files", "args": {"directory": "src", "pattern": "*.rs"}, "reasoning": "Find the files first"}"##,
-        result: r##"{"success":true,"data":{"files":["src/lib.rs","src/main.rs"],"count":2},"error":null}"##,
-        needs_call: true,
-    },
-    FollowUpProbe {
-        question: "Fix the typo in the title of README.md.",
-        call: r##"{"tool": "read_file", "args": {"path": "README.md"}, "reasoning": "See the title first"}"##,
-        result: r##"{"success":true,"data":{"path":"README.md","content":"# Shpo\n","total_lines":1},"error":null}"##,
-        needs_call: true,
-    },
-    FollowUpProbe {
-        question: "Open the file that defines parse_config.",
-        call: r##"{"tool": "search_code", "args": {"query": "fn parse_config"}, "reasoning": "Find the file"}"##,
-        result: r##"{"success":true,"data":{"matches":[{"path":"src/config.rs","line":12,"column":1,"text":"pub fn parse_config(text: &str) -> Config {"}],"count":1},"error":null}"##,
-        needs_call: true,
-    },
-    FollowUpProbe {
-        question: "Add the line 'done' to the end of notes.md.",
-        call: r##"{"tool": "read_file", "args": {"path": "notes.md"}, "reasoning": "Read it before changing it"}"##,
-        result: r##"{"success":true,"data":{"path":"notes.md","content":"- buy milk\n","total_lines":1},"error":null}"##,
-        needs_call: true,
-    },
-    FollowUpProbe {
-        question: "Show me the code of the login handler.",
-        call: r##"{"tool": "search_code", "args": {"query": "login"}, "reasoning": "Find the handler"}"##,
-        result: r##"{"success":true,"data":{"matches":[{"path":"src/auth.rs","line":10,"column":8,"text":"pub fn login(user: &User) -> Session {"}],"count":1},"error":null}"##,
-        needs_call: true,
-    },
-    FollowUpProbe {
-        question: "Read the test file for the parser.",
-        call: r##"{"tool": "list_files", "args": {"directory": "tests"}, "reasoning": "Find the tests"}"##,
-        result: r##"{"success":true,"data":{"files":["tests/parser.rs","tests/cli.rs"],"count":2},"error":null}"##,
-        needs_call: true,
-    },
-];
+/// The follow-up probes the offered `tools` declare, in their order.
+pub fn follow_up_probes(tools: &[ToolSpec]) -> Vec<FollowUpProbe<'_>> {
+    tools
+        .iter()
+        .flat_map(|spec| {
+            spec.follow_ups.iter().map(|example| FollowUpProbe {
+                tool: &spec.name,
+                example,
+            })
+        })
+        .collect()
+}
 
-/// A fingerprint of every probe and of how they are used, so a calibration measured on another
-/// probe set, or fitted another way, is not reused.
-pub fn probe_set_fingerprint() -> String {
+/// A fingerprint of every probe (the follow-ups those of `tools`) and of how they are used, so
+/// a calibration measured on another probe set, or fitted another way, is not reused.
+pub fn probe_set_fingerprint(tools: &[ToolSpec]) -> String {
     let mut text = String::from("first step: score plus a weighted lexical prior\n");
     for probe in TOOL_PROBES.iter().chain(ANSWER_PROBES) {
         text.push_str(probe);
         text.push('\n');
     }
-    for probe in FOLLOW_UP_PROBES {
-        for part in [probe.question, probe.call, probe.result] {
+    for probe in follow_up_probes(tools) {
+        let example = probe.example;
+        for part in [example.question, &probe.call(), example.result] {
             text.push_str(part);
             text.push('\n');
         }
-        text.push_str(if probe.needs_call {
+        text.push_str(if example.needs_call {
             "call\n"
         } else {
             "answer\n"
@@ -363,16 +308,42 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_follow_up_probe_calls_a_standard_tool_with_valid_arguments() {
-        let registry = lantern_core::tools::ToolRegistry::standard();
-        for probe in FOLLOW_UP_PROBES {
-            let call = probe.made_call();
-            assert!(
-                registry.validate(&call.tool, &call.args).is_ok(),
-                "{}",
-                probe.call
-            );
-        }
+    fn a_follow_up_probe_is_the_offered_tools_example_written_as_a_call() {
+        const EXAMPLES: &[ExampleFollowUp] = &[ExampleFollowUp {
+            question: "What does a.txt say?",
+            args: r#"{"path": "a.txt"}"#,
+            reasoning: "Read \"a\"",
+            result: r#"{"success":true,"data":{"content":"hi"},"error":null}"#,
+            needs_call: false,
+        }];
+        let spec = |name: &str, follow_ups| ToolSpec {
+            name: name.into(),
+            description: String::new(),
+            risk: lantern_core::spec::Risk::Read,
+            input_schema: serde_json::json!({"type": "object"}),
+            example: serde_json::json!({}),
+            preview_kind: lantern_core::spec::PreviewKind::None,
+            result_kind: lantern_core::spec::ResultKind::Plain,
+            source: None,
+            follow_ups,
+        };
+        let tools = [spec("peek", EXAMPLES), spec("quiet", &[])];
+        let probes = follow_up_probes(&tools);
+        assert_eq!(probes.len(), 1);
+        assert_eq!(
+            probes[0].call(),
+            r#"{"tool": "peek", "args": {"path": "a.txt"}, "reasoning": "Read \"a\""}"#
+        );
+        let made = probes[0].made_call();
+        assert_eq!(
+            (made.tool.as_str(), made.args),
+            ("peek", serde_json::json!({"path": "a.txt"}))
+        );
+        assert_ne!(
+            probe_set_fingerprint(&tools),
+            probe_set_fingerprint(&tools[1..]),
+            "a calibration measured with other tools' examples is not reused"
+        );
     }
 
     #[test]

@@ -63,6 +63,8 @@ pub fn spec_of(name: &str, server: &str, tool: &Tool, trusted: bool) -> ToolSpec
         preview_kind: PreviewKind::None,
         result_kind: ResultKind::Plain,
         source: None,
+        // A server's tool brings no example of how its results are followed.
+        follow_ups: &[],
     }
 }
 

@@ -67,7 +67,9 @@ pub fn probe(model: &mut LocalModel, toolbox: &Toolbox) -> Result<ProbeReport, S
         .len();
     let context = model.facts().context;
     let fits = (system_prompt_tokens as f64) <= context as f64 * (1.0 - MIN_FREE_CONTEXT);
-    let calibration = model.calibration(system_prompt, &cancel).map_err(|e| e.0)?;
+    let calibration = model
+        .calibration(system_prompt, toolbox.specs(), &cancel)
+        .map_err(|e| e.0)?;
     let mut tasks = Vec::new();
     for (question, expected) in TASKS {
         let messages = [

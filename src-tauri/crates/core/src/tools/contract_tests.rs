@@ -311,3 +311,32 @@ fn every_preview_is_of_the_kind_its_tool_declares() {
         );
     }
 }
+
+#[test]
+fn every_follow_up_a_tool_declares_is_a_valid_call_of_it_with_a_result_that_reads() {
+    let registry = ToolRegistry::standard();
+    let mut by_next_step = [0, 0];
+    for spec in registry.specs() {
+        for example in spec.follow_ups {
+            let args: Value = serde_json::from_str(example.args).expect(example.args);
+            assert!(
+                registry.validate(&spec.name, &args).is_ok(),
+                "{}: {}",
+                spec.name,
+                example.args
+            );
+            let result = crate::seen_result::SeenResult::parse(example.result);
+            assert!(
+                result.is_some_and(|r| r.succeeded()),
+                "{}: {}",
+                spec.name,
+                example.result
+            );
+            by_next_step[usize::from(example.needs_call)] += 1;
+        }
+    }
+    assert!(
+        by_next_step.iter().all(|&n| n > 0),
+        "results followed by an answer and by another call are both declared: {by_next_step:?}"
+    );
+}

@@ -1,4 +1,4 @@
-use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
+use super::{ExampleFollowUp, PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -17,6 +17,13 @@ impl Tool for GetCurrentTime {
     const RISK: Risk = Risk::Safe;
     const PREVIEW: PreviewKind = PreviewKind::None;
     const RESULT: ResultKind = ResultKind::Plain;
+    const FOLLOW_UPS: &'static [ExampleFollowUp] = &[ExampleFollowUp {
+        question: "What time is it?",
+        args: "{}",
+        reasoning: "Ask the clock",
+        result: r##"{"success":true,"data":{"local":"2026-03-02T14:05:00+01:00"},"error":null}"##,
+        needs_call: false,
+    }];
 
     fn example() -> Value {
         json!({})

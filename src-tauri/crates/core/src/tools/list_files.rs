@@ -1,4 +1,4 @@
-use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
+use super::{ExampleFollowUp, PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use crate::walk::{add_notice, compile_glob, walk_checked};
 use schemars::JsonSchema;
@@ -37,6 +37,29 @@ impl Tool for ListFiles {
     const RISK: Risk = Risk::Read;
     const PREVIEW: PreviewKind = PreviewKind::None;
     const RESULT: ResultKind = ResultKind::FileList;
+    const FOLLOW_UPS: &'static [ExampleFollowUp] = &[
+        ExampleFollowUp {
+            question: "List the Rust files in src.",
+            args: r#"{"directory": "src", "pattern": "*.rs"}"#,
+            reasoning: "List them",
+            result: r##"{"success":true,"data":{"files":["src/lib.rs","src/main.rs"],"count":2},"error":null}"##,
+            needs_call: false,
+        },
+        ExampleFollowUp {
+            question: "Read the first Rust file in src.",
+            args: r#"{"directory": "src", "pattern": "*.rs"}"#,
+            reasoning: "Find the files first",
+            result: r##"{"success":true,"data":{"files":["src/lib.rs","src/main.rs"],"count":2},"error":null}"##,
+            needs_call: true,
+        },
+        ExampleFollowUp {
+            question: "Read the test file for the parser.",
+            args: r#"{"directory": "tests"}"#,
+            reasoning: "Find the tests",
+            result: r##"{"success":true,"data":{"files":["tests/parser.rs","tests/cli.rs"],"count":2},"error":null}"##,
+            needs_call: true,
+        },
+    ];
 
     fn example() -> Value {
         json!({"directory": "src", "pattern": "*.ts"})

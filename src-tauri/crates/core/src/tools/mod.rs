@@ -32,7 +32,7 @@ mod update_task;
 mod write_file;
 mod writes;
 
-pub use crate::spec::{PreviewKind, ResultKind, Risk, ToolSource, ToolSpec};
+pub use crate::spec::{ExampleFollowUp, PreviewKind, ResultKind, Risk, ToolSource, ToolSpec};
 pub use call::{Call, PrepareError};
 pub use target::{Resolved, Target};
 pub use tasks::{Task, TaskList, TaskStatus};
@@ -94,6 +94,8 @@ pub trait Tool: Send + Sync + 'static {
     const PREVIEW: PreviewKind;
     /// What [`run`](Self::run) returns on success.
     const RESULT: ResultKind;
+    /// How a call of this tool is followed once its result is in (see [`ExampleFollowUp`]).
+    const FOLLOW_UPS: &'static [ExampleFollowUp] = &[];
 
     /// Arguments of a typical correct call.
     fn example() -> Value;
@@ -342,6 +344,7 @@ fn spec_of<T: Tool>() -> ToolSpec {
         preview_kind: T::PREVIEW,
         result_kind: T::RESULT,
         source: None,
+        follow_ups: T::FOLLOW_UPS,
     }
 }
 

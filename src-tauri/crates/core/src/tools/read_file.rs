@@ -1,4 +1,4 @@
-use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
+use super::{ExampleFollowUp, PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -48,6 +48,36 @@ impl Tool for ReadFile {
     const RISK: Risk = Risk::Read;
     const PREVIEW: PreviewKind = PreviewKind::None;
     const RESULT: ResultKind = ResultKind::FileContent;
+    const FOLLOW_UPS: &'static [ExampleFollowUp] = &[
+        ExampleFollowUp {
+            question: "What's in package.json?",
+            args: r#"{"path": "package.json"}"#,
+            reasoning: "Read the manifest",
+            result: r##"{"success":true,"data":{"path":"package.json","content":"{\"name\": \"shop\", \"version\": \"1.2.0\"}","total_lines":1},"error":null}"##,
+            needs_call: false,
+        },
+        ExampleFollowUp {
+            question: "What version does Cargo.toml declare?",
+            args: r#"{"path": "Cargo.toml"}"#,
+            reasoning: "The version is in the manifest",
+            result: r##"{"success":true,"data":{"path":"Cargo.toml","content":"[package]\nname = \"calc\"\nversion = \"0.3.1\"\n","total_lines":3},"error":null}"##,
+            needs_call: false,
+        },
+        ExampleFollowUp {
+            question: "Fix the typo in the title of README.md.",
+            args: r#"{"path": "README.md"}"#,
+            reasoning: "See the title first",
+            result: r##"{"success":true,"data":{"path":"README.md","content":"# Shpo\n","total_lines":1},"error":null}"##,
+            needs_call: true,
+        },
+        ExampleFollowUp {
+            question: "Add the line 'done' to the end of notes.md.",
+            args: r#"{"path": "notes.md"}"#,
+            reasoning: "Read it before changing it",
+            result: r##"{"success":true,"data":{"path":"notes.md","content":"- buy milk\n","total_lines":1},"error":null}"##,
+            needs_call: true,
+        },
+    ];
 
     fn example() -> Value {
         json!({"path": "package.json"})

@@ -1,5 +1,5 @@
 use super::read_file::MAX_FILE_BYTES;
-use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
+use super::{ExampleFollowUp, PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::code_index::LineDefines;
 use crate::error::ToolError;
 use crate::sandbox::FileOpener;
@@ -72,6 +72,36 @@ impl Tool for SearchCode {
     const RISK: Risk = Risk::Read;
     const PREVIEW: PreviewKind = PreviewKind::None;
     const RESULT: ResultKind = ResultKind::Matches;
+    const FOLLOW_UPS: &'static [ExampleFollowUp] = &[
+        ExampleFollowUp {
+            question: "Where is the main function defined?",
+            args: r#"{"query": "fn main"}"#,
+            reasoning: "Search for the definition",
+            result: r##"{"success":true,"data":{"matches":[{"path":"src/main.rs","line":3,"column":1,"text":"fn main() {"}],"count":1},"error":null}"##,
+            needs_call: false,
+        },
+        ExampleFollowUp {
+            question: "Which files mention TODO?",
+            args: r#"{"query": "TODO"}"#,
+            reasoning: "Search for the marker",
+            result: r##"{"success":true,"data":{"matches":[{"path":"src/db.rs","line":8,"column":8,"text":"    // TODO: pool connections"}],"count":1},"error":null}"##,
+            needs_call: false,
+        },
+        ExampleFollowUp {
+            question: "Open the file that defines parse_config.",
+            args: r#"{"query": "fn parse_config"}"#,
+            reasoning: "Find the file",
+            result: r##"{"success":true,"data":{"matches":[{"path":"src/config.rs","line":12,"column":1,"text":"pub fn parse_config(text: &str) -> Config {"}],"count":1},"error":null}"##,
+            needs_call: true,
+        },
+        ExampleFollowUp {
+            question: "Show me the code of the login handler.",
+            args: r#"{"query": "login"}"#,
+            reasoning: "Find the handler",
+            result: r##"{"success":true,"data":{"matches":[{"path":"src/auth.rs","line":10,"column":8,"text":"pub fn login(user: &User) -> Session {"}],"count":1},"error":null}"##,
+            needs_call: true,
+        },
+    ];
 
     fn example() -> Value {
         json!({"query": "fn main", "options": {"glob": "*.rs"}})

@@ -113,16 +113,17 @@ impl LocalModel {
         Ok(log_add(plain, with_newline))
     }
 
-    /// The calibration for a system prompt: from memory, from the calibration file, or measured
-    /// now on the probe questions.
+    /// The calibration for a system prompt and the tools it offers: from memory, from the
+    /// calibration file, or measured now on the probe questions and the tools' follow-ups.
     pub fn calibration(
         &mut self,
         system_prompt: &str,
+        tools: &[ToolSpec],
         cancel: &CancelToken,
     ) -> Result<DecisionRules, ModelError> {
         // The probes are part of the key: a new probe set must be measured again.
         let key = lantern_core::paths::sha256_hex(
-            format!("{system_prompt}\n{}", probe_set_fingerprint()).as_bytes(),
+            format!("{system_prompt}\n{}", probe_set_fingerprint(tools)).as_bytes(),
         );
         if let Some(c) = self.calibrations.get(&key) {
             return Ok(c.clone());
@@ -145,18 +146,19 @@ impl LocalModel {
             Calibration::with_prior(&first[0], &first[1], started.elapsed().as_secs_f64());
         let started = Instant::now();
         let mut follow = [Vec::new(), Vec::new()];
-        for probe in FOLLOW_UP_PROBES {
+        // The offered tools' own examples of how their results are followed.
+        for probe in follow_up_probes(tools) {
             let messages = [
                 system.clone(),
-                Message::new(Role::User, probe.question),
+                Message::new(Role::User, probe.example.question),
                 Message::assistant_call(
                     "probe",
-                    format!("{OPEN_TAG}\n{}\n{CLOSE_TAG}", probe.call),
+                    format!("{OPEN_TAG}\n{}\n{CLOSE_TAG}", probe.call()),
                     probe.made_call(),
                 ),
-                Message::tool_result("probe", probe.result),
+                Message::tool_result("probe", probe.example.result),
             ];
-            let class = usize::from(!probe.needs_call);
+            let class = usize::from(!probe.example.needs_call);
             follow[class].push(self.confidence_for(&messages, cancel)?);
         }
         let follow_up =

@@ -16,8 +16,8 @@ mod tests;
 mod thinking;
 
 use crate::decide::{
-    lexical_prior, log_add, probe_set_fingerprint, Calibration, DecisionRules, ANSWER_PROBES,
-    FOLLOW_UP_PROBES, TOOL_PROBES,
+    follow_up_probes, lexical_prior, log_add, probe_set_fingerprint, Calibration, DecisionRules,
+    ANSWER_PROBES, TOOL_PROBES,
 };
 use crate::grammar::{call_grammar, CallShape};
 use crate::template::{CallSyntax, NativeTemplate, TEXT_PROTOCOL};
@@ -248,7 +248,7 @@ impl Model for LocalModel {
     fn prepare(&mut self, offer: &dyn ToolOffer, cancel: &CancelToken) -> Result<(), ModelError> {
         let system = offer.system_prompt_for(self.call_path());
         self.offer_tools(offer.specs());
-        self.calibration(system, cancel)?;
+        self.calibration(system, offer.specs(), cancel)?;
         let first = [
             Message::new(Role::System, system),
             Message::new(Role::User, "?"),
@@ -420,7 +420,9 @@ impl LocalModel {
             .calibrated_for
             .or(system.map(|s| s.content.as_str()))
         {
-            Some(system) => self.calibration(system, request.cancel).map(Some),
+            Some(system) => self
+                .calibration(system, request.tools, request.cancel)
+                .map(Some),
             None => Ok(None),
         }
     }
