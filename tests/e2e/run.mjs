@@ -528,6 +528,8 @@ const tests = [
       const detail = await session.text(".inspector-detail");
       assert(detail.includes("native tool call (the server's tool_calls)"), `the inspector marks the call native: ${detail.slice(0, 300)}`);
       assert(detail.includes("pieces streamed by the server"), "the raw pieces are there to open");
+      const marked = await session.execute("return document.querySelector('.inspector-detail .raw-call')?.textContent ?? '';");
+      assert(marked.includes('"name"') && marked.includes('"arguments"'), `the server's call is shown after the reply's text, as it came: ${marked}`);
       await session.click(".native-deltas summary");
       await shot(session, "13-native-call");
       // What a 270M base model makes of the result is its own affair; the turn must end in the

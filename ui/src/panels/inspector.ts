@@ -208,7 +208,9 @@ export class InspectorPanel {
   private rawSection(call: CallRecord): HTMLElement | null {
     if (call.response === null && call.raw === null) return null;
     const response = call.response ?? call.raw ?? "";
-    const parts = call.span ? splitAtSpan(response, call.span) : call.raw ? splitAround(response, call.raw) : null;
+    // A server's own call came beside the reply's text, never in it: shown after the text.
+    const apiCall: [string, string, string] | null = call.dialect === "api" ? [call.response ?? "", call.raw ?? "", ""] : null;
+    const parts = apiCall ?? (call.span ? splitAtSpan(response, call.span) : call.raw ? splitAround(response, call.raw) : null);
     const discarded = call.problems.some((p) => p.kind === "trailing_text" || p.kind === "extra_call");
     const pre = h("pre", { class: "raw-response" });
     if (parts) {
@@ -304,7 +306,7 @@ export function viaLabel(call: CallRecord): string {
 
 /** A native call the server's API returned as `tool_calls`, rather than text the model wrote. */
 function fromServerApi(call: CallRecord): boolean {
-  return call.via === "native" && call.nativeDeltas.length > 0;
+  return call.dialect === "api" || (call.via === "native" && call.nativeDeltas.length > 0);
 }
 
 function present(elements: (HTMLElement | null)[]): HTMLElement[] {
