@@ -118,16 +118,6 @@ pub fn names_the_project_in(request: &GenerateRequest<'_>, question: &Question) 
             .is_some_and(|files| names_the_project(&question.text, files))
 }
 
-/// Does `question` ask about the request's workspace by what it names: a file or folder of it,
-/// something its code defines, or the project itself (see [`names_the_project_in`])?
-pub fn asks_about_the_workspace(request: &GenerateRequest<'_>, question: &Question) -> bool {
-    request
-        .paths
-        .is_some_and(|known| crate::mentions::names_a_workspace_path(&question.text, known))
-        || names_a_defined_name_in(request, &question.text)
-        || names_the_project_in(request, question)
-}
-
 /// Which of the first-step rules apply: each is a lever of its own (see
 /// [`crate::model::GenerationOptions`]'s `named_paths`, `named_definitions`, `named_project`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -515,12 +515,6 @@ pub struct GenerationOptions {
     /// asks for no change (see [`Question::asks_for_a_change`]): a question reads (local
     /// models).
     pub changes_when_asked: bool,
-    /// Offer the tools that touch no files (the clock, the session's tasks; a calculator unless
-    /// the message spells out a calculation) only at a large cost when the user's message asks
-    /// about the workspace by what it names (a file, a definition, the project) and for no
-    /// change: such a question is answered by reading the workspace (local models).
-    #[serde(default = "default_on")]
-    pub workspace_questions_read: bool,
     /// Decide the step after a result that found nothing (a failed call, a search or listing
     /// with no entries) to be another call, not an answer (local models).
     pub call_after_nothing: bool,
@@ -548,11 +542,6 @@ fn default_thinking_budget() -> u32 {
     DEFAULT_THINKING_BUDGET
 }
 
-/// A lever added after settings were first saved is on in them too, as it is by default.
-fn default_on() -> bool {
-    true
-}
-
 impl Default for GenerationOptions {
     fn default() -> Self {
         GenerationOptions {
@@ -571,7 +560,6 @@ impl Default for GenerationOptions {
             named_definitions: true,
             named_project: true,
             changes_when_asked: true,
-            workspace_questions_read: true,
             call_after_nothing: true,
             pointed_writes: false,
             thinking_budget: DEFAULT_THINKING_BUDGET,

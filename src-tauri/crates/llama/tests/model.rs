@@ -622,47 +622,6 @@ fn a_question_that_asks_for_no_change_is_answered_by_reading() {
 }
 
 #[test]
-fn a_question_about_something_the_workspace_defines_is_answered_from_its_files() {
-    let dir = tempfile_dir().join("defines");
-    std::fs::create_dir_all(dir.join("lib")).unwrap();
-    std::fs::write(
-        dir.join("lib/headers.py"),
-        "def fold_header_lines(text, limit=76):\n    \"\"\"Fold long header lines.\"\"\"\n    return text\n",
-    )
-    .unwrap();
-    let mut model = model();
-    let toolbox: std::sync::Arc<Toolbox> = Toolbox::standard().into();
-    model.configure(&lantern_core::model::GenerationOptions {
-        workspace_questions_read: true,
-        ..Default::default()
-    });
-    let events = one_call(
-        &dir,
-        toolbox.clone(),
-        "How long may a line get before fold_header_lines folds it?",
-        &mut model,
-    );
-    model.configure(&Default::default());
-    std::fs::remove_dir_all(&dir).unwrap();
-    let tool = events
-        .into_iter()
-        .find_map(|e| match e {
-            Event::CallParsed { tool, .. } => Some(tool),
-            _ => None,
-        })
-        .expect("a required step is a call");
-    let risk = toolbox
-        .specs()
-        .iter()
-        .find(|s| s.name == tool)
-        .unwrap()
-        .risk;
-    // The lever's effect on the first tool; what the model does without it is the eval's
-    // (`--workspace-questions-read off`).
-    assert_ne!(risk, Risk::Safe, "{tool} touches no files");
-}
-
-#[test]
 fn a_message_that_names_the_project_makes_the_first_step_a_call() {
     let dir = tempfile_dir().join("named-project");
     std::fs::create_dir_all(&dir).unwrap();

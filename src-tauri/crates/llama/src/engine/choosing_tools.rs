@@ -25,11 +25,6 @@ const CALCULATES_BONUS: f64 = 8.0;
 /// for no change: a tiny model opens an edit for "Which script does this package install?".
 const UNASKED_CHANGE_COST: f64 = 8.0;
 
-/// Log-probability (nats) taken from a tool that touches no files when the question asks about
-/// the workspace and for no change: a tiny model opens `list_tasks` for a question about a
-/// function the project defines.
-const OFF_WORKSPACE_COST: f64 = 8.0;
-
 /// What the question calls for by what it names.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct WantedTools {
@@ -41,9 +36,6 @@ pub(super) struct WantedTools {
     pub(super) reads_only: bool,
     /// It spells out a calculation (see [`lantern_core::question::Question::calculations`]).
     pub(super) calculates: bool,
-    /// It asks about the workspace by what it names and for no change (see
-    /// [`lantern_core::intent::asks_about_the_workspace`]).
-    pub(super) reads_the_workspace: bool,
 }
 
 /// Each tool's name as a call writes it (with its closing quote) and what it is worth in nats
@@ -52,8 +44,7 @@ pub(super) struct WantedTools {
 /// [`CREATES_BONUS`]; the one that finds a definition when it names something the workspace
 /// defines, [`FINDS_BONUS`]; the one that calculates when it spells out a calculation,
 /// [`CALCULATES_BONUS`]), less for those that write or run a command when it asks for no
-/// change ([`UNASKED_CHANGE_COST`]) and for those that touch no files when it asks about the
-/// workspace and for no change ([`OFF_WORKSPACE_COST`]).
+/// change ([`UNASKED_CHANGE_COST`]).
 pub(super) fn tool_candidates(
     tools: &[ToolSpec],
     question: &str,
@@ -75,11 +66,7 @@ pub(super) fn tool_candidates(
                 + bonus_if(wanted.creates && can_create(tool), CREATES_BONUS)
                 + bonus_if(wanted.finds && finder(tool), FINDS_BONUS)
                 + bonus_if(wanted.calculates && calculates(tool), CALCULATES_BONUS)
-                - bonus_if(wanted.reads_only && changes(tool), UNASKED_CHANGE_COST)
-                - bonus_if(
-                    wanted.reads_the_workspace && touches_no_files(tool, wanted),
-                    OFF_WORKSPACE_COST,
-                );
+                - bonus_if(wanted.reads_only && changes(tool), UNASKED_CHANGE_COST);
             (format!("{}\"", tool.name), bonus)
         })
         .collect()
@@ -102,12 +89,6 @@ pub(super) fn looks_up_names(tool: &ToolSpec) -> bool {
 /// Does this tool calculate: does it declare an `"x-expression"` argument?
 fn calculates(tool: &ToolSpec) -> bool {
     tool.has_argument_marked("x-expression")
-}
-
-/// Does this tool touch no files (the clock, the session's tasks), for this question? A tool
-/// that calculates is for a question that spells out a calculation.
-fn touches_no_files(tool: &ToolSpec, wanted: WantedTools) -> bool {
-    tool.risk == Risk::Safe && !(wanted.calculates && calculates(tool))
 }
 
 /// Does this tool change the workspace or run a command in it?
@@ -162,39 +143,6 @@ mod tests {
         assert_eq!(
             worth(asking, reading, "read_file"),
             worth(asking, plain, "read_file")
-        );
-    }
-
-    #[test]
-    fn a_workspace_question_costs_the_tools_that_touch_no_files_and_only_them() {
-        let question = "Which class does ParseError extend?";
-        let plain = WantedTools::default();
-        let workspace = WantedTools {
-            reads_the_workspace: true,
-            ..plain
-        };
-        for tool in ["list_tasks", "add_task", "get_current_time", "calculate"] {
-            assert_eq!(
-                worth(question, workspace, tool),
-                worth(question, plain, tool) - OFF_WORKSPACE_COST,
-                "{tool}"
-            );
-        }
-        for tool in ["find_definition", "search_code", "read_file", "list_files"] {
-            assert_eq!(
-                worth(question, workspace, tool),
-                worth(question, plain, tool)
-            );
-        }
-        let sum = "Add up the sizes 120 + 80 given in the README.";
-        let calculating = WantedTools {
-            calculates: true,
-            ..workspace
-        };
-        assert_eq!(
-            worth(sum, calculating, "calculate"),
-            worth(sum, plain, "calculate") + CALCULATES_BONUS,
-            "a calculation the question spells out is still the calculator's"
         );
     }
 }

@@ -386,16 +386,12 @@ impl LocalModel {
                         && lantern_core::intent::names_a_defined_name_in(request, question);
                     let reads_only =
                         self.settings.options.changes_when_asked && !asked.asks_for_a_change;
-                    let reads_the_workspace = self.settings.options.workspace_questions_read
-                        && !asked.asks_for_a_change
-                        && lantern_core::intent::asks_about_the_workspace(request, &asked);
                     let wanted = WantedTools {
                         creates,
                         finds,
                         reads_only,
                         // Only a tool that calculates gets the bonus for it.
                         calculates: !asked.calculations.is_empty(),
-                        reads_the_workspace,
                     };
                     self.ground_tool_name(request.tools, question, wanted, logits, grammar, cancel)
                 }
