@@ -180,8 +180,8 @@ export class InspectorPanel {
       ["Validation", validation],
       ["Came as", viaLabel(call)],
     ];
-    // A server's native call was never written as text, so it has no dialect and no grammar of
-    // Lantern's; a local model's native call was, in its own form.
+    // A server's native call was never written as text, so it has no written form and no grammar
+    // of Lantern's; a local model's native call was written, in its own form.
     if (!fromServerApi(call)) {
       rows.push(["Dialect", call.dialect ?? (call.origin === "manual" ? "— (written by hand)" : "—")]);
       rows.push(["Grammar", call.constrained === null ? "—" : call.constrained ? "constrained by the grammar" : "not constrained"]);

@@ -119,7 +119,8 @@ pub enum Event {
         dialect: Dialect,
         constrained: bool,
         call_confidence: Option<f64>,
-        /// The call's exact text and where it sits in `response`.
+        /// The call's exact text and where it sits in `response` (a server's own call: the
+        /// call as it came, and an empty span at the end of `response`).
         raw: String,
         span: Span,
         response: String,

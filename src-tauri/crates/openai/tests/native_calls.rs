@@ -292,3 +292,41 @@ fn a_server_without_a_model_list_at_v1_is_asked_the_ollama_way() {
     assert_eq!(server.next_served().request.path, "/api/tags");
     server.finish();
 }
+
+#[test]
+fn text_said_before_a_server_call_reaches_the_user_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "hello\n").unwrap();
+    // The text ends in what could open a call, so the parser holds it back while it streams.
+    let mut first = vec![json!({"role": "assistant", "content": "Reading a.txt <"})];
+    first.extend(call_pieces(
+        0,
+        "srv-1",
+        "read_file",
+        r#"{"path": "a.txt"}"#,
+        4,
+    ));
+    let server = FakeServer::start(vec![
+        Reply::deltas(first, "tool_calls"),
+        Reply::stream(&["It says hello."], "stop"),
+    ]);
+    let mut model = model(&server, CallMode::Native);
+    let mut session = session(dir.path());
+    let (_, events) = run(&mut session, &mut model, "What is in a.txt?");
+    let call_step = events
+        .iter()
+        .find_map(|e| match e {
+            Event::CallParsed { step, .. } => Some(*step),
+            _ => None,
+        })
+        .expect("the call was parsed");
+    let said: String = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::TextDelta { step, text } if *step == call_step => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(said.trim(), "Reading a.txt <");
+    server.finish();
+}

@@ -197,7 +197,16 @@ fn conversation_text(messages: &[Message]) -> String {
         .iter()
         .map(|m| match m.role {
             Role::User => format!("User: {}", m.content),
-            Role::Assistant => format!("Assistant: {}", m.content),
+            // A server's own call never was text: the summary names it.
+            Role::Assistant => match &m.call {
+                Some(call) if m.content == call.said => {
+                    format!(
+                        "Assistant: {} [called {} {}]",
+                        m.content, call.tool, call.args
+                    )
+                }
+                _ => format!("Assistant: {}", m.content),
+            },
             Role::Tool => {
                 let quoted: String = m.content.chars().take(MAX_QUOTED_RESULT_CHARS).collect();
                 format!("Tool result: {quoted}")
@@ -234,6 +243,29 @@ mod tests {
         let failed = r#"{"success":false,"data":null,"error":"No such file: a.rs","error_type":"not_found"}"#;
         assert!(shortened(failed).contains(r#""success":false"#));
         assert!(shortened(failed).contains("failed: No such file: a.rs"));
+    }
+
+    #[test]
+    fn the_summary_names_a_call_a_server_made_beside_its_text() {
+        let api = Message::assistant_call(
+            "c1",
+            "",
+            MadeCall::new("read_file", serde_json::json!({"path": "a.ts"})),
+        );
+        let text = Message::assistant_call(
+            "c2",
+            "<TOOL_CALL>{\"tool\": \"list_files\", \"args\": {}}</TOOL_CALL>",
+            MadeCall::new("list_files", serde_json::json!({})),
+        );
+        let lines = conversation_text(&[api, text]);
+        assert!(
+            lines.contains(r#"[called read_file {"path":"a.ts"}]"#),
+            "{lines}"
+        );
+        assert!(
+            !lines.contains("[called list_files"),
+            "a call in the text is there already"
+        );
     }
 
     #[test]

@@ -292,9 +292,22 @@ impl Session {
         if cancel.is_cancelled() {
             return Err((FinishedReason::Cancelled, String::new()));
         }
+        // A server's own calls come beside the text, structured.
+        let turn = with_api_calls(parser.finish(), &generation.api_calls);
+        if !generation.api_calls.is_empty() {
+            // The parser held back text that might have begun a call; no call text follows
+            // to settle it, so the rest is sent now.
+            let sent = streamed.trim_start();
+            if let Some(rest) = turn.text.strip_prefix(sent).filter(|r| !r.is_empty()) {
+                emit(&Event::TextDelta {
+                    step,
+                    text: rest.to_string(),
+                });
+                streamed.push_str(rest);
+            }
+        }
         Ok(Reply {
-            // A server's own calls come beside the text, structured.
-            turn: with_api_calls(parser.finish(), &generation.api_calls),
+            turn,
             generation,
             streamed,
         })

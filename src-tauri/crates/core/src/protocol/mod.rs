@@ -89,9 +89,11 @@ pub struct RawCall {
     pub args: Value,
     pub reasoning: Option<String>,
     pub dialect: Dialect,
-    /// The exact text of the call, tags included.
+    /// The exact text of the call, tags included; for a server's own call (`Dialect::Api`),
+    /// the call as it came (`{"name": …, "arguments": …}`), which is not in the response.
     pub raw: String,
-    /// Where `raw` sits in the full response.
+    /// Where `raw` sits in the full response; for a server's own call, an empty span at the
+    /// response's end.
     pub span: Span,
 }
 
