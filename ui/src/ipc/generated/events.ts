@@ -110,7 +110,10 @@ export type Event =
       dialect: Dialect;
       constrained: boolean;
       call_confidence: number | null;
-      /** The call's exact text and where it sits in `response`. */
+      /**
+       * The call's exact text and where it sits in `response` (a server's own call: the
+       * call as it came, and an empty span at the end of `response`).
+       */
       raw: string;
       span: Span;
       response: string;
