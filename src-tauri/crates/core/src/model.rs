@@ -110,6 +110,12 @@ impl Message {
         }
     }
 
+    /// The call this message made when it was never written as text (a server made it through
+    /// its API): the message holds only what was said before it.
+    pub fn unwritten_call(&self) -> Option<&MadeCall> {
+        self.call.as_ref().filter(|call| self.content == call.said)
+    }
+
     /// The result of call `call_id`, as JSON text.
     pub fn tool_result(call_id: impl Into<String>, result: impl Into<String>) -> Self {
         Message {

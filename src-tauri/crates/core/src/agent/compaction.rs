@@ -198,14 +198,12 @@ fn conversation_text(messages: &[Message]) -> String {
         .map(|m| match m.role {
             Role::User => format!("User: {}", m.content),
             // A server's own call never was text: the summary names it.
-            Role::Assistant => match &m.call {
-                Some(call) if m.content == call.said => {
-                    format!(
-                        "Assistant: {} [called {} {}]",
-                        m.content, call.tool, call.args
-                    )
-                }
-                _ => format!("Assistant: {}", m.content),
+            Role::Assistant => match m.unwritten_call() {
+                Some(call) => format!(
+                    "Assistant: {} [called {} {}]",
+                    m.content, call.tool, call.args
+                ),
+                None => format!("Assistant: {}", m.content),
             },
             Role::Tool => {
                 let quoted: String = m.content.chars().take(MAX_QUOTED_RESULT_CHARS).collect();

@@ -46,6 +46,12 @@ impl TurnState {
     }
 }
 
+/// What of `text` (the reply's text for the user) was not yet sent as `streamed`, if anything.
+fn unsent_rest<'t>(streamed: &str, text: &'t str) -> Option<&'t str> {
+    text.strip_prefix(streamed.trim_start())
+        .filter(|rest| !rest.is_empty())
+}
+
 /// A step's reply as the backend gave it and the parser read it.
 struct Reply {
     turn: Turn,
@@ -297,8 +303,7 @@ impl Session {
         if !generation.api_calls.is_empty() {
             // The parser held back text that might have begun a call; no call text follows
             // to settle it, so the rest is sent now.
-            let sent = streamed.trim_start();
-            if let Some(rest) = turn.text.strip_prefix(sent).filter(|r| !r.is_empty()) {
+            if let Some(rest) = unsent_rest(&streamed, &turn.text) {
                 emit(&Event::TextDelta {
                     step,
                     text: rest.to_string(),
@@ -344,8 +349,7 @@ impl Session {
         emit: &mut dyn FnMut(&Event),
     ) -> TurnEnd {
         // The parser holds back text that might have begun a tag; send the rest.
-        let sent = reply.streamed.trim_start();
-        if let Some(rest) = text.strip_prefix(sent).filter(|r| !r.is_empty()) {
+        if let Some(rest) = unsent_rest(&reply.streamed, &text) {
             emit(&Event::TextDelta {
                 step,
                 text: rest.to_string(),

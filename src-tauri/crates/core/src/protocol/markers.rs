@@ -177,11 +177,9 @@ pub fn text_protocol_messages(messages: &[Message]) -> Vec<Message> {
             Role::Tool if m.rejected => Message::new(Role::User, tool_error_text(&m.content)),
             Role::Tool => Message::new(Role::User, tool_result_text(&m.content)),
             // A call a server made through its API never was text: it is written out here.
-            Role::Assistant => match &m.call {
-                Some(call) if m.content == call.said => {
-                    Message::new(Role::Assistant, written_call(call))
-                }
-                _ => Message::new(m.role, m.content.clone()),
+            Role::Assistant => match m.unwritten_call() {
+                Some(call) => Message::new(Role::Assistant, written_call(call)),
+                None => Message::new(m.role, m.content.clone()),
             },
             _ => Message::new(m.role, m.content.clone()),
         }))
