@@ -39,6 +39,23 @@ fn call_pieces(index: u64, id: &str, name: &str, arguments: &str, step: usize) -
     pieces
 }
 
+/// A server whose first reply says `said` and calls `read_file` on a.txt natively (its
+/// arguments in parts of 3 characters, id `srv-1`), and whose second reply streams `answer`.
+fn reads_a_txt_then_answers(said: Value, answer: &[&str]) -> FakeServer {
+    let mut first = vec![json!({"role": "assistant", "content": said})];
+    first.extend(call_pieces(
+        0,
+        "srv-1",
+        "read_file",
+        r#"{"path": "a.txt"}"#,
+        3,
+    ));
+    FakeServer::start(vec![
+        Reply::deltas(first, "tool_calls"),
+        Reply::stream(answer, "stop"),
+    ])
+}
+
 fn session(dir: &std::path::Path) -> Session {
     Session::new(
         Workspace::open(dir).unwrap(),
@@ -117,18 +134,7 @@ fn detection_takes_native_calls_only_from_a_server_that_returns_them() {
 fn a_session_reads_a_file_through_native_calls_and_answers() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "the launch code is 0000\n").unwrap();
-    let mut first = vec![json!({"role": "assistant", "content": null})];
-    first.extend(call_pieces(
-        0,
-        "srv-1",
-        "read_file",
-        r#"{"path": "a.txt"}"#,
-        3,
-    ));
-    let server = FakeServer::start(vec![
-        Reply::deltas(first, "tool_calls"),
-        Reply::stream(&["It says the launch ", "code is 0000."], "stop"),
-    ]);
+    let server = reads_a_txt_then_answers(Value::Null, &["It says the launch ", "code is 0000."]);
     let mut model = model(&server, CallMode::Native);
     let mut session = session(dir.path());
     let (finished, events) = run(&mut session, &mut model, "What is in a.txt?");
@@ -298,18 +304,7 @@ fn text_said_before_a_server_call_reaches_the_user_whole() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "hello\n").unwrap();
     // The text ends in what could open a call, so the parser holds it back while it streams.
-    let mut first = vec![json!({"role": "assistant", "content": "Reading a.txt <"})];
-    first.extend(call_pieces(
-        0,
-        "srv-1",
-        "read_file",
-        r#"{"path": "a.txt"}"#,
-        4,
-    ));
-    let server = FakeServer::start(vec![
-        Reply::deltas(first, "tool_calls"),
-        Reply::stream(&["It says hello."], "stop"),
-    ]);
+    let server = reads_a_txt_then_answers(json!("Reading a.txt <"), &["It says hello."]);
     let mut model = model(&server, CallMode::Native);
     let mut session = session(dir.path());
     let (_, events) = run(&mut session, &mut model, "What is in a.txt?");
