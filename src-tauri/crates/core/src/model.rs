@@ -49,7 +49,7 @@ pub struct Message {
 }
 
 /// A tool call as a server's API returned it (`tool_calls`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApiCall {
     /// The server's id for the call, if it gave one: the conversation sent back names the call
     /// by it, since some providers check that a result answers a call they made.

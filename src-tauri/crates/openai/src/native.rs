@@ -24,19 +24,11 @@ pub(crate) fn wire_choice(choice: ToolChoice) -> &'static str {
     }
 }
 
-/// One call as its pieces arrive.
-#[derive(Debug, Default)]
-struct PartialCall {
-    /// The server's id for the call, from the first piece that carries one.
-    id: Option<String>,
-    name: String,
-    arguments: String,
-}
-
 /// Puts the streamed pieces of a reply's tool calls together, by their `index`.
 #[derive(Debug, Default)]
 pub(crate) struct CallAssembler {
-    calls: BTreeMap<u64, PartialCall>,
+    /// Each call as its pieces arrive; its id from the first piece that carries one.
+    calls: BTreeMap<u64, ApiCall>,
     /// Every piece as it came, for the inspector.
     pieces: Vec<Value>,
 }
@@ -82,14 +74,7 @@ impl CallAssembler {
     /// so the agent reports exactly where they break; it runs the first call and tells the
     /// model the others were not run.
     pub fn calls(&self) -> Vec<ApiCall> {
-        self.calls
-            .values()
-            .map(|call| ApiCall {
-                id: call.id.clone(),
-                name: call.name.clone(),
-                arguments: call.arguments.clone(),
-            })
-            .collect()
+        self.calls.values().cloned().collect()
     }
 
     pub fn into_pieces(self) -> Vec<Value> {
