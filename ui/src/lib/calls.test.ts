@@ -97,6 +97,22 @@ describe("CallLog", () => {
     expect(call.validationMessage).toBe("missing field path");
   });
 
+  it("shows a refused call a server made through its API with its id, tool and arguments", () => {
+    const log = new CallLog();
+    const call = log.apply({
+      event: "call_rejected",
+      step: 1,
+      error_type: "validation_failed",
+      message: "missing field path",
+      feedback: "missing field path. Call a tool again with corrected arguments, or answer in plain words.",
+      raw: '{"name":"read_file","arguments":{"file":"a.txt"}}',
+      response: "",
+      server_call: { call_id: "srv-1", tool: "read_file", args: { file: "a.txt" } },
+    })!;
+    expect([call.callId, call.tool, call.args]).toEqual(["srv-1", "read_file", { file: "a.txt" }]);
+    expect(statusOf(call)).toBe("invalid");
+  });
+
   it("ties a manual call's events to it and keeps its result", () => {
     const log = new CallLog();
     const key = log.startManual("read_file", { path: "package.json" });

@@ -234,8 +234,11 @@ export class CallLog {
       }
       case "call_rejected": {
         this.rejectedCount += 1;
-        const call = blank(`rejected-${this.rejectedCount}`, "model", toolNamed(event.raw), null);
+        // A server's call through its API comes typed; a call in text is named from its text.
+        const server = event.server_call ?? null;
+        const call = blank(`rejected-${this.rejectedCount}`, "model", server?.tool ?? toolNamed(event.raw), server?.args ?? null);
         Object.assign(call, {
+          callId: server?.call_id ?? null,
           step: event.step,
           raw: event.raw,
           response: event.response,

@@ -12,6 +12,18 @@ use serde_json::Value;
 use std::io::{BufRead, Write};
 use std::path::Path;
 
+/// A call a server made through its API (`tool_calls`) that was refused before it ran: an
+/// unknown tool, or arguments its schema does not take.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RefusedServerCall {
+    /// The id the conversation gives the call: the server's own when it gave one.
+    pub call_id: String,
+    pub tool: String,
+    /// The arguments as the server sent them (always a JSON object: arguments that are not
+    /// one cannot be sent back as a call, and such a call is kept as text).
+    pub args: Value,
+}
+
 /// Why a turn (the handling of one user message) ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -137,6 +149,10 @@ pub enum Event {
         feedback: String,
         raw: Option<String>,
         response: String,
+        /// A call the server made through its API that was refused: the conversation keeps it
+        /// as a call, answered by the refusal, so that the server sees what it called.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        server_call: Option<RefusedServerCall>,
     },
     PermissionAsked {
         call_id: String,

@@ -310,12 +310,20 @@ impl<'a> Reading<'a> {
             }
             // Tag soup refused as an answer was no attempt at a call: it is counted apart.
             Event::CallRejected { response, .. } if is_protocol_shaped_text(&parse(response)) => {}
-            Event::CallRejected { step, response, .. } => {
+            Event::CallRejected {
+                step,
+                response,
+                server_call,
+                ..
+            } => {
                 outcome.invalid_calls += 1;
                 if *step == 1 {
                     outcome.first_step_called = true;
                     outcome.first_call_valid = Some(false);
-                    outcome.first_tool = parse(response).call.map(|call| call.tool);
+                    outcome.first_tool = match server_call {
+                        Some(call) => Some(call.tool.clone()),
+                        None => parse(response).call.map(|call| call.tool),
+                    };
                 }
             }
             Event::ToolFinished { tool, success, .. } => {

@@ -6,7 +6,7 @@
 #[allow(dead_code)]
 mod support;
 
-use lantern_core::agent::{Answer, FixedAnswer, Session, SessionOptions};
+use lantern_core::agent::{history_from_events, Answer, FixedAnswer, Session, SessionOptions};
 use lantern_core::event::{Event, FinishedReason};
 use lantern_core::model::{CallPath, CancelToken, FinishReason, Flow, GenerateRequest, Model};
 use lantern_core::protocol::{Dialect, STOP_SEQUENCES};
@@ -323,5 +323,76 @@ fn text_said_before_a_server_call_reaches_the_user_whole() {
         })
         .collect();
     assert_eq!(said.trim(), "Reading a.txt <");
+    server.finish();
+}
+
+#[test]
+fn a_refused_server_call_is_sent_back_as_its_call_answered_by_the_refusal() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "hello\n").unwrap();
+    // read_file takes `path`; the server's call names the file under another key.
+    let server = FakeServer::start(vec![
+        Reply::deltas(
+            call_pieces(0, "srv-1", "read_file", r#"{"file": "a.txt"}"#, 4),
+            "tool_calls",
+        ),
+        Reply::stream(&["I could not read it."], "stop"),
+    ]);
+    let mut model = model(&server, CallMode::Native);
+    let mut session = session(dir.path());
+    let (_, events) = run(&mut session, &mut model, "What is in a.txt?");
+    let (feedback, refused) = events
+        .iter()
+        .find_map(|e| match e {
+            Event::CallRejected {
+                feedback,
+                server_call,
+                ..
+            } => Some((feedback.clone(), server_call.clone())),
+            _ => None,
+        })
+        .expect("the call was refused");
+    let refused = refused.expect("the refusal names the server's call");
+    assert_eq!(
+        (refused.call_id.as_str(), refused.tool.as_str()),
+        ("srv-1", "read_file")
+    );
+    assert_eq!(refused.args, json!({"file": "a.txt"}));
+    assert!(
+        !feedback.contains("<TOOL_CALL>"),
+        "a server that calls through its API is not taught the text protocol: {feedback}"
+    );
+
+    server.next_served();
+    let second = server.next_served().request.body;
+    let messages = second["messages"].as_array().unwrap();
+    let call = &messages[messages.len() - 2];
+    assert_eq!(call["role"], "assistant");
+    assert_eq!(call["tool_calls"][0]["id"], "srv-1");
+    assert_eq!(call["tool_calls"][0]["function"]["name"], "read_file");
+    let sent: Value = serde_json::from_str(
+        call["tool_calls"][0]["function"]["arguments"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        sent,
+        json!({"file": "a.txt"}),
+        "the call as the server made it"
+    );
+    let answer = messages.last().unwrap();
+    assert_eq!(answer["role"], "tool");
+    assert_eq!(answer["tool_call_id"], "srv-1");
+    assert!(
+        answer["content"].as_str().unwrap().contains("path"),
+        "{answer}"
+    );
+
+    assert_eq!(
+        history_from_events(&events),
+        session.history()[1..].to_vec(),
+        "a saved conversation takes the refused call up as it was"
+    );
     server.finish();
 }

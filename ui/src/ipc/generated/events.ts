@@ -130,6 +130,11 @@ export type Event =
       feedback: string;
       raw: string | null;
       response: string;
+      /**
+       * A call the server made through its API that was refused: the conversation keeps it
+       * as a call, answered by the refusal, so that the server sees what it called.
+       */
+      server_call?: RefusedServerCall | null;
     }
   | {
       event: "permission_asked";
@@ -302,6 +307,21 @@ export type ProblemKind =
   | "extra_call"
   /** Text after the call; it is discarded. */
   | "trailing_text";
+
+/**
+ * A call a server made through its API (`tool_calls`) that was refused before it ran: an
+ * unknown tool, or arguments its schema does not take.
+ */
+export interface RefusedServerCall {
+  /** The id the conversation gives the call: the server's own when it gave one. */
+  call_id: string;
+  tool: string;
+  /**
+   * The arguments as the server sent them (always a JSON object: arguments that are not
+   * one cannot be sent back as a call, and such a call is kept as text).
+   */
+  args: unknown;
+}
 
 /** A byte range in the full model response. */
 export interface Span {

@@ -3,8 +3,10 @@
 
 use super::texts::VisibleTexts;
 use crate::error::{ErrorType, ToolError};
-use crate::model::{FileTexts, Message};
+use crate::event::RefusedServerCall;
+use crate::model::{FileTexts, MadeCall, Message, Role};
 use crate::policy::Scope;
+use crate::protocol::Turn;
 use crate::relevance::focus_result;
 use crate::tool_result::ToolResult;
 use crate::tools::{PreviewKind, Risk};
@@ -134,10 +136,11 @@ impl CallOutcome {
 }
 
 impl super::Session {
-    /// The id of the call the model just made: the server's own, when it gave one this
+    /// The id of the call the model just made, counted: the server's own, when it gave one this
     /// conversation has not used (the result sent back must name the call the server made),
     /// else Lantern's next `call-N`.
-    pub(super) fn call_id_for(&self, native: Option<&str>) -> String {
+    pub(super) fn next_call_id(&mut self, native: Option<&str>) -> String {
+        self.calls += 1;
         let unused = |id: &&str| {
             !self
                 .history
@@ -148,6 +151,37 @@ impl super::Session {
             Some(id) => id.to_string(),
             None => format!("call-{}", self.calls),
         }
+    }
+}
+
+/// What the history keeps of a reply whose call was refused before it ran: the reply, then the
+/// refusal the model reads next. A call the server made through its API stays a call, answered
+/// by the refusal under its id, as a call that ran is answered by its result.
+pub(super) fn refused_reply(
+    turn: &Turn,
+    feedback: &str,
+    server_call: Option<&RefusedServerCall>,
+) -> [Message; 2] {
+    let reply = turn.reply_until(turn.raw.len());
+    match server_call {
+        Some(call) => {
+            let made = MadeCall {
+                said: turn.text.clone(),
+                tool: call.tool.clone(),
+                args: call.args.clone(),
+            };
+            [
+                Message::assistant_call(&call.call_id, reply, made),
+                Message {
+                    call_id: Some(call.call_id.clone()),
+                    ..Message::call_rejected(feedback)
+                },
+            ]
+        }
+        None => [
+            Message::new(Role::Assistant, reply),
+            Message::call_rejected(feedback),
+        ],
     }
 }
 

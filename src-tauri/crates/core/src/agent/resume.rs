@@ -2,6 +2,7 @@
 //! in the form the loop keeps it (user messages, replies up to their call, results by call id,
 //! refusals, answers), so the model reads it as if the conversation had never stopped.
 
+use super::calls::refused_reply;
 use super::Session;
 use crate::event::{Event, FinishedReason};
 use crate::model::{MadeCall, Message, Role};
@@ -73,15 +74,14 @@ pub fn history_from_events(events: &[Event]) -> Vec<Message> {
                 refusal = None;
             }
             Event::CallRejected {
-                feedback, response, ..
+                feedback,
+                response,
+                server_call,
+                ..
             } => {
                 close_call(&mut history, &mut open_call, &mut refusal);
                 let turn = parse(response);
-                history.push(Message::new(
-                    Role::Assistant,
-                    turn.reply_until(response.len()),
-                ));
-                history.push(Message::call_rejected(feedback.clone()));
+                history.extend(refused_reply(&turn, feedback, server_call.as_ref()));
             }
             Event::TurnFinished { reason, .. } => {
                 close_call(&mut history, &mut open_call, &mut refusal);

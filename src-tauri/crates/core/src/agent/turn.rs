@@ -7,7 +7,7 @@ use super::live::LiveText;
 use super::texts::{code_map, VisibleTexts};
 use super::{compaction, Session};
 use crate::attachments;
-use crate::event::{Event, FinishedReason, NO_ANSWER};
+use crate::event::{Event, FinishedReason, RefusedServerCall, NO_ANSWER};
 use crate::model::{
     CallPath, CancelToken, Flow, GenerateRequest, Generation, MadeCall, Message, Model, Role,
 };
@@ -50,6 +50,11 @@ impl TurnState {
 fn unsent_rest<'t>(streamed: &str, text: &'t str) -> Option<&'t str> {
     text.strip_prefix(streamed.trim_start())
         .filter(|rest| !rest.is_empty())
+}
+
+/// The id the server gave the call it made through its API, if it gave one.
+fn server_id(generation: &Generation) -> Option<&str> {
+    generation.api_calls.first().and_then(|c| c.id.as_deref())
 }
 
 /// A step's reply as the backend gave it and the parser read it.
@@ -205,30 +210,7 @@ impl Session {
         }
         match outcome {
             Outcome::Text { text } => Some(self.answer(state, step, &reply, text, emit)),
-            Outcome::Invalid {
-                error_type,
-                message: why,
-                feedback,
-                raw,
-                ..
-            } => {
-                emit(&Event::CallRejected {
-                    step,
-                    error_type,
-                    message: why,
-                    feedback: feedback.clone(),
-                    raw,
-                    response: reply.turn.raw.clone(),
-                });
-                self.history.push(Message::new(
-                    Role::Assistant,
-                    reply.turn.reply_until(reply.turn.raw.len()),
-                ));
-                self.history.push(Message::call_rejected(feedback));
-                state.protocol_errors += 1;
-                (state.protocol_errors >= self.config.max_protocol_errors)
-                    .then(|| (FinishedReason::ProtocolErrors, String::new()))
-            }
+            refused @ Outcome::Invalid { .. } => self.refuse_call(state, &reply, refused, emit),
             call @ Outcome::ToolCall { .. } => {
                 state.protocol_errors = 0;
                 self.run_model_call(state, &reply, call, confirmer, emit)
@@ -370,6 +352,53 @@ impl Session {
         (FinishedReason::Answer, answer)
     }
 
+    /// A reply whose call is refused before it runs: reported, kept in the history with the
+    /// refusal the model reads next. Too many in a row end the turn.
+    fn refuse_call(
+        &mut self,
+        state: &mut TurnState,
+        reply: &Reply,
+        refused: Outcome,
+        emit: &mut dyn FnMut(&Event),
+    ) -> Option<TurnEnd> {
+        let Outcome::Invalid {
+            error_type,
+            message,
+            feedback,
+            raw,
+            ..
+        } = refused
+        else {
+            return None;
+        };
+        // A call the server made through its API (read, but an unknown tool or arguments its
+        // schema does not take) stays a call, so that the server sees what it called.
+        let server_call = reply
+            .turn
+            .call
+            .as_ref()
+            .filter(|call| call.dialect == Dialect::Api)
+            .map(|call| RefusedServerCall {
+                call_id: self.next_call_id(server_id(&reply.generation)),
+                tool: call.tool.clone(),
+                args: call.args.clone(),
+            });
+        emit(&Event::CallRejected {
+            step: state.steps,
+            error_type,
+            message,
+            feedback: feedback.clone(),
+            raw,
+            response: reply.turn.raw.clone(),
+            server_call: server_call.clone(),
+        });
+        let kept = calls::refused_reply(&reply.turn, &feedback, server_call.as_ref());
+        self.history.extend(kept);
+        state.protocol_errors += 1;
+        (state.protocol_errors >= self.config.max_protocol_errors)
+            .then(|| (FinishedReason::ProtocolErrors, String::new()))
+    }
+
     /// A valid call: reported, kept in the history, stopped when it repeats, else run and its
     /// result given to the model. `Some` ends the turn.
     fn run_model_call(
@@ -394,13 +423,11 @@ impl Session {
             return None;
         };
         let (step, generation) = (state.steps, &reply.generation);
-        self.calls += 1;
         // A call the server made keeps the server's id for it.
-        let server_id = match dialect {
-            Dialect::Api => generation.api_calls.first().and_then(|c| c.id.as_deref()),
+        let call_id = self.next_call_id(match dialect {
+            Dialect::Api => server_id(generation),
             _ => None,
-        };
-        let call_id = self.call_id_for(server_id);
+        });
         // The model hears about calls it made that were not run, with the result.
         let not_run = problems
             .iter()

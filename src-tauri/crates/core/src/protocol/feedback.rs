@@ -3,9 +3,9 @@
 //! tool name) and a correct call to copy.
 
 use super::markers::protocol_fragment;
-use super::{Outcome, RawCall, Turn, CLOSE_TAG, OPEN_TAG};
+use super::{Dialect, Outcome, RawCall, Turn, CLOSE_TAG, OPEN_TAG};
 use crate::error::ErrorType;
-use crate::tools::{closest, normalize_args, ToolRegistry};
+use crate::tools::{closest, normalize_args, ToolRegistry, ToolSpec};
 use serde_json::{json, Value};
 
 /// Checks the turn's call against the registry and says what the turn means.
@@ -103,9 +103,17 @@ fn invalid(
     let tool = tool
         .or_else(|| turn.call.as_ref().map(|c| c.tool.as_str()))
         .filter(|t| registry.spec(t).is_some());
+    // A server that called through its API is told to call that way again, not in text.
+    let through_api = turn
+        .call
+        .as_ref()
+        .is_some_and(|c| c.dialect == Dialect::Api);
     Outcome::Invalid {
         error_type,
-        feedback: feedback(&message, tool, registry),
+        feedback: match through_api {
+            true => api_feedback(&message, tool, registry),
+            false => feedback(&message, tool, registry),
+        },
         message,
         dialect: turn.call.as_ref().map(|c| c.dialect),
         raw: turn.call.as_ref().map(|c| c.raw.clone()),
@@ -116,16 +124,32 @@ fn invalid(
 /// `<what was wrong>. … A correct call looks like: <TOOL_CALL>…</TOOL_CALL>` (the model reads it
 /// after `TOOL_ERROR:`).
 pub(crate) fn feedback(message: &str, tool: Option<&str>, registry: &ToolRegistry) -> String {
-    let spec = tool
-        .and_then(|t| registry.spec(t))
-        .or_else(|| registry.spec("read_file"));
-    let example = match spec {
+    let example = match shown_spec(tool, registry) {
         Some(spec) => example_call(&spec.name, &spec.example),
         None => String::new(),
     };
     let message = message.trim_end_matches('.');
     format!(
         "{message}. Reply with one corrected call, or answer in plain words without tags. A correct call looks like:\n{example}"
+    )
+}
+
+/// The tool whose example the feedback shows: the one the model meant, else `read_file`.
+fn shown_spec<'r>(tool: Option<&str>, registry: &'r ToolRegistry) -> Option<&'r ToolSpec> {
+    tool.and_then(|t| registry.spec(t))
+        .or_else(|| registry.spec("read_file"))
+}
+
+/// `<what was wrong>. … Arguments of read_file look like: {…}`, for a server that made its call
+/// through its API (it reads this as the refused call's result).
+fn api_feedback(message: &str, tool: Option<&str>, registry: &ToolRegistry) -> String {
+    let example = match shown_spec(tool, registry) {
+        Some(spec) => format!(" Arguments of {} look like: {}", spec.name, spec.example),
+        None => String::new(),
+    };
+    let message = message.trim_end_matches('.');
+    format!(
+        "{message}. Call a tool again with corrected arguments, or answer in plain words.{example}"
     )
 }
 

@@ -39,8 +39,9 @@ pub fn native_tools(specs: &[ToolSpec]) -> Vec<Value> {
 
 /// The conversation in the structured form: an assistant message that made a call carries it
 /// as `tool_calls` (its text before the call as `content`), and a result is a `tool` message
-/// naming that call (also when the call was not run). An invalid call never became a call, so
-/// the model reads its refusal as the user's reply. The opening system messages are joined, as
+/// naming that call (also when the call was not run, or was a server's call refused as
+/// invalid). An invalid call written in text never became a call, so the model reads its
+/// refusal as the user's reply. The opening system messages are joined, as
 /// many templates take one.
 pub fn native_messages(messages: &[Message], arguments: Arguments) -> Vec<Value> {
     let opening = leading_system_messages(messages);
