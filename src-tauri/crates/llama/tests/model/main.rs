@@ -1,0 +1,78 @@
+//! The llama.cpp backend with the real default model (SmolLM2-135M-Instruct, greedy). These
+//! tests assert structure, never wording. They share one loaded model and run one at a time:
+//! two cores cannot run two models at once.
+
+use lantern_core::agent::{Answer, FixedAnswer, Session, SessionOptions};
+use lantern_core::event::{Event, FinishedReason};
+use lantern_core::model::{
+    CancelToken, FinishReason, Flow, GenerateRequest, MadeCall, Message, Model, Role, ToolChoice,
+};
+use lantern_core::protocol::{interpret, parse, Outcome, OPEN_TAG, STOP_SEQUENCES};
+use lantern_core::sandbox::Workspace;
+use lantern_core::toolbox::Toolbox;
+use lantern_core::tools::{Risk, ToolRegistry, ToolSpec};
+use lantern_llama::{default_model_path, LoadOptions, LocalModel};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod engine;
+mod turns;
+
+fn model() -> MutexGuard<'static, LocalModel> {
+    static MODEL: OnceLock<Mutex<LocalModel>> = OnceLock::new();
+    MODEL
+        .get_or_init(|| {
+            let path = default_model_path();
+            assert!(
+                path.exists(),
+                "the default model is missing at {}: run scripts/fetch-model.sh (npm test does)",
+                path.display()
+            );
+            let loaded = LocalModel::load(&LoadOptions::new(path), |_| {})
+                .unwrap()
+                .with_calibration_file(support::calibration_file("model"));
+            Mutex::new(support::keeping_openings(loaded, "model"))
+        })
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn toolbox() -> &'static Toolbox {
+    static TOOLBOX: OnceLock<Toolbox> = OnceLock::new();
+    TOOLBOX.get_or_init(Toolbox::standard)
+}
+
+fn system() -> String {
+    toolbox().system_prompt().to_string()
+}
+
+fn conversation(question: &str) -> Vec<Message> {
+    vec![
+        Message::new(Role::System, system()),
+        Message::new(Role::User, question),
+    ]
+}
+
+/// Generates one reply; returns the generation and the streamed pieces.
+fn generate(
+    model: &mut LocalModel,
+    messages: &[Message],
+    choice: ToolChoice,
+    max_tokens: usize,
+) -> (lantern_core::model::Generation, Vec<String>) {
+    let cancel = CancelToken::new();
+    let request = GenerateRequest::new(messages, max_tokens, &cancel)
+        .with_tools(toolbox().specs())
+        .with_stop(STOP_SEQUENCES)
+        .with_tool_choice(choice);
+    let mut pieces = Vec::new();
+    let generation = model
+        .generate(&request, &mut |p| {
+            pieces.push(p.to_string());
+            Flow::Continue
+        })
+        .unwrap();
+    (generation, pieces)
+}
