@@ -49,10 +49,12 @@ if (!app) {
 // Lantern's own state (grants, checkpoints, settings, transcripts) for this run only. The
 // exceptions are what the app keeps for a user between runs: the model's calibration and its
 // saved prompt openings, each measured once per model and prompt (an empty cache is slower).
+// The calibrations are the ones the Rust model tests keep (one file per model, named as the
+// app names it): a calibration those tests measured is not measured again here.
 const home = mkdtempSync(join(tmpdir(), "lantern-e2e-home-"));
 const userCache = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "lantern");
 const keptBetweenRuns = [
-  [join(userCache, "e2e-calibration"), join(home, "data", "calibration")],
+  [join(userCache, "test-calibration"), join(home, "data", "calibration")],
   [join(userCache, "e2e-prompt-cache"), join(home, "cache", "prompt-cache")],
 ];
 for (const [kept, used] of keptBetweenRuns) if (existsSync(kept)) cpSync(kept, used, { recursive: true });

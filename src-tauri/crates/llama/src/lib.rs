@@ -81,12 +81,18 @@ pub fn cached_models() -> Vec<(PathBuf, u64)> {
 
 /// Where calibrations for a model are kept between runs, under Lantern's data folder.
 pub fn calibration_file(model: &ModelFacts) -> PathBuf {
+    lantern_core::paths::data_dir()
+        .join("calibration")
+        .join(calibration_file_name(model))
+}
+
+/// The name of a model's calibration file: the model file's name and size, so that a model
+/// replaced by another of the same name is measured again.
+pub fn calibration_file_name(model: &ModelFacts) -> String {
     let stem = model
         .path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    lantern_core::paths::data_dir()
-        .join("calibration")
-        .join(format!("{stem}-{}.json", model.size_bytes))
+    format!("{stem}-{}.json", model.size_bytes)
 }

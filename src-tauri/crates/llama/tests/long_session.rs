@@ -101,9 +101,7 @@ fn session_at_a_small_context(turns: usize, lines: usize) {
     };
     let mut model = Metered {
         model: support::keeping_openings(
-            LocalModel::load(&options, |_| {})
-                .unwrap()
-                .with_calibration_file(support::calibration_file("long-session")),
+            support::keeping_calibration(LocalModel::load(&options, |_| {}).unwrap()),
             "long-session",
         ),
         steps: Vec::new(),

@@ -43,9 +43,7 @@ fn load_variant(variant: &str, native_template: bool) -> LocalModel {
         native_template,
         ..LoadOptions::new(test_model(variant))
     };
-    let model = LocalModel::load(&options, |_| {})
-        .unwrap()
-        .with_calibration_file(support::calibration_file("native-template"));
+    let model = support::keeping_calibration(LocalModel::load(&options, |_| {}).unwrap());
     support::keeping_openings(model, "native-template")
 }
 

@@ -30,9 +30,9 @@ fn model() -> MutexGuard<'static, LocalModel> {
                 "the default model is missing at {}: run scripts/fetch-model.sh (npm test does)",
                 path.display()
             );
-            let loaded = LocalModel::load(&LoadOptions::new(path), |_| {})
-                .unwrap()
-                .with_calibration_file(support::calibration_file("model"));
+            let loaded = support::keeping_calibration(
+                LocalModel::load(&LoadOptions::new(path), |_| {}).unwrap(),
+            );
             Mutex::new(support::keeping_openings(loaded, "model"))
         })
         .lock()

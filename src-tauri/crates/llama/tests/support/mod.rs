@@ -4,12 +4,15 @@
 use lantern_llama::{LocalModel, PromptCache};
 use std::path::PathBuf;
 
-/// Where a test binary keeps the call decision's calibration between runs: measured once per
-/// model and prompt, as the app keeps it for a user. Its key holds the system prompt and the
-/// probes, so a change of either is measured anew; an empty cache only makes the first run
-/// slower.
-pub fn calibration_file(name: &str) -> PathBuf {
-    user_cache().join(format!("lantern/test-calibration/{name}.json"))
+/// `model` keeping the call decision's calibration between runs, as the app keeps it for a
+/// user: measured once per model and prompt. One file per model, named as the app names it, so
+/// every test binary and the end-to-end tests (which copy this folder in) share what any of
+/// them measured. Its key holds the system prompt and the probes, so a change of either is
+/// measured anew; an empty cache only makes the first run slower.
+pub fn keeping_calibration(model: LocalModel) -> LocalModel {
+    let name = lantern_llama::calibration_file_name(model.facts());
+    let file = user_cache().join("lantern/test-calibration").join(name);
+    model.with_calibration_file(file)
 }
 
 /// `model` keeping its prompt openings between runs in the cache under `name`, as the app
