@@ -105,8 +105,8 @@ function memory(pid) {
 const port = await freePort();
 const nativePort = await freePort();
 const home = mkdtempSync(join(tmpdir(), "lantern-bench-home-"));
-// The model's calibration, measured once per model, as the end-to-end tests keep it.
-const calibration = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "lantern", "e2e-calibration");
+// The model's calibration, measured once per model, as the tests keep it.
+const calibration = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "lantern", "test-calibration");
 if (existsSync(calibration)) cpSync(calibration, join(home, "data", "calibration"), { recursive: true });
 const workspace = mkdtempSync(join(tmpdir(), "lantern-bench-shop-"));
 cpSync(join(repo, "tests/fixtures/node-shop"), workspace, { recursive: true });
