@@ -38,7 +38,7 @@
 //! ```
 
 use crate::question::Question;
-use crate::relevance::{match_defines, question_words};
+use crate::relevance::match_defines;
 use crate::seen_result::{Hit, SeenData, SeenResult};
 use crate::words::{code_words, lower_code_words, path_words, DEFINING_WORDS};
 use schemars::JsonSchema;
@@ -121,8 +121,8 @@ pub fn definition_note(
     if !question.asks_where {
         return None;
     }
+    let names = &question.names;
     let question = question.text.as_str();
-    let names = question_words(question);
     let searches: Vec<&Vec<Hit>> = data_of(results)
         .filter_map(|d| d.matches.as_ref())
         .collect();

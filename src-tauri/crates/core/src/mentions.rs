@@ -75,25 +75,6 @@ pub fn is_code_name(word: &str) -> bool {
     underscore || lower_camel || upper_camel
 }
 
-/// The glob patterns a message names (`test_*.py`, `src/**/*.ts`): its words with a `*` and a
-/// name's characters around it, in order and without repeats. "How many test_*.py files are
-/// in tests?" asks about those files only.
-pub fn globs_named(message: &str) -> Vec<String> {
-    let mut globs: Vec<String> = Vec::new();
-    for word in message_words(message) {
-        let word = word.trim_end_matches('.');
-        let glob = word.contains('*')
-            && word.chars().any(|c| c.is_alphanumeric())
-            && word
-                .chars()
-                .all(|c| c.is_alphanumeric() || "_-./*".contains(c));
-        if glob && !globs.iter().any(|g| g == word) {
-            globs.push(word.to_string());
-        }
-    }
-    globs
-}
-
 /// The words of a message that can only be names in code (see [`is_code_name`]), as written.
 fn code_names(message: &str) -> impl Iterator<Item = &str> {
     message_words(message)
@@ -245,16 +226,6 @@ mod tests {
             read <= 17,
             "{read} files of 1.5 MiB read for a 16 MiB budget"
         );
-    }
-
-    #[test]
-    fn a_message_names_globs_by_words_with_a_star() {
-        assert_eq!(
-            globs_named("How many test_*.py files are in tests? And `src/**/*.ts`, test_*.py."),
-            ["test_*.py", "src/**/*.ts"]
-        );
-        // A lone star is arithmetic or emphasis, not a pattern.
-        assert!(globs_named("What is 2 * 3? ** and *, or (*)").is_empty());
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //! - whether it asks for a change or a command at all (a question only reads);
 //! - whether it points at the project it is asked in ("this project", "…here?");
 //! - the calculations it spells out (`17 * 23`);
-//! - its form: where something is, or how many files there are.
+//! - its form: where something is, or how many files there are;
+//! - the names it asks about, and the globs it names.
 //!
 //! ```
 //! use lantern_core::question::Question;
@@ -21,7 +22,8 @@
 
 use crate::arithmetic::expressions_in;
 use crate::words::{
-    lower_code_words, message_words, AFTER_FILES, CHANGE_VERBS, POINTING, PROJECT_NOUNS, USE_WORDS,
+    lower_code_words, message_words, AFTER_FILES, CHANGE_VERBS, POINTING, PROJECT_NOUNS,
+    QUESTION_FILLER, USE_WORDS,
 };
 
 /// A user's message and what its words say it asks.
@@ -39,6 +41,14 @@ pub struct Question {
     pub asks_where: bool,
     /// It asks how many files there are (not how many did something).
     pub asks_how_many_files: bool,
+    /// Its words that can pick out a line or name a thing: lower-case, three characters or
+    /// more, not [`QUESTION_FILLER`], sorted, once each. A result is focused on them, and a
+    /// definition that answers it defines one of them.
+    pub names: Vec<String>,
+    /// The glob patterns it names (`test_*.py`, `src/**/*.ts`): its words with a `*` and a
+    /// name's characters around it, in order and without repeats. "How many test_*.py files
+    /// are in tests?" asks about those files only.
+    pub globs: Vec<String>,
 }
 
 impl Question {
@@ -51,6 +61,8 @@ impl Question {
             calculations: expressions_in(message),
             asks_where: asks_where(message),
             asks_how_many_files: asks_how_many_files(message),
+            names: names_in(message),
+            globs: globs_in(message),
         }
     }
 }
@@ -119,9 +131,55 @@ fn asks_where(question: &str) -> bool {
     asks && !words.iter().any(|w| USE_WORDS.contains(&w.as_str()))
 }
 
+/// See [`Question::names`].
+fn names_in(message: &str) -> Vec<String> {
+    let mut words: Vec<String> = lower_code_words(message)
+        .into_iter()
+        .filter(|w| w.chars().count() >= 3 && !QUESTION_FILLER.contains(&w.as_str()))
+        .collect();
+    words.sort();
+    words.dedup();
+    words
+}
+
+/// See [`Question::globs`].
+fn globs_in(message: &str) -> Vec<String> {
+    let mut globs: Vec<String> = Vec::new();
+    for word in message_words(message) {
+        let word = word.trim_end_matches('.');
+        let glob = word.contains('*')
+            && word.chars().any(|c| c.is_alphanumeric())
+            && word
+                .chars()
+                .all(|c| c.is_alphanumeric() || "_-./*".contains(c));
+        if glob && !globs.iter().any(|g| g == word) {
+            globs.push(word.to_string());
+        }
+    }
+    globs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn common_words_are_not_names() {
+        assert_eq!(
+            Question::read("What is the max_length of the help?").names,
+            ["help", "max_length"]
+        );
+    }
+
+    #[test]
+    fn a_message_names_globs_by_words_with_a_star() {
+        assert_eq!(
+            globs_in("How many test_*.py files are in tests? And `src/**/*.ts`, test_*.py."),
+            ["test_*.py", "src/**/*.ts"]
+        );
+        // A lone star is arithmetic or emphasis, not a pattern.
+        assert!(globs_in("What is 2 * 3? ** and *, or (*)").is_empty());
+    }
 
     #[test]
     fn a_message_asks_for_a_change_by_a_verb_of_doing() {

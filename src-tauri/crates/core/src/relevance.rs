@@ -9,9 +9,10 @@
 //! added next to the data, never instead of it, so nothing the tool returned is lost.
 
 use crate::model::FileTexts;
+use crate::question::Question;
 use crate::seen_result::{Hit, SeenData};
 use crate::tool_result::ToolResult;
-use crate::words::{lower_code_words, DEFINING_WORDS, QUESTION_FILLER};
+use crate::words::{lower_code_words, DEFINING_WORDS};
 use serde_json::Map;
 use std::collections::HashMap;
 
@@ -20,18 +21,6 @@ const MAX_LINES: usize = 4;
 
 /// The longest line quoted, in characters.
 const MAX_LINE_CHARS: usize = 200;
-
-/// The question's words that can pick out a line: lower-case, three characters or more, not
-/// common.
-pub fn question_words(question: &str) -> Vec<String> {
-    let mut words: Vec<String> = lower_code_words(question)
-        .into_iter()
-        .filter(|w| w.chars().count() >= 3 && !QUESTION_FILLER.contains(&w.as_str()))
-        .collect();
-    words.sort();
-    words.dedup();
-    words
-}
 
 /// Up to [`MAX_LINES`] lines of `content` that contain the most of `words`, in file order,
 /// each as `NUMBER: TEXT` (numbered from `first_line`).
@@ -119,13 +108,12 @@ const MAX_BODY_LINES: usize = 2;
 /// `class UsageError`, asked which exit code a `UsageError` uses).
 fn definitions_among(
     matches: &[Hit],
-    question: &str,
+    names: &[String],
     files: Option<&dyn FileTexts>,
 ) -> Vec<String> {
-    let names = question_words(question);
     let defining = matches
         .iter()
-        .filter(|m| match_defines(m, &names))
+        .filter(|m| match_defines(m, names))
         .map(|m| (m.path.as_str(), m.line, m.text.as_str()));
     let mut found = Vec::new();
     // Several definitions may stand in one file: each file is read once.
@@ -164,13 +152,17 @@ fn definitions_among(
 /// define a name it asks about (`definitions`), with the lines of their bodies about the rest
 /// of the question when `files` can read them. Rendered as it is when it failed or nothing
 /// stands out.
-pub fn focus_result(result: &ToolResult, question: &str, files: Option<&dyn FileTexts>) -> String {
+pub fn focus_result(
+    result: &ToolResult,
+    question: &Question,
+    files: Option<&dyn FileTexts>,
+) -> String {
     let data = match &result.data {
         Some(data) if result.success => SeenData::of(data),
         _ => return result.render_for_model(),
     };
     if let Some(matches) = &data.matches {
-        let found = definitions_among(matches, question, files);
+        let found = definitions_among(matches, &question.names, files);
         if found.is_empty() {
             return result.render_for_model();
         }
@@ -182,7 +174,7 @@ pub fn focus_result(result: &ToolResult, question: &str, files: Option<&dyn File
         return result.render_for_model();
     };
     let first_line = data.start_line.unwrap_or(1);
-    let lines = lines_about(content, &question_words(question), first_line);
+    let lines = lines_about(content, &question.names, first_line);
     if lines.is_empty() {
         return result.render_for_model();
     }
@@ -205,7 +197,11 @@ mod tests {
         let result = read(
             serde_json::json!({"path": "package.json", "content": "{\n  \"name\": \"semver\",\n  \"version\": \"7.6.3\",\n  \"main\": \"index.js\"\n}\n", "total_lines": 5}),
         );
-        let focused = focus_result(&result, "Which version of this package is it?", None);
+        let focused = focus_result(
+            &result,
+            &Question::read("Which version of this package is it?"),
+            None,
+        );
         let value: Value = serde_json::from_str(&focused).unwrap();
         assert_eq!(
             value["lines_about_the_question"],
@@ -223,12 +219,12 @@ mod tests {
     fn a_result_without_matching_lines_or_content_is_left_as_it_was() {
         let listing = read(serde_json::json!({"files": ["a.js"]}));
         assert_eq!(
-            focus_result(&listing, "version?", None),
+            focus_result(&listing, &Question::read("version?"), None),
             listing.render_for_model()
         );
         let content = read(serde_json::json!({"content": "x = 1\n"}));
         assert_eq!(
-            focus_result(&content, "Which version?", None),
+            focus_result(&content, &Question::read("Which version?"), None),
             content.render_for_model()
         );
         let failed = ToolResult::failure(
@@ -236,7 +232,7 @@ mod tests {
             std::time::Duration::ZERO,
         );
         assert_eq!(
-            focus_result(&failed, "Which version?", None),
+            focus_result(&failed, &Question::read("Which version?"), None),
             failed.render_for_model()
         );
     }
@@ -255,7 +251,11 @@ mod tests {
             {"path": "lib/z.py", "line": 4, "column": 5, "text": "def coerce(value):", "unindexed": true},
             {"path": "lib/z.py", "line": 7, "column": 5, "text": "coerce(value)", "unindexed": true},
         ], "count": 7}));
-        let focused = focus_result(&search, "In which file does coerce live?", None);
+        let focused = focus_result(
+            &search,
+            &Question::read("In which file does coerce live?"),
+            None,
+        );
         let value: Value = serde_json::from_str(&focused).unwrap();
         assert_eq!(
             value["definitions"],
@@ -266,7 +266,11 @@ mod tests {
             ])
         );
         assert_eq!(value["data"]["count"], 7, "the matches stay");
-        let unrelated = focus_result(&search, "Where is the satisfies function defined?", None);
+        let unrelated = focus_result(
+            &search,
+            &Question::read("Where is the satisfies function defined?"),
+            None,
+        );
         assert_eq!(unrelated, search.render_for_model());
     }
 
@@ -282,7 +286,7 @@ mod tests {
         )];
         let focused = focus_result(
             &search,
-            "When a UsageError is raised, which exit code follows?",
+            &Question::read("When a UsageError is raised, which exit code follows?"),
             Some(&files),
         );
         let value: Value = serde_json::from_str(&focused).unwrap();
@@ -294,7 +298,11 @@ mod tests {
             ])
         );
         // Asked only where it is, the definition stands alone.
-        let focused = focus_result(&search, "Where is UsageError defined?", Some(&files));
+        let focused = focus_result(
+            &search,
+            &Question::read("Where is UsageError defined?"),
+            Some(&files),
+        );
         let value: Value = serde_json::from_str(&focused).unwrap();
         assert_eq!(
             value["definitions"],
@@ -303,13 +311,13 @@ mod tests {
     }
 
     #[test]
-    fn common_words_do_not_count_and_numbers_follow_the_range_read() {
+    fn an_excerpt_s_lines_are_numbered_from_the_range_read() {
         assert_eq!(
-            question_words("What is the max_length of the help?"),
-            ["help", "max_length"]
-        );
-        assert_eq!(
-            lines_about("a\nmax_length = 45\n", &question_words("max_length?"), 10),
+            lines_about(
+                "a\nmax_length = 45\n",
+                &Question::read("max_length?").names,
+                10
+            ),
             ["11: max_length = 45"]
         );
     }

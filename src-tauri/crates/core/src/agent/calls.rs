@@ -7,6 +7,7 @@ use crate::event::RefusedServerCall;
 use crate::model::{FileTexts, MadeCall, Message, Role};
 use crate::policy::Scope;
 use crate::protocol::Turn;
+use crate::question::Question;
 use crate::relevance::focus_result;
 use crate::tool_result::ToolResult;
 use crate::tools::{PreviewKind, Risk};
@@ -205,7 +206,7 @@ impl super::Session {
         &mut self,
         call_id: &str,
         outcome: &CallOutcome,
-        question: &str,
+        question: &Question,
     ) -> Message {
         let (CallOutcome::Ran(result), true) = (outcome, self.config.focus_results) else {
             return outcome.to_message(call_id);

@@ -475,7 +475,7 @@ impl Session {
             confirmer,
             emit,
         );
-        let mut result = self.reply_to(&call_id, &outcome, &state.question.text);
+        let mut result = self.reply_to(&call_id, &outcome, &state.question);
         if let Some(note) = not_run {
             result.content = calls::with_note(&result.content, &note);
         }

@@ -431,8 +431,10 @@ impl LocalModel {
                 self.ground_question_word(question, logits, grammar, cancel)
             }
             (Some(Grounding::QuestionGlob), _) if self.settings.options.question_globs => {
-                let candidates: Vec<(String, f64)> = globs_named(question)
-                    .into_iter()
+                let candidates: Vec<(String, f64)> = request
+                    .question()
+                    .globs
+                    .iter()
                     .map(|glob| (format!("{glob}\""), 0.0))
                     .collect();
                 self.write_best(&candidates, logits, grammar, cancel)

@@ -23,7 +23,6 @@ use crate::grammar::{call_grammar, CallShape};
 use crate::template::{CallSyntax, NativeTemplate, TEXT_PROTOCOL};
 use crate::utf8::Utf8Stream;
 use lantern_core::agent::cut_to_fit;
-use lantern_core::mentions::globs_named;
 use lantern_core::model::{
     CallPath, CancelToken, FinishReason, Flow, GenerateRequest, Generation, GenerationOptions,
     Message, Model, ModelError, Role, ToolChoice, ToolOffer,
@@ -32,6 +31,7 @@ use lantern_core::protocol::markers::{
     leading_system_messages, protocol_tag_start, text_protocol_messages, CALL_KEY, NOT_IN_ANSWERS,
     PROTOCOL_WORDS,
 };
+use lantern_core::question::Question;
 use lantern_core::tools::ToolSpec;
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::context::LlamaContext;
@@ -460,7 +460,7 @@ impl LocalModel {
         tag: &[LlamaToken],
         request: &GenerateRequest<'_>,
     ) -> Result<LlamaSampler, ModelError> {
-        let mut grammar = self.new_grammar(request.tools, request.question_text())?;
+        let mut grammar = self.new_grammar(request.tools, &request.question())?;
         if self.syntax.open_in_json {
             for token in tag {
                 grammar.accept(*token);

@@ -251,18 +251,18 @@ pub(super) fn log_softmax_at(logits: &[f32], token: LlamaToken) -> f64 {
 }
 
 impl LocalModel {
-    /// The call grammar for `tools` and a message that names globs or not, built once for
+    /// The call grammar for `tools` and a question that names globs or not, built once for
     /// each.
     pub(super) fn new_grammar(
         &mut self,
         tools: &[ToolSpec],
-        question: &str,
+        question: &Question,
     ) -> Result<LlamaSampler, ModelError> {
         let shape = CallShape {
             // A native call has the form the model was trained on, which holds no reasoning.
             reasoning: self.settings.options.call_reasoning && self.native.is_none(),
             lean: self.settings.options.lean_calls,
-            globs: self.settings.options.question_globs && !globs_named(question).is_empty(),
+            globs: self.settings.options.question_globs && !question.globs.is_empty(),
         };
         let key = tools_fingerprint(tools)
             ^ u64::from(shape.reasoning)

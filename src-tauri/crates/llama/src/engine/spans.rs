@@ -270,9 +270,10 @@ impl LocalModel {
         };
         // Of lines that name the same thing, the one that defines or assigns it is the one to
         // change (`const MAX_LENGTH = 256`, not `MAX_LENGTH,` in a list of exports).
-        let names = lantern_core::relevance::question_words(question);
+        let asked = request.question();
+        let names = &asked.names;
         let weights: Vec<f64> = (0..lines.len())
-            .map(|i| weight(i) + f64::from(u8::from(defines(lines[i], &names))) * 0.5)
+            .map(|i| weight(i) + f64::from(u8::from(defines(lines[i], names))) * 0.5)
             .collect();
         // When lines hold words of the question, the ones weighted most are the candidates (a
         // tiny model's score prefers a short, common line to the one the question names);
