@@ -2,8 +2,9 @@
 //! protocol, the dialects and the edge cases. Each case is parsed whole, fed one character at a
 //! time, and fed in uneven chunks; all three must agree, and the outcome must match.
 
+use lantern_core::model::ApiCall;
 use lantern_core::protocol::markers::tool_error_text;
-use lantern_core::protocol::{interpret, parse, Outcome, Turn, TurnParser};
+use lantern_core::protocol::{interpret, parse, with_api_calls, Outcome, Turn, TurnParser};
 use lantern_core::tools::ToolRegistry;
 use serde_json::Value;
 
@@ -111,5 +112,33 @@ fn invalid_outcomes_always_carry_a_correct_example_call() {
                 ),
             }
         }
+    }
+}
+
+#[test]
+fn a_server_s_refused_call_is_answered_in_its_own_terms_not_the_text_protocol() {
+    let registry = ToolRegistry::standard();
+    let call = |name: &str, arguments: &str| ApiCall {
+        id: Some("srv-1".into()),
+        name: name.into(),
+        arguments: arguments.into(),
+    };
+    for refused in [
+        call("read_flie", r#"{"path": "a.txt"}"#),
+        call("read_file", r#"{"file": "a.txt"}"#),
+        call("read_file", r#"{"path": "a.txt""#),
+    ] {
+        let turn = with_api_calls(parse(""), std::slice::from_ref(&refused));
+        let Outcome::Invalid { feedback, .. } = interpret(&turn, &registry) else {
+            panic!("{refused:?} was not refused");
+        };
+        assert!(!feedback.contains("<TOOL_CALL>"), "{feedback}");
+        // The arguments shown are themselves arguments the tool takes.
+        let (tool, example) = feedback
+            .split_once("Arguments of ")
+            .and_then(|(_, rest)| rest.split_once(" look like: "))
+            .unwrap_or_else(|| panic!("{feedback}"));
+        let args: Value = serde_json::from_str(example).unwrap();
+        assert!(registry.check_args(tool, &args).is_ok(), "{feedback}");
     }
 }

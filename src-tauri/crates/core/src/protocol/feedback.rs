@@ -3,7 +3,7 @@
 //! tool name) and a correct call to copy.
 
 use super::markers::protocol_fragment;
-use super::{Dialect, Outcome, RawCall, Turn, CLOSE_TAG, OPEN_TAG};
+use super::{Outcome, RawCall, Turn, CLOSE_TAG, OPEN_TAG};
 use crate::error::ErrorType;
 use crate::tools::{closest, normalize_args, ToolRegistry, ToolSpec};
 use serde_json::{json, Value};
@@ -104,13 +104,9 @@ fn invalid(
         .or_else(|| turn.call.as_ref().map(|c| c.tool.as_str()))
         .filter(|t| registry.spec(t).is_some());
     // A server that called through its API is told to call that way again, not in text.
-    let through_api = turn
-        .call
-        .as_ref()
-        .is_some_and(|c| c.dialect == Dialect::Api);
     Outcome::Invalid {
         error_type,
-        feedback: match through_api {
+        feedback: match turn.called_through_api {
             true => api_feedback(&message, tool, registry),
             false => feedback(&message, tool, registry),
         },

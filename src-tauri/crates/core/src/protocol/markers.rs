@@ -155,9 +155,10 @@ pub fn tool_error_text(feedback: &str) -> String {
 /// The conversation as a model that speaks the text protocol reads it: tool results and call
 /// refusals become user messages with their prefixes; the system messages that open the
 /// conversation (the prompt, the project map) become one, since many chat templates take a
-/// single system message; everything else stays as it is. A call that was valid but not run
-/// (the user said no) gets the [`FOLLOW_UP_HINT`] like a result; an invalid call's refusal
-/// carries its own instruction (a corrected call) instead.
+/// single system message; everything else stays as it is. A call that was made but not run
+/// (the user said no, or a server's call refused as invalid) gets the [`FOLLOW_UP_HINT`] like
+/// a result; the refusal of an invalid call written in text carries its own instruction (a
+/// corrected call) instead.
 pub fn text_protocol_messages(messages: &[Message]) -> Vec<Message> {
     let opening = leading_system_messages(messages);
     let system = (opening > 0).then(|| {

@@ -143,6 +143,9 @@ pub struct Turn {
     /// Where the reply after the thinking starts (0 when there is none).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub reply_start: usize,
+    /// The call read (or refused) is one the server made through its API, beside the text.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub called_through_api: bool,
 }
 
 fn is_zero(n: &usize) -> bool {

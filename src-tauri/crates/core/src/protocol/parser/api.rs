@@ -21,6 +21,7 @@ pub fn with_api_calls(mut turn: Turn, calls: &[ApiCall]) -> Turn {
             turn.problems.push(extra_call_problem(Some(name), after));
             continue;
         }
+        turn.called_through_api = true;
         match read_api_call(call, after) {
             Ok(read) => turn.call = Some(read),
             Err(problem) => turn.problems.push(problem),

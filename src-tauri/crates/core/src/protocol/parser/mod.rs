@@ -88,6 +88,7 @@ pub fn parse(text: &str) -> Turn {
             problems,
             thinking: thinking.map(str::to_owned),
             reply_start: from,
+            called_through_api: false,
         }
     };
     if let bare::Start::Call(first) = bare::call_at_start(text, from, true) {
