@@ -53,11 +53,13 @@ if (!app) {
 // app names it): a calibration those tests measured is not measured again here.
 const home = mkdtempSync(join(tmpdir(), "lantern-e2e-home-"));
 const userCache = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "lantern");
+// A folder shared with the Rust model tests is copied back over, never replaced: what they
+// keep there stays. A folder of this runner's own is replaced, so stale openings are dropped.
 const keptBetweenRuns = [
-  [join(userCache, "test-calibration"), join(home, "data", "calibration")],
-  [join(userCache, "e2e-prompt-cache"), join(home, "cache", "prompt-cache")],
+  { kept: join(userCache, "test-calibration"), used: join(home, "data", "calibration"), shared: true },
+  { kept: join(userCache, "e2e-prompt-cache"), used: join(home, "cache", "prompt-cache"), shared: false },
 ];
-for (const [kept, used] of keptBetweenRuns) if (existsSync(kept)) cpSync(kept, used, { recursive: true });
+for (const { kept, used } of keptBetweenRuns) if (existsSync(kept)) cpSync(kept, used, { recursive: true });
 mkdirSync(screenshots, { recursive: true });
 
 const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
@@ -728,10 +730,10 @@ try {
 } finally {
   driver.kill();
   for (const server of servers) server.kill();
-  for (const [kept, used] of keptBetweenRuns) {
+  for (const { kept, used, shared } of keptBetweenRuns) {
     if (!existsSync(used)) continue;
-    rmSync(kept, { recursive: true, force: true });
-    cpSync(used, kept, { recursive: true });
+    if (!shared) rmSync(kept, { recursive: true, force: true });
+    cpSync(used, kept, { recursive: true, force: true });
   }
   for (const dir of [home, ...workspaces]) rmSync(dir, { recursive: true, force: true });
 }
