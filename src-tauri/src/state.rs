@@ -11,7 +11,7 @@ use crate::error::{AppError, ErrorCode};
 use crate::files::{self, SavedFile, TextFile, Tree};
 use crate::server_keys::ServerKeys;
 use crate::settings::{AppConfig, ProviderKind, ServerConfig, Settings};
-use lantern_core::agent::{history_from_events, repo_map_budget, Answer, Session, SessionOptions};
+use lantern_core::agent::{repo_map_budget, Answer, Session, SessionOptions};
 use lantern_core::checkpoint::{Checkpoint, CheckpointStore, UndoOutcome};
 use lantern_core::code_index::ProjectIndex;
 use lantern_core::event::{Event, TranscriptWriter};
@@ -359,7 +359,7 @@ impl AppState {
         );
         let mut transcript = Transcript::new(workspace.root());
         if !earlier.is_empty() {
-            opened.resume(history_from_events(earlier));
+            opened.resume(earlier);
             earlier.iter().for_each(|event| transcript.record(event));
         }
         let root = workspace.root().to_path_buf();

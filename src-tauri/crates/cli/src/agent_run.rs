@@ -3,9 +3,7 @@
 
 use crate::models::ModelArgs;
 use crate::{open_workspace, print_json, usage, Approve, Failure};
-use lantern_core::agent::{
-    history_from_events, Answer, Confirmer, FixedAnswer, Session, SessionOptions,
-};
+use lantern_core::agent::{Answer, Confirmer, FixedAnswer, Session, SessionOptions};
 use lantern_core::event::{load_transcript, Event, FinishedReason, TranscriptWriter};
 use lantern_core::model::CancelToken;
 use lantern_core::paths;
@@ -157,7 +155,7 @@ pub(super) fn agent_run(
     options.config.repo_map = lantern_core::agent::repo_map_budget(None, on_server);
     let mut session = Session::new(ws, options);
     if !earlier.is_empty() {
-        session.resume(history_from_events(&earlier));
+        session.resume(&earlier);
         // The new transcript is the whole conversation, the earlier part first.
         for event in &earlier {
             let _ = writer.write(event);

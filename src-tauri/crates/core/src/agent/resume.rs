@@ -9,15 +9,32 @@ use crate::model::{MadeCall, Message, Role};
 use crate::protocol::parse;
 
 impl Session {
-    /// Takes up a saved conversation (see [`history_from_events`]): `history` follows the
-    /// system prompt, and new calls are numbered after the ones it holds.
-    pub fn resume(&mut self, history: Vec<Message>) {
+    /// Takes up the saved conversation `events` record: its history (see
+    /// [`history_from_events`]) follows the system prompt, and new calls are numbered after
+    /// every call the events name. A call written by hand is among them: it runs and is
+    /// recorded, but never enters the history, and its id must not be given again.
+    pub fn resume(&mut self, events: &[Event]) {
         self.history.truncate(1);
-        self.calls = history
+        self.history.extend(history_from_events(events));
+        self.calls = events
             .iter()
-            .filter(|m| m.role == Role::Assistant && m.call_id.is_some())
-            .count();
-        self.history.extend(history);
+            .filter_map(named_call)
+            .filter_map(|id| id.strip_prefix("call-")?.parse::<usize>().ok())
+            .max()
+            .unwrap_or(0);
+    }
+}
+
+/// The id of the call an event is about, if it is about one.
+fn named_call(event: &Event) -> Option<&str> {
+    match event {
+        Event::CallParsed { call_id, .. }
+        | Event::PermissionAsked { call_id, .. }
+        | Event::PermissionAnswered { call_id, .. }
+        | Event::ToolStarted { call_id, .. }
+        | Event::ToolFinished { call_id, .. } => Some(call_id),
+        Event::CallRejected { server_call, .. } => server_call.as_ref().map(|c| c.call_id.as_str()),
+        _ => None,
     }
 }
 
@@ -165,7 +182,41 @@ mod tests {
         let rebuilt = history_from_events(&events);
         assert_eq!(rebuilt, live.history()[1..].to_vec());
         let mut resumed = session(dir.path());
-        resumed.resume(rebuilt);
+        resumed.resume(&events);
         assert_eq!(resumed.history(), live.history());
+    }
+
+    #[test]
+    fn a_resumed_conversation_never_gives_again_the_id_of_a_call_written_by_hand() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "Buy milk.\n").unwrap();
+        let mut live = session(dir.path());
+        let mut events = Vec::new();
+        let mut allow = FixedAnswer(Answer::AllowOnce);
+        let read = serde_json::json!({"path": "notes.txt"});
+        live.run_call("read_file", read.clone(), &mut allow, &mut |e| {
+            events.push(e.clone())
+        });
+        let manual = events.iter().find_map(named_call).unwrap().to_string();
+
+        let mut resumed = session(dir.path());
+        resumed.resume(&events);
+        let call =
+            "<TOOL_CALL>{\"tool\": \"read_file\", \"args\": {\"path\": \"notes.txt\"}}</TOOL_CALL>";
+        let mut model = ScriptedModel::new(vec![call.to_string(), "Milk.".to_string()]);
+        let mut later = Vec::new();
+        resumed.send(
+            "What is in notes.txt?",
+            &mut model,
+            &mut allow,
+            &mut |e| later.push(e.clone()),
+            &CancelToken::new(),
+        );
+        let ids: Vec<&str> = later.iter().filter_map(named_call).collect();
+        assert!(!ids.is_empty(), "the model's call was made: {later:?}");
+        assert!(
+            ids.iter().all(|id| *id != manual),
+            "{manual} was given to the call written by hand and again to {ids:?}"
+        );
     }
 }
