@@ -139,20 +139,30 @@ impl CallOutcome {
 impl super::Session {
     /// The id of the call the model just made, counted: the server's own, when it gave one this
     /// conversation has not used (the result sent back must name the call the server made),
-    /// else Lantern's next `call-N`.
+    /// else Lantern's next `call-N`. A `call-N` Lantern has given counts as used though it is
+    /// not in the history: a call written by hand runs, and is shown, under its id.
     pub(super) fn next_call_id(&mut self, native: Option<&str>) -> String {
         self.calls += 1;
+        let given = |id: &str| lantern_number(id).is_some_and(|n| n < self.calls);
         let unused = |id: &&str| {
-            !self
-                .history
-                .iter()
-                .any(|m| m.call_id.as_deref() == Some(*id))
+            !given(id)
+                && !self
+                    .history
+                    .iter()
+                    .any(|m| m.call_id.as_deref() == Some(*id))
         };
         match native.filter(unused) {
             Some(id) => id.to_string(),
             None => format!("call-{}", self.calls),
         }
     }
+}
+
+/// N of an id shaped as Lantern gives them (`call-N`); `None` for any other id (a server's own),
+/// and for an N too large to be one Lantern gave.
+pub(super) fn lantern_number(id: &str) -> Option<usize> {
+    let n: u32 = id.strip_prefix("call-")?.parse().ok()?;
+    Some(n as usize)
 }
 
 /// What the history keeps of a reply whose call was refused before it ran: the reply, then the

@@ -2,7 +2,7 @@
 //! in the form the loop keeps it (user messages, replies up to their call, results by call id,
 //! refusals, answers), so the model reads it as if the conversation had never stopped.
 
-use super::calls::refused_reply;
+use super::calls::{lantern_number, refused_reply};
 use super::Session;
 use crate::event::{Event, FinishedReason};
 use crate::model::{MadeCall, Message, Role};
@@ -19,7 +19,7 @@ impl Session {
         self.calls = events
             .iter()
             .filter_map(named_call)
-            .filter_map(|id| id.strip_prefix("call-")?.parse::<usize>().ok())
+            .filter_map(lantern_number)
             .max()
             .unwrap_or(0);
     }
@@ -135,7 +135,10 @@ fn close_call(history: &mut Vec<Message>, open: &mut Option<String>, refusal: &m
 mod tests {
     use super::*;
     use crate::agent::{Answer, FixedAnswer, Session, SessionOptions};
-    use crate::model::{CancelToken, ScriptedModel};
+    use crate::model::{
+        ApiCall, CallPath, CancelToken, FinishReason, Flow, GenerateRequest, Generation, Model,
+        ModelError, ScriptedModel,
+    };
     use crate::sandbox::Workspace;
     use crate::toolbox::Toolbox;
 
@@ -184,6 +187,62 @@ mod tests {
         let mut resumed = session(dir.path());
         resumed.resume(&events);
         assert_eq!(resumed.history(), live.history());
+    }
+
+    /// A server that names its calls itself, and names its first one as Lantern would.
+    struct NamingServer(Vec<Generation>);
+
+    impl Model for NamingServer {
+        fn name(&self) -> String {
+            "naming".to_string()
+        }
+
+        fn call_path(&self) -> CallPath {
+            CallPath::Native
+        }
+
+        fn generate(
+            &mut self,
+            _request: &GenerateRequest<'_>,
+            _on_text: &mut dyn FnMut(&str) -> Flow,
+        ) -> Result<Generation, ModelError> {
+            Ok(self.0.remove(0))
+        }
+    }
+
+    #[test]
+    fn a_server_s_own_id_is_not_taken_when_a_call_written_by_hand_has_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "Buy milk.\n").unwrap();
+        let mut session = session(dir.path());
+        let mut allow = FixedAnswer(Answer::AllowOnce);
+        let mut events = Vec::new();
+        let read = serde_json::json!({"path": "notes.txt"});
+        session.run_call("read_file", read, &mut allow, &mut |e| {
+            events.push(e.clone())
+        });
+        let manual = events.iter().find_map(named_call).unwrap().to_string();
+        let mut call = Generation::text("", FinishReason::Stop);
+        call.api_calls.push(ApiCall {
+            id: Some(manual.clone()),
+            name: "read_file".to_string(),
+            arguments: r#"{"path": "notes.txt"}"#.to_string(),
+        });
+        let mut server = NamingServer(vec![call, Generation::text("Milk.", FinishReason::Stop)]);
+        let mut later = Vec::new();
+        session.send(
+            "What is in notes.txt?",
+            &mut server,
+            &mut allow,
+            &mut |e| later.push(e.clone()),
+            &CancelToken::new(),
+        );
+        let ids: Vec<&str> = later.iter().filter_map(named_call).collect();
+        assert!(!ids.is_empty(), "the server's call was made: {later:?}");
+        assert!(
+            ids.iter().all(|id| *id != manual),
+            "{manual} given twice: {ids:?}"
+        );
     }
 
     #[test]
