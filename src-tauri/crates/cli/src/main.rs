@@ -289,7 +289,8 @@ fn prompt(
     tokens: bool,
 ) -> Result<u8, Failure> {
     let offer = message.and_then(|m| {
-        lantern_core::agent::offer_for(toolbox, m, AgentConfig::default().max_remote_tools)
+        let asked = lantern_core::question::Question::read(m);
+        lantern_core::agent::offer_for(toolbox, &asked, AgentConfig::default().max_remote_tools)
     });
     let (system, offered) = match &offer {
         Some(offer) => (offer.system_prompt.as_str(), offer.specs.len()),

@@ -17,8 +17,8 @@
 //! assert_eq!(with_paths("It is in index.js.", &shown, &known), None);
 //! ```
 
-use crate::mentions::names_a_path;
 use crate::model::KnownPaths;
+use crate::words::names_a_path;
 use crate::words::{in_path, path_words};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

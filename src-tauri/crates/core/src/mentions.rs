@@ -7,35 +7,11 @@
 
 use crate::model::{FileTexts, KnownPaths};
 use crate::relevance::defines;
-use crate::words::message_words;
+use crate::words::{message_words, names_a_path};
 
 /// The most bytes of the workspace's files read to find where a name is defined: a large
 /// project is read only this far, and a name defined beyond is not found.
 const MAX_SCANNED_BYTES: usize = 16 << 20;
-
-/// Does this word of a message name a file (`notes.md`, `.gitignore`, `src/app.ts`) or a
-/// folder (`src/`)?
-/// Version numbers (`1.2`) do not.
-pub fn names_a_path(word: &str) -> bool {
-    let word = word.trim_end_matches('.');
-    let dotfile = word.len() > 1
-        && word.starts_with('.')
-        && word[1..]
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_".contains(c));
-    if dotfile {
-        return true;
-    }
-    match word.rsplit_once('.') {
-        Some((stem, ext)) => {
-            !stem.is_empty()
-                && (1..=5).contains(&ext.len())
-                && ext.chars().all(|c| c.is_ascii_alphanumeric())
-                && !ext.chars().all(|c| c.is_ascii_digit())
-        }
-        None => word.contains('/') && word.len() > 1,
-    }
-}
 
 /// Does this message name a file or folder of the workspace, by its path (`functions/inc.js`)
 /// or, for a file, by its name alone (`utils.py`, `logging.ini`)? A question about a file the

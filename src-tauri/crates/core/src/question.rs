@@ -11,7 +11,10 @@
 //! - whether it points at the project it is asked in ("this project", "…here?");
 //! - the calculations it spells out (`17 * 23`);
 //! - its form: where something is, or how many files there are;
-//! - the names it asks about, and the globs it names.
+//! - the names it asks about, and the globs it names;
+//! - the paths it names, apart from the words of what it asks (the words to look for);
+//! - its words, split each way a step compares them: with tools' purposes, paths and defined
+//!   names, with a file's lines, and as a search looks for them.
 //!
 //! ```
 //! use lantern_core::question::Question;
@@ -22,8 +25,9 @@
 
 use crate::arithmetic::expressions_in;
 use crate::words::{
-    lower_code_words, message_words, AFTER_FILES, CHANGE_VERBS, POINTING, PROJECT_NOUNS,
-    QUESTION_FILLER, USE_WORDS,
+    code_words, is_common_word, lower_code_words, lower_words, message_words, names_a_path,
+    AFTER_FILES, CHANGE_VERBS, POINTING, PROJECT_NOUNS, QUESTION_FILLER, QUESTION_ONLY_WORDS,
+    USE_WORDS,
 };
 
 /// A user's message and what its words say it asks.
@@ -49,6 +53,31 @@ pub struct Question {
     /// name's characters around it, in order and without repeats. "How many test_*.py files
     /// are in tests?" asks about those files only.
     pub globs: Vec<String>,
+    /// The message without its words that name a file or a folder ([`names_a_path`]), the
+    /// others kept in order: a file's name says which file, not what to do with it or what to
+    /// look for in it ("Is there a search in constants.js?" asks for no search).
+    pub outside_paths: String,
+    /// Its words shaped like the path of a file or a folder (`notes.md`, `.gitignore`,
+    /// `src/app.ts`, `src/`), as written but for the dots that end a sentence, in order, once
+    /// each.
+    pub paths: Vec<String>,
+    /// What it asks about, to find in a file's lines: the parts ([`lower_words`]) of the words
+    /// of [`Question::outside_paths`] that are not common ([`is_common_word`]), in order, once
+    /// each; each with whether its word is shaped like code (a number, `MAX_LENGTH`,
+    /// `parseConfig`), which names one thing more surely than a plain word does.
+    pub terms: Vec<(String, bool)>,
+    /// Its words as paths, tools' purposes and defined names are compared with them
+    /// ([`lower_words`]: lower-case, split at anything but a letter or digit, three characters
+    /// or more), in order.
+    pub words: Vec<String>,
+    /// Its words as code spells them: runs of letters, digits, `_` and `$` (`parse_args`,
+    /// `$http`), case kept, in order. A defined name the user spelled out is one of them.
+    pub spelled: Vec<String>,
+    /// What a search for it looks for: its words as code writes them ([`code_words`]), case
+    /// kept, of three characters or more, neither common ([`is_common_word`]) nor only a way of
+    /// asking ([`QUESTION_ONLY_WORDS`]: "where", "defined"), once each whatever their case, in
+    /// order.
+    pub search_words: Vec<String>,
 }
 
 impl Question {
@@ -63,6 +92,16 @@ impl Question {
             asks_how_many_files: asks_how_many_files(message),
             names: names_in(message),
             globs: globs_in(message),
+            outside_paths: outside_paths(message),
+            paths: paths_in(message),
+            terms: terms_in(message),
+            words: lower_words(message),
+            spelled: message
+                .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                .filter(|w| !w.is_empty())
+                .map(str::to_string)
+                .collect(),
+            search_words: search_words_in(message),
         }
     }
 }
@@ -159,9 +198,88 @@ fn globs_in(message: &str) -> Vec<String> {
     globs
 }
 
+/// See [`Question::outside_paths`].
+fn outside_paths(message: &str) -> String {
+    message_words(message)
+        .filter(|w| !names_a_path(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// See [`Question::paths`].
+fn paths_in(message: &str) -> Vec<String> {
+    let mut paths: Vec<String> = Vec::new();
+    for word in message_words(message) {
+        let word = word.trim_end_matches('.');
+        if names_a_path(word) && !paths.iter().any(|p| p == word) {
+            paths.push(word.to_string());
+        }
+    }
+    paths
+}
+
+/// See [`Question::terms`].
+fn terms_in(message: &str) -> Vec<(String, bool)> {
+    let mut terms: Vec<(String, bool)> = Vec::new();
+    for word in code_words(&outside_paths(message)) {
+        let code = word.chars().any(|c| c.is_ascii_digit() || c == '_')
+            || word.chars().skip(1).any(char::is_uppercase);
+        for part in lower_words(word) {
+            if !is_common_word(&part) && !terms.iter().any(|(t, _)| *t == part) {
+                terms.push((part, code));
+            }
+        }
+    }
+    terms
+}
+
+/// See [`Question::search_words`].
+fn search_words_in(message: &str) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut words: Vec<String> = Vec::new();
+    for word in code_words(message).filter(|w| w.chars().count() >= 3) {
+        let lower = word.to_lowercase();
+        if !is_common_word(&lower)
+            && !QUESTION_ONLY_WORDS.contains(&lower.as_str())
+            && !seen.contains(&lower)
+        {
+            words.push(word.to_string());
+        }
+        seen.push(lower);
+    }
+    words
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_search_looks_for_what_is_asked_about_as_it_was_written() {
+        let asked = Question::read("Where is parseConfig defined? Find parseconfig and MAX_SIZE.");
+        assert_eq!(asked.search_words, ["parseConfig", "MAX_SIZE"]);
+        assert_eq!(asked.spelled[..3], ["Where", "is", "parseConfig"]);
+        assert_eq!(asked.words[..3], ["where", "parseconfig", "defined"]);
+    }
+
+    #[test]
+    fn the_words_that_name_files_are_apart_from_what_is_asked() {
+        let asked = Question::read("Is MAX_SIZE set in config/limits.toml, or in .env? See src/.");
+        assert_eq!(asked.paths, ["config/limits.toml", ".env", "src/"]);
+        let outside: Vec<&str> = asked.outside_paths.split_whitespace().collect();
+        assert_eq!(outside, ["Is", "MAX_SIZE", "set", "in", "or", "in", "See"]);
+        let terms: Vec<(&str, bool)> = asked.terms.iter().map(|(t, c)| (t.as_str(), *c)).collect();
+        // `max` and `size` are parts of a name written as code; "is", "in", "or" are common.
+        assert_eq!(
+            terms,
+            [
+                ("max", true),
+                ("size", true),
+                ("set", false),
+                ("see", false)
+            ]
+        );
+    }
 
     #[test]
     fn common_words_are_not_names() {

@@ -7,18 +7,20 @@
 //! is offered, so that a small model with ten servers is shown the few that fit, not a hundred.
 //!
 //! ```
+//! use lantern_core::question::Question;
 //! use lantern_core::tool_fit::tool_bonuses;
 //! use lantern_core::toolbox::Toolbox;
 //!
 //! let toolbox = Toolbox::standard();
-//! let bonuses = tool_bonuses("Calculate the product of 6 and 7", toolbox.specs());
+//! let asked = Question::read("Calculate the product of 6 and 7");
+//! let bonuses = tool_bonuses(&asked, toolbox.specs());
 //! let best = toolbox.specs().iter().zip(&bonuses).max_by(|a, b| a.1.total_cmp(b.1)).unwrap();
 //! assert_eq!(best.0.name, "calculate");
 //! ```
 
-use crate::mentions::names_a_path;
+use crate::question::Question;
 use crate::spec::ToolSpec;
-use crate::words::{is_common_word, lower_words, message_words, stem};
+use crate::words::{is_common_word, lower_words, stem};
 
 /// Log-probability (nats) a word of the question found in a tool's name or description is
 /// worth when no other tool's has it; a word `n` tools have is worth `1/n` of it.
@@ -39,7 +41,7 @@ fn purpose(description: &str) -> String {
 
 /// The bonus of each tool (in order) for the words of `question` its name and the purpose its
 /// description gives contain, each word weighted by how few of the tools contain it.
-pub fn tool_bonuses(question: &str, tools: &[ToolSpec]) -> Vec<f64> {
+pub fn tool_bonuses(question: &Question, tools: &[ToolSpec]) -> Vec<f64> {
     let stems = |text: &str| -> Vec<String> {
         let mut stems: Vec<String> = lower_words(text)
             .iter()
@@ -61,7 +63,7 @@ pub fn tool_bonuses(question: &str, tools: &[ToolSpec]) -> Vec<f64> {
         })
         .collect();
     // A file's name says which file, not what to do with it ("constants.js" is no search).
-    let asked = stems(&without_paths(question));
+    let asked = stems(&question.outside_paths);
     let sharing = |word: &String| described.iter().filter(|d| d.contains(word)).count();
     described
         .iter()
@@ -75,28 +77,20 @@ pub fn tool_bonuses(question: &str, tools: &[ToolSpec]) -> Vec<f64> {
         .collect()
 }
 
-/// The question without the words that name a file or a folder.
-pub fn without_paths(question: &str) -> String {
-    message_words(question)
-        .filter(|w| !names_a_path(w))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// The most tools of MCP servers one turn is offered: beyond it, those that fit the message
 /// best. A small model's prompt and grammar hold every tool offered.
 pub const MAX_REMOTE_TOOLS: usize = 8;
 
-/// The tools a turn on `message` is offered: every built-in tool, and of the tools from MCP
+/// The tools a turn on `question` is offered: every built-in tool, and of the tools from MCP
 /// servers all of them when they are few (at most `max_remote`), else those that fit the
-/// message (share a word of it), the `max_remote` best (ties keep their order). Tools keep the
-/// order of `tools`.
-pub fn offered_tools(message: &str, tools: &[ToolSpec], max_remote: usize) -> Vec<ToolSpec> {
+/// question (share a word of it), the `max_remote` best (ties keep their order). Tools keep
+/// the order of `tools`.
+pub fn offered_tools(question: &Question, tools: &[ToolSpec], max_remote: usize) -> Vec<ToolSpec> {
     let remote = tools.iter().filter(|t| t.source.is_some()).count();
     if remote <= max_remote {
         return tools.to_vec();
     }
-    let bonuses = tool_bonuses(message, tools);
+    let bonuses = tool_bonuses(question, tools);
     let mut ranked: Vec<usize> = (0..tools.len())
         .filter(|&i| tools[i].source.is_some() && bonuses[i] > 0.0)
         .collect();
@@ -153,11 +147,11 @@ mod tests {
         tools.push(remote("music.play", "Play a song."));
         // Few remote tools: all of them.
         assert_eq!(
-            offered_tools("Play something", &tools, 8).len(),
+            offered_tools(&Question::read("Play something"), &tools, 8).len(),
             tools.len()
         );
         let remote_names = |message: &str| -> Vec<String> {
-            offered_tools(message, &tools, 2)[built_in..]
+            offered_tools(&Question::read(message), &tools, 2)[built_in..]
                 .iter()
                 .map(|t| t.name.clone())
                 .collect()
@@ -170,11 +164,11 @@ mod tests {
             remote_names("Create an issue for the weather forecast"),
             ["weather.forecast", "tickets.create_issue"]
         );
-        let offered = offered_tools("List the open issues", &tools, 1);
+        let offered = offered_tools(&Question::read("List the open issues"), &tools, 1);
         assert_eq!(offered[built_in].name, "tickets.list_issues");
         // Over the bound, a message no remote tool fits is offered none of them.
         assert_eq!(
-            offered_tools("Where is parse_args defined?", &tools, 2).len(),
+            offered_tools(&Question::read("Where is parse_args defined?"), &tools, 2).len(),
             built_in
         );
     }

@@ -64,6 +64,30 @@ pub fn message_words(message: &str) -> impl Iterator<Item = &str> {
     message.split(|c: char| c.is_whitespace() || "\"'`,;:()?!".contains(c))
 }
 
+/// Does this word of a message name a file (`notes.md`, `.gitignore`, `src/app.ts`) or a
+/// folder (`src/`)?
+/// Version numbers (`1.2`) do not.
+pub fn names_a_path(word: &str) -> bool {
+    let word = word.trim_end_matches('.');
+    let dotfile = word.len() > 1
+        && word.starts_with('.')
+        && word[1..]
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_".contains(c));
+    if dotfile {
+        return true;
+    }
+    match word.rsplit_once('.') {
+        Some((stem, ext)) => {
+            !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                && !ext.chars().all(|c| c.is_ascii_digit())
+        }
+        None => word.contains('/') && word.len() > 1,
+    }
+}
+
 /// Can this character be part of a path as an answer writes one?
 pub fn in_path(c: char) -> bool {
     c.is_ascii_alphanumeric() || "_./-".contains(c)

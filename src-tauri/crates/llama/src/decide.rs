@@ -14,9 +14,9 @@
 //! without a file name, and general questions — programming ones included, which score
 //! highest among them — that need no tool.
 
-use lantern_core::mentions::names_a_path;
 use lantern_core::model::MadeCall;
 use lantern_core::spec::{ExampleFollowUp, ToolSpec};
+use lantern_core::words::names_a_path;
 use lantern_core::words::{alphanumeric_words, message_words, PROJECT_QUESTION_WORDS};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

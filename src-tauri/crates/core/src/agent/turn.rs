@@ -65,15 +65,15 @@ struct Reply {
     streamed: String,
 }
 
-/// The tools a turn on `message` is offered when not all of `toolbox`'s (more than
+/// The tools a turn on `question` is offered when not all of `toolbox`'s (more than
 /// `max_remote` tools from MCP servers; see [`crate::tool_fit::offered_tools`]), with the
 /// system prompt that lists them.
 pub fn offer_for(
     toolbox: &crate::toolbox::Toolbox,
-    message: &str,
+    question: &Question,
     max_remote: usize,
 ) -> Option<std::sync::Arc<crate::toolbox::Offer>> {
-    let fit = crate::tool_fit::offered_tools(message, toolbox.specs(), max_remote);
+    let fit = crate::tool_fit::offered_tools(question, toolbox.specs(), max_remote);
     toolbox.offer(fit)
 }
 
@@ -90,8 +90,9 @@ impl Session {
             message: message.to_string(),
             model: model.name(),
         });
+        let question = Question::read(message);
         // With many tools from MCP servers, the turn is offered those that fit the message.
-        self.offer = offer_for(&self.toolbox, message, self.config.max_remote_tools);
+        self.offer = offer_for(&self.toolbox, &question, self.config.max_remote_tools);
         // The model may have been changed since the last turn, and with it how it calls tools.
         let system = match (&self.offer, model.call_path()) {
             (Some(offer), CallPath::Text) => offer.system_prompt.as_str(),
@@ -134,7 +135,7 @@ impl Session {
             last_calls: Vec::new(),
             protocol_errors: 0,
             steps: 0,
-            question: Question::read(message),
+            question,
         }
     }
 

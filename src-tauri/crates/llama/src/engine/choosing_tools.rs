@@ -3,6 +3,7 @@
 //! [`lantern_core::tool_fit::tool_bonuses`]) and from what the question calls for by what it
 //! names.
 
+use lantern_core::question::Question;
 use lantern_core::spec::ToolSpec;
 use lantern_core::tool_fit::tool_bonuses;
 use lantern_core::tools::Risk;
@@ -47,7 +48,7 @@ pub(super) struct WantedTools {
 /// change ([`UNASKED_CHANGE_COST`]).
 pub(super) fn tool_candidates(
     tools: &[ToolSpec],
-    question: &str,
+    question: &Question,
     wanted: WantedTools,
 ) -> Vec<(String, f64)> {
     let bonus_if = |yes: bool, bonus: f64| if yes { bonus } else { 0.0 };
@@ -114,7 +115,7 @@ mod tests {
 
     fn worth(question: &str, wanted: WantedTools, tool: &str) -> f64 {
         let toolbox = Toolbox::standard();
-        let candidates = tool_candidates(toolbox.specs(), question, wanted);
+        let candidates = tool_candidates(toolbox.specs(), &Question::read(question), wanted);
         let name = format!("{tool}\"");
         candidates.iter().find(|(n, _)| *n == name).unwrap().1
     }

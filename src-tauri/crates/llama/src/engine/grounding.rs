@@ -20,9 +20,9 @@ use super::sampling::grammar_allows;
 use super::*;
 use lantern_core::model::KnownPaths;
 use lantern_core::pointed::Pointers;
-use lantern_core::tool_fit::without_paths;
+use lantern_core::question::Question;
 use lantern_core::tools::Risk;
-use lantern_core::words::{code_words, is_common_word, lower_words, QUESTION_ONLY_WORDS};
+use lantern_core::words::lower_words;
 
 /// The most candidates the model scores for one argument.
 const MAX_SCORED: usize = 48;
@@ -79,18 +79,15 @@ pub(super) enum PathKind {
 /// prompt's examples.
 const NAMED_BONUS: f64 = 8.0;
 
-/// The new files the question names (`CHANGELOG.md`, `.gitignore`, `tests/multiply.rs`): its
-/// words shaped like a file's path that are not known files, relative, and in a folder that
-/// exists.
-pub(super) fn new_files_named(question: &str, known: &KnownPaths) -> Vec<String> {
-    let mut named: Vec<String> = Vec::new();
-    for word in lantern_core::words::message_words(question) {
-        let word = word.trim_end_matches('.');
+/// The new files the question names (`CHANGELOG.md`, `.gitignore`, `tests/multiply.rs`): the
+/// paths it names ([`Question::paths`]) that are files, not known ones, relative, and in a
+/// folder that exists.
+pub(super) fn new_files_named(question: &Question, known: &KnownPaths) -> Vec<String> {
+    let new_file = |word: &str| {
         let folder = word.rsplit_once('/').map_or(".", |(parent, _)| parent);
         // A file's name has an extension or is a dotfile; `src/click` is a folder.
         let file_name = word.rsplit('/').next().unwrap_or(word);
-        let fits = lantern_core::mentions::names_a_path(word)
-            && file_name.contains('.')
+        file_name.contains('.')
             && !known.folders.iter().any(|f| f == word)
             // No leading or trailing `/`, no `a//b`, no `..`.
             && !word.split('/').any(|part| part == ".." || part.is_empty())
@@ -98,12 +95,13 @@ pub(super) fn new_files_named(question: &str, known: &KnownPaths) -> Vec<String>
             && known.folders.iter().any(|f| f == folder)
             // `utils.py` may be short for `src/click/utils.py`: a file the project has.
             && !lantern_core::mentions::is_known_file(word, known)
-            && !named.iter().any(|n| n == word);
-        if fits {
-            named.push(word.to_string());
-        }
-    }
-    named
+    };
+    question
+        .paths
+        .iter()
+        .filter(|w| new_file(w))
+        .cloned()
+        .collect()
 }
 
 /// How the string argument the call text (after the opening tag) has just opened is grounded,
@@ -212,23 +210,6 @@ pub(super) fn argument_value<'a>(call_text: &'a str, key: &str) -> Option<&'a st
     raw_argument(call_text, key).filter(|value| !value.contains('\\'))
 }
 
-/// The words a question asks about, to find in a file's lines: its words outside the names
-/// of files, leaving out the common ones; each with whether it is shaped like code (a number,
-/// `MAX_LENGTH`, `parseConfig`), which names one thing more surely than a plain word does.
-pub(super) fn question_terms(question: &str) -> Vec<(String, bool)> {
-    let mut terms: Vec<(String, bool)> = Vec::new();
-    for word in code_words(&without_paths(question)) {
-        let code = word.chars().any(|c| c.is_ascii_digit() || c == '_')
-            || word.chars().skip(1).any(char::is_uppercase);
-        for part in lower_words(word) {
-            if !is_common_word(&part) && !terms.iter().any(|(t, _)| *t == part) {
-                terms.push((part, code));
-            }
-        }
-    }
-    terms
-}
-
 /// Does the call being written name a tool that writes files?
 fn writes(tools: &[ToolSpec], call_text: &str, name_key: &str) -> bool {
     called_tool(call_text, name_key)
@@ -275,13 +256,13 @@ pub(super) fn question_words_in(path: &str, question: &[String]) -> usize {
 /// The candidates worth scoring: paths a JSON string can hold as they are, ranked by question
 /// words, then by depth (what sits near the root is what a question most often means), then
 /// by length.
-pub(super) fn shortlist<'a>(paths: &'a [String], question: &str) -> Vec<(&'a str, usize)> {
-    let question = lower_words(question);
+pub(super) fn shortlist<'a>(paths: &'a [String], question: &Question) -> Vec<(&'a str, usize)> {
+    let question = &question.words;
     let mut ranked: Vec<(&str, usize)> = paths
         .iter()
         .map(String::as_str)
         .filter(|p| p.len() <= 200 && !p.chars().any(|c| c == '"' || c == '\\' || c.is_control()))
-        .map(|p| (p, question_words_in(p, &question)))
+        .map(|p| (p, question_words_in(p, question)))
         .collect();
     ranked.sort_by_key(|(p, hits)| (std::cmp::Reverse(*hits), p.matches('/').count(), p.len()));
     ranked.truncate(MAX_SCORED);
@@ -319,12 +300,9 @@ fn identifier_parts(name: &str) -> Vec<String> {
 /// parts the question's words share (a part and a word of four letters or more that begin
 /// alike count: "parses" and `parse`). Ranked by bonus, then by length; at most
 /// [`MAX_SCORED`].
-pub(super) fn symbol_candidates(names: &[String], question: &str) -> Vec<(String, f64)> {
-    let spelled: Vec<&str> = question
-        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-        .filter(|w| !w.is_empty())
-        .collect();
-    let words = lower_words(question);
+pub(super) fn symbol_candidates(names: &[String], question: &Question) -> Vec<(String, f64)> {
+    let spelled = &question.spelled;
+    let words = &question.words;
     let shares = |part: &str| {
         words.iter().any(|w| {
             w == part
@@ -341,7 +319,7 @@ pub(super) fn symbol_candidates(names: &[String], question: &str) -> Vec<(String
             let mut parts = identifier_parts(name);
             parts.dedup();
             let shared = parts.iter().filter(|p| shares(p)).count();
-            let named = if spelled.contains(&name) {
+            let named = if spelled.iter().any(|s| s == name) {
                 SPELLED_BONUS
             } else {
                 0.0
@@ -373,17 +351,17 @@ impl LocalModel {
         grammar: &mut LlamaSampler,
         stats: &mut StepStats,
     ) -> Result<Option<Grounded>, ModelError> {
-        let question = request.question_text();
+        // Read once: a request without the agent's `Question` (calibration) reads it here.
+        let asked = request.question();
         let cancel = request.cancel;
         if opens_tool_name(call_text, self.syntax.name_key) {
             return match self.settings.options.ranked_tools {
                 true => {
-                    let asked = request.question();
                     let creates = request
                         .paths
-                        .is_some_and(|known| !new_files_named(question, known).is_empty());
+                        .is_some_and(|known| !new_files_named(&asked, known).is_empty());
                     let finds = self.settings.options.named_definitions
-                        && lantern_core::intent::names_a_defined_name_in(request, question);
+                        && lantern_core::intent::names_a_defined_name_in(request, &asked.text);
                     let reads_only =
                         self.settings.options.changes_when_asked && !asked.asks_for_a_change;
                     let wanted = WantedTools {
@@ -393,7 +371,7 @@ impl LocalModel {
                         // Only a tool that calculates gets the bonus for it.
                         calculates: !asked.calculations.is_empty(),
                     };
-                    self.ground_tool_name(request.tools, question, wanted, logits, grammar, cancel)
+                    self.ground_tool_name(request.tools, &asked, wanted, logits, grammar, cancel)
                 }
                 false => Ok(None),
             };
@@ -409,18 +387,16 @@ impl LocalModel {
                     (PathKind::File | PathKind::NewOrExistingFile, None) => &known.files,
                     (PathKind::Folder, _) => &known.folders,
                 };
-                let path =
-                    self.ground_path(kind, pool, known, question, logits, grammar, cancel)?;
+                let path = self.ground_path(kind, pool, known, &asked, logits, grammar, cancel)?;
                 stats.grounded_paths += usize::from(path.is_some());
                 Ok(path)
             }
             (Some(Grounding::Symbol), _) if self.settings.options.grounded_symbols => {
-                let candidates = symbol_candidates(request.defined_names, question);
+                let candidates = symbol_candidates(request.defined_names, &asked);
                 self.write_best(&candidates, logits, grammar, cancel)
             }
             (Some(Grounding::Expression), _) => {
-                let candidates: Vec<(String, f64)> = request
-                    .question()
+                let candidates: Vec<(String, f64)> = asked
                     .calculations
                     .iter()
                     .map(|expression| (format!("{expression}\""), 0.0))
@@ -428,11 +404,10 @@ impl LocalModel {
                 self.write_best(&candidates, logits, grammar, cancel)
             }
             (Some(Grounding::QuestionWord), _) if self.settings.options.question_words => {
-                self.ground_question_word(question, logits, grammar, cancel)
+                self.ground_question_word(&asked, logits, grammar, cancel)
             }
             (Some(Grounding::QuestionGlob), _) if self.settings.options.question_globs => {
-                let candidates: Vec<(String, f64)> = request
-                    .question()
+                let candidates: Vec<(String, f64)> = asked
                     .globs
                     .iter()
                     .map(|glob| (format!("{glob}\""), 0.0))
@@ -453,19 +428,19 @@ impl LocalModel {
         kind: PathKind,
         pool: &[String],
         known: &KnownPaths,
-        question: &str,
+        asked: &Question,
         logits: &[f32],
         grammar: &mut LlamaSampler,
         cancel: &CancelToken,
     ) -> Result<Option<Grounded>, ModelError> {
-        let mut candidates: Vec<(String, f64)> = shortlist(pool, question)
+        let mut candidates: Vec<(String, f64)> = shortlist(pool, asked)
             .into_iter()
             .map(|(path, hits)| (format!("{path}\""), WORD_BONUS * hits as f64))
             .collect();
         if kind == PathKind::NewOrExistingFile {
-            let words = lower_words(question);
-            candidates.extend(new_files_named(question, known).into_iter().map(|path| {
-                let bonus = WORD_BONUS * question_words_in(&path, &words) as f64 + NAMED_BONUS;
+            candidates.extend(new_files_named(asked, known).into_iter().map(|path| {
+                let bonus =
+                    WORD_BONUS * question_words_in(&path, &asked.words) as f64 + NAMED_BONUS;
                 (format!("{path}\""), bonus)
             }));
         }
@@ -477,22 +452,14 @@ impl LocalModel {
     /// quote; `None` when the question has no such word.
     pub(super) fn ground_question_word(
         &mut self,
-        question: &str,
+        question: &Question,
         logits: &[f32],
         grammar: &mut LlamaSampler,
         cancel: &CancelToken,
     ) -> Result<Option<Grounded>, ModelError> {
-        let mut seen: Vec<String> = Vec::new();
-        let candidates: Vec<(String, f64)> = code_words(question)
-            .filter(|w| w.chars().count() >= 3)
-            .filter(|w| {
-                let lower = w.to_lowercase();
-                let new = !is_common_word(&lower)
-                    && !QUESTION_ONLY_WORDS.contains(&lower.as_str())
-                    && !seen.contains(&lower);
-                seen.push(lower);
-                new
-            })
+        let candidates: Vec<(String, f64)> = question
+            .search_words
+            .iter()
             .map(|w| (format!("{w}\""), 0.0))
             .take(MAX_QUESTION_WORDS)
             .collect();
@@ -505,7 +472,7 @@ impl LocalModel {
     pub(super) fn ground_tool_name(
         &mut self,
         tools: &[ToolSpec],
-        question: &str,
+        question: &Question,
         wanted: WantedTools,
         logits: &[f32],
         grammar: &mut LlamaSampler,

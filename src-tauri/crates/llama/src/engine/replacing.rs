@@ -25,7 +25,7 @@
 use super::copying::last_word;
 use super::grounding::{raw_argument, Grounding};
 use super::sampling::best_by_logit;
-use lantern_core::tool_fit::without_paths;
+use lantern_core::question::Question;
 use lantern_core::words::{between_edit_words, edit_words, EDIT_WORDS};
 use llama_cpp_2::token::LlamaToken;
 
@@ -109,16 +109,15 @@ pub(super) struct Replacement {
 
 impl Replacement {
     /// `None` when the question holds nothing the old text does not.
-    pub(super) fn new(question: &str, old_raw: &str) -> Option<Self> {
+    pub(super) fn new(question: &Question, old_raw: &str) -> Option<Self> {
         let old = unescape(old_raw);
-        let question = without_paths(question);
-        let question = question.as_str();
+        let question = question.outside_paths.as_str();
         let old_words = edit_words(&old);
         let holds = |w: &str| old_words.iter().any(|o| o.eq_ignore_ascii_case(w));
         let plain = |w: &str| {
             (w.chars().count() >= 3 || is_number(w))
                 && !EDIT_WORDS.iter().any(|e| e.eq_ignore_ascii_case(w))
-                && !lantern_core::mentions::names_a_path(w)
+                && !lantern_core::words::names_a_path(w)
         };
         let question_words = edit_words(question);
         let mut values: Vec<String> = Vec::new();
@@ -156,7 +155,8 @@ impl Replacement {
     /// question's values shaped like code (`__pycache__`, `*.log`, `42`) and the phrases it
     /// quotes ('Reviewed by Lantern') get the insertion bonus at word starts. `None` when the
     /// question has none.
-    pub(super) fn new_content(question: &str) -> Option<Self> {
+    pub(super) fn new_content(asked: &Question) -> Option<Self> {
+        let question = asked.text.as_str();
         let mut values: Vec<String> = Vec::new();
         for quote in ['\'', '"', '`'] {
             let parts: Vec<&str> = question.split(quote).collect();
@@ -172,7 +172,7 @@ impl Replacement {
             }
         }
         // The file's own name is no content for it.
-        for word in without_paths(question).split(char::is_whitespace) {
+        for word in asked.outside_paths.split(char::is_whitespace) {
             let word = word.trim_end_matches(['.', ':', '?', '!']);
             let code = word
                 .chars()
@@ -325,10 +325,10 @@ impl super::LocalModel {
         if !self.settings.options.replace_values {
             return None;
         }
-        let question = request.question_text();
+        let asked = request.question();
         let mut replacement = match opened? {
-            Grounding::Replaces(key) => Replacement::new(question, raw_argument(call_text, key)?),
-            Grounding::FromQuestion => Replacement::new_content(question),
+            Grounding::Replaces(key) => Replacement::new(&asked, raw_argument(call_text, key)?),
+            Grounding::FromQuestion => Replacement::new_content(&asked),
             _ => None,
         }?;
         let vocab = self.model.vocab();
@@ -351,7 +351,7 @@ mod tests {
     #[test]
     fn a_number_of_the_old_text_gives_way_to_the_question_s() {
         let r = Replacement::new(
-            "Make MAX_LENGTH in internal/constants.js 512.",
+            &Question::read("Make MAX_LENGTH in internal/constants.js 512."),
             "const MAX_LENGTH = 256",
         )
         .unwrap();
@@ -365,7 +365,7 @@ mod tests {
     #[test]
     fn a_name_with_a_digit_is_no_number_to_replace() {
         let r = Replacement::new(
-            "add(2, 3) returns -1 instead of 5. Fix it.",
+            &Question::read("add(2, 3) returns -1 instead of 5. Fix it."),
             "pub fn add(a: i64, b: i64) -> i64 {",
         )
         .unwrap();
@@ -375,7 +375,7 @@ mod tests {
     #[test]
     fn the_one_name_asked_about_gives_way_to_the_one_new_name() {
         let r = Replacement::new(
-            "Rename divide_by to quotient in src/ops.rs.",
+            &Question::read("Rename divide_by to quotient in src/ops.rs."),
             "pub fn divide_by(a: f64, b: f64) -> f64 {",
         )
         .unwrap();
@@ -386,7 +386,11 @@ mod tests {
     #[test]
     fn after_the_whole_old_text_a_value_of_the_question_may_follow() {
         let old = "host = \\\"127.0.0.1\\\"";
-        let r = Replacement::new("Add a line debug = false after the host line.", old).unwrap();
+        let r = Replacement::new(
+            &Question::read("Add a line debug = false after the host line."),
+            old,
+        )
+        .unwrap();
         assert!(!r.may_end(old));
         assert_eq!(r.bonus(&format!("{old}\\n"), "debug"), INSERT_BONUS);
         assert_eq!(r.bonus("host = ", "debug"), 0.0, "two names: no rename");
@@ -395,7 +399,7 @@ mod tests {
     #[test]
     fn a_changed_text_that_ends_as_the_old_one_did_may_end_there() {
         let old = "fn multiply() {\\n    a * b\\n}\\n";
-        let r = Replacement::new("multiply should be named times.", old).unwrap();
+        let r = Replacement::new(&Question::read("multiply should be named times."), old).unwrap();
         assert_eq!(r.bonus("fn times() {\\n    a * b\\n}\\n", "\""), END_BONUS);
         assert_eq!(r.bonus(old, "\""), 0.0, "unchanged");
         assert_eq!(r.bonus("fn times() {", "\""), 0.0, "not at the old end");
@@ -408,7 +412,7 @@ mod tests {
 
     #[test]
     fn escapes_are_read_as_the_characters_they_stand_for() {
-        let r = Replacement::new("Add debug = false after it.", "a = 1").unwrap();
+        let r = Replacement::new(&Question::read("Add debug = false after it."), "a = 1").unwrap();
         assert_eq!(r.bonus("a = 1\\", "ndebug"), INSERT_BONUS);
         assert_eq!(r.bonus("a = 1\\n", "de"), INSERT_BONUS);
         assert_eq!(unescape("x\\\"y\\\\"), "x\"y\\");
@@ -416,22 +420,30 @@ mod tests {
 
     #[test]
     fn a_new_file_s_content_draws_on_the_question_s_code_and_quotes() {
-        let r = Replacement::new_content(
+        let r = Replacement::new_content(&Question::read(
             "Create a .gitignore here so that __pycache__ folders are ignored.",
-        )
+        ))
         .unwrap();
         assert_eq!(r.bonus("", "__"), REPLACE_BONUS, "the content's first word");
         assert_eq!(r.bonus("x\\n", "__"), INSERT_BONUS);
         assert_eq!(r.bonus("", "folders"), 0.0);
         assert_eq!(r.bonus("x", "\""), 0.0, "ending is the model's choice");
-        let r =
-            Replacement::new_content("Create NOTES.md that says 'Reviewed by Lantern'.").unwrap();
+        let r = Replacement::new_content(&Question::read(
+            "Create NOTES.md that says 'Reviewed by Lantern'.",
+        ))
+        .unwrap();
         assert_eq!(r.bonus("", "Review"), REPLACE_BONUS);
-        assert!(Replacement::new_content("Write a haiku about the sea.").is_none());
+        assert!(
+            Replacement::new_content(&Question::read("Write a haiku about the sea.")).is_none()
+        );
     }
 
     #[test]
     fn a_question_with_nothing_new_steers_nothing() {
-        assert!(Replacement::new("Fix the bug in add.", "pub fn add(a: i64) {").is_none());
+        assert!(Replacement::new(
+            &Question::read("Fix the bug in add."),
+            "pub fn add(a: i64) {"
+        )
+        .is_none());
     }
 }

@@ -18,7 +18,7 @@
 //! read the file has no idea what it holds; the line is where its guess would go wrong. From there the model goes on token by token: it ends the string, or goes on into the
 //! next lines until the piece is found once.
 
-use super::grounding::{argument_value, question_terms, question_words_in, Grounded, Grounding};
+use super::grounding::{argument_value, question_words_in, Grounded, Grounding};
 use super::sampling::{best_by_logit, grammar_allows};
 use super::*;
 use lantern_core::relevance::defines;
@@ -233,8 +233,8 @@ impl LocalModel {
         logits: &[f32],
         grammar: &mut LlamaSampler,
     ) -> Result<(Option<FileSpan>, Option<Grounded>), ModelError> {
-        let question = request.question_text();
-        let terms = question_terms(question);
+        let asked = request.question();
+        let terms = &asked.terms;
         let mut lines: Vec<&str> = Vec::new();
         // ASCII spaces only: a line cut after a wider space would start inside a "word".
         for line in file
@@ -270,7 +270,6 @@ impl LocalModel {
         };
         // Of lines that name the same thing, the one that defines or assigns it is the one to
         // change (`const MAX_LENGTH = 256`, not `MAX_LENGTH,` in a list of exports).
-        let asked = request.question();
         let names = &asked.names;
         let weights: Vec<f64> = (0..lines.len())
             .map(|i| weight(i) + f64::from(u8::from(defines(lines[i], names))) * 0.5)

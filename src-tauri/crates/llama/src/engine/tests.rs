@@ -198,11 +198,17 @@ fn the_shortlist_puts_paths_that_name_the_question_first_then_shallow_ones() {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let list = shortlist(&paths, "Which file has the slugify helper in it?");
+    let list = shortlist(
+        &paths,
+        &Question::read("Which file has the slugify helper in it?"),
+    );
     assert_eq!(list[0], ("helpers/slugify.js", 2));
     assert_eq!(list[1].0, "README.md");
     assert!(list.iter().all(|(p, _)| !p.contains('"')));
-    let list = shortlist(&paths, "Where does the DiskCache type come from?");
+    let list = shortlist(
+        &paths,
+        &Question::read("Where does the DiskCache type come from?"),
+    );
     assert_eq!(list[0].0, "storage/diskcache.js");
 }
 
@@ -221,7 +227,7 @@ fn a_symbol_the_question_spells_comes_first_then_names_sharing_its_words() {
     .map(|s| s.to_string())
     .collect();
     let ranked = |question: &str| -> Vec<String> {
-        symbol_candidates(&names, question)
+        symbol_candidates(&names, &Question::read(question))
             .into_iter()
             .map(|(name, _)| name.trim_end_matches('"').to_string())
             .collect()
@@ -267,7 +273,7 @@ fn edit_words_rank_edit_file_and_file_names_rank_no_tool() {
     let registry = lantern_core::tools::ToolRegistry::standard();
     let specs: Vec<ToolSpec> = registry.specs().into_iter().cloned().collect();
     let bonus = |question: &str, tool: &str| {
-        let bonuses = lantern_core::tool_fit::tool_bonuses(question, &specs);
+        let bonuses = lantern_core::tool_fit::tool_bonuses(&Question::read(question), &specs);
         bonuses[specs.iter().position(|s| s.name == tool).unwrap()]
     };
     let question = "Set RETRY_LIMIT in lib/constants.js to 7.";
@@ -289,7 +295,7 @@ fn a_new_file_the_question_names_can_be_written_where_its_folder_exists() {
         files: vec!["README.md".to_string(), "tests/add.rs".to_string()],
         folders: vec![".".to_string(), "tests".to_string()],
     };
-    let named = |q: &str| super::grounding::new_files_named(q, &known);
+    let named = |q: &str| super::grounding::new_files_named(&Question::read(q), &known);
     assert_eq!(
         named("Create CHANGELOG.md with a heading."),
         ["CHANGELOG.md"]
