@@ -15,6 +15,7 @@ use lantern_core::model::{CancelToken, Model};
 use lantern_core::protocol::markers::{is_protocol_shaped_text, protocol_fragment};
 use lantern_core::protocol::parse;
 use lantern_core::sandbox::Workspace;
+use lantern_core::tool_result::found_nothing;
 use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::{PrepareError, Risk, ToolContext, ToolRegistry};
 use serde::{Deserialize, Serialize};
@@ -62,6 +63,10 @@ pub struct TaskOutcome {
     /// exists, or it is a new file under an existing folder for a tool that writes.
     pub path_calls: usize,
     pub grounded_path_calls: usize,
+    /// Calls without arguments whose result found nothing (an empty list, a failure): made
+    /// again, such a call finds the same nothing.
+    #[serde(default)]
+    pub fruitless_bare_calls: usize,
     /// Replies with no call that look like the protocol (`<TOML_CALL>`, `TOOL_RESULT: …`).
     pub protocol_shaped_replies: usize,
     /// `edit_file` calls that got as far as the tool, and those that applied.
@@ -126,6 +131,7 @@ impl TaskOutcome {
             invalid_calls: 0,
             path_calls: 0,
             grounded_path_calls: 0,
+            fruitless_bare_calls: 0,
             protocol_shaped_replies: 0,
             edit_calls: 0,
             edits_applied: 0,
@@ -233,6 +239,7 @@ fn score(
             ..TaskOutcome::blank(task, phrasing)
         },
         ran_tools: Vec::new(),
+        bare_calls: Vec::new(),
         last_reply: String::new(),
         cut: None,
         notes: Vec::new(),
@@ -243,6 +250,7 @@ fn score(
     let Reading {
         mut outcome,
         ran_tools,
+        bare_calls: _,
         last_reply,
         cut,
         notes,
@@ -267,6 +275,8 @@ struct Reading<'a> {
     outcome: TaskOutcome,
     /// The tools whose calls succeeded, in order.
     ran_tools: Vec<&'a str>,
+    /// The ids of the calls that ran without arguments.
+    bare_calls: Vec<&'a String>,
     /// The text of the last reply, and the answer as the engine cut it when it looped.
     last_reply: String,
     cut: Option<String>,
@@ -326,7 +336,21 @@ impl<'a> Reading<'a> {
                     };
                 }
             }
-            Event::ToolFinished { tool, success, .. } => {
+            Event::ToolStarted { call_id, args, .. }
+                if args.as_object().is_none_or(|args| args.is_empty()) =>
+            {
+                self.bare_calls.push(call_id);
+            }
+            Event::ToolFinished {
+                call_id,
+                tool,
+                success,
+                result,
+                ..
+            } => {
+                if self.bare_calls.contains(&call_id) && found_nothing(&result.render_for_model()) {
+                    outcome.fruitless_bare_calls += 1;
+                }
                 if tool == EDIT_TOOL {
                     outcome.edit_calls += 1;
                     outcome.edits_applied += usize::from(*success);

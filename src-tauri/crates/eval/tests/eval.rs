@@ -234,6 +234,32 @@ fn a_bad_first_call_is_counted_with_the_tool_it_named() {
 }
 
 #[test]
+fn calls_without_arguments_that_found_nothing_are_counted() {
+    let mut model = ScriptedModel::new([
+        // An empty task list: found nothing, and would find nothing again.
+        call("list_tasks", json!({})),
+        // The clock found something.
+        call("get_current_time", json!({})),
+        // A search that found nothing, but with arguments: another query may find something.
+        call("search_code", json!({"query": "no_such_name_anywhere"})),
+        call("read_file", json!({"path": "Cargo.toml"})),
+        "The crate is at 0.4.0.".to_string(),
+    ]);
+    let mut config = AgentConfig::default();
+    config.max_steps = 6;
+    let outcome = run_task(
+        &task("rust-crate-version"),
+        0,
+        &fixtures(),
+        &toolbox(),
+        &mut model,
+        &config,
+    );
+    assert_eq!(outcome.valid_calls, 4, "{outcome:?}");
+    assert_eq!(outcome.fruitless_bare_calls, 1, "{outcome:?}");
+}
+
+#[test]
 fn edits_are_counted_as_applied_or_not_and_checked_on_disk() {
     let mut model = ScriptedModel::new([
         call(
