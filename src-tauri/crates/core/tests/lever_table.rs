@@ -50,3 +50,19 @@ fn architecture_md_lists_every_lever_as_the_code_declares_it() {
         "the lever table differs from the code; LANTERN_UPDATE_DOCS=1 rewrites it"
     );
 }
+
+/// The command-line reference is written by hand, with a line on what each flag is for; it
+/// must at least name every lever, so that a lever added is a flag documented.
+#[test]
+fn the_command_line_reference_names_every_lever() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../docs/cli.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    for lever in GENERATION_LEVERS {
+        let flag = format!("`--{} on` or `off`", lever.name);
+        assert!(doc.contains(&flag), "docs/cli.md has no row for {flag}");
+    }
+    for lever in AGENT_LEVERS {
+        let named = format!("`{}`", lever.name);
+        assert!(doc.contains(&named), "docs/cli.md's `--off` list does not name {named}");
+    }
+}
