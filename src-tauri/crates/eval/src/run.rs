@@ -285,6 +285,27 @@ struct Reading<'a> {
 }
 
 impl<'a> Reading<'a> {
+    /// A call ran: what it did to the workspace's files, and whether it found anything.
+    fn tool_finished(
+        &mut self,
+        call_id: &'a String,
+        tool: &'a str,
+        success: bool,
+        result: &lantern_core::tool_result::ToolResult,
+    ) {
+        let outcome = &mut self.outcome;
+        if self.bare_calls.contains(&call_id) && found_nothing(&result.render_for_model()) {
+            outcome.fruitless_bare_calls += 1;
+        }
+        if tool == EDIT_TOOL {
+            outcome.edit_calls += 1;
+            outcome.edits_applied += usize::from(success);
+        }
+        if success {
+            self.ran_tools.push(tool);
+        }
+    }
+
     fn read(&mut self, event: &'a Event, context: Option<&ToolContext>, registry: &ToolRegistry) {
         let outcome = &mut self.outcome;
         match event {
@@ -347,18 +368,7 @@ impl<'a> Reading<'a> {
                 success,
                 result,
                 ..
-            } => {
-                if self.bare_calls.contains(&call_id) && found_nothing(&result.render_for_model()) {
-                    outcome.fruitless_bare_calls += 1;
-                }
-                if tool == EDIT_TOOL {
-                    outcome.edit_calls += 1;
-                    outcome.edits_applied += usize::from(*success);
-                }
-                if *success {
-                    self.ran_tools.push(tool);
-                }
-            }
+            } => self.tool_finished(call_id, tool, *success, result),
             Event::AnswerCut { text, .. } => self.cut = Some(text.clone()),
             Event::AnswerNoted { notes: given, .. } => self.notes.clone_from(given),
             Event::TurnFinished {
