@@ -63,6 +63,9 @@ fn the_command_line_reference_names_every_lever() {
     }
     for lever in AGENT_LEVERS {
         let named = format!("`{}`", lever.name);
-        assert!(doc.contains(&named), "docs/cli.md's `--off` list does not name {named}");
+        assert!(
+            doc.contains(&named),
+            "docs/cli.md's `--off` list does not name {named}"
+        );
     }
 }
