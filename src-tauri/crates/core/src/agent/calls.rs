@@ -137,24 +137,25 @@ impl CallOutcome {
 }
 
 impl super::Session {
-    /// The id of the call the model just made, counted: the server's own, when it gave one this
-    /// conversation has not used (the result sent back must name the call the server made),
-    /// else Lantern's next `call-N`. A `call-N` Lantern has given counts as used though it is
-    /// not in the history: a call written by hand runs, and is shown, under its id.
+    /// The id of the next call, counted: the server's own, when it gave one this conversation
+    /// has not used (the result sent back must name the call the server made), else Lantern's
+    /// next `call-N` that nothing has. A `call-N` Lantern has given counts as used though it
+    /// may not be in the history: a call written by hand runs, and is shown, under its id.
     pub(super) fn next_call_id(&mut self, native: Option<&str>) -> String {
         self.calls += 1;
-        let given = |id: &str| lantern_number(id).is_some_and(|n| n < self.calls);
-        let unused = |id: &&str| {
-            !given(id)
-                && !self
-                    .history
-                    .iter()
-                    .any(|m| m.call_id.as_deref() == Some(*id))
+        let calls = self.calls;
+        let taken = |history: &[Message], id: &str| {
+            history.iter().any(|m| m.call_id.as_deref() == Some(id))
         };
-        match native.filter(unused) {
-            Some(id) => id.to_string(),
-            None => format!("call-{}", self.calls),
+        let given = |id: &str| lantern_number(id).is_some_and(|n| n < calls);
+        if let Some(id) = native.filter(|id| !given(id) && !taken(&self.history, id)) {
+            return id.to_string();
         }
+        // A server's own id may have the shape of the next one.
+        while taken(&self.history, &format!("call-{}", self.calls)) {
+            self.calls += 1;
+        }
+        format!("call-{}", self.calls)
     }
 }
 

@@ -218,8 +218,7 @@ impl Session {
     ) -> CallOutcome {
         self.ctx.cancel = cancel.clone();
         normalize_args(&mut args);
-        self.calls += 1;
-        let call_id = format!("call-{}", self.calls);
+        let call_id = self.next_call_id(None);
         if self.toolbox.registry().spec(tool).is_none() {
             return CallOutcome::Refused(Refusal {
                 error_type: ErrorType::ValidationFailed,

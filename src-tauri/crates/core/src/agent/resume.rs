@@ -246,6 +246,46 @@ mod tests {
     }
 
     #[test]
+    fn a_call_written_by_hand_never_takes_the_id_a_server_gave_its_own_call() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "Buy milk.\n").unwrap();
+        let mut session = session(dir.path());
+        let mut allow = FixedAnswer(Answer::AllowOnce);
+        let mut call = Generation::text("", FinishReason::Stop);
+        call.api_calls.push(ApiCall {
+            id: Some("call-2".to_string()),
+            name: "read_file".to_string(),
+            arguments: r#"{"path": "notes.txt"}"#.to_string(),
+        });
+        let mut server = NamingServer(vec![call, Generation::text("Milk.", FinishReason::Stop)]);
+        let mut events = Vec::new();
+        let mut record = |e: &Event| events.push(e.clone());
+        session.send(
+            "What is in notes.txt?",
+            &mut server,
+            &mut allow,
+            &mut record,
+            &CancelToken::new(),
+        );
+        for _ in 0..2 {
+            let read = serde_json::json!({"path": "notes.txt"});
+            session.run_call("read_file", read, &mut allow, &mut record);
+        }
+        let started: Vec<&str> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::ToolStarted { call_id, .. } => Some(call_id.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            started,
+            ["call-2", "call-3", "call-4"],
+            "each call has its own id"
+        );
+    }
+
+    #[test]
     fn a_resumed_conversation_never_gives_again_the_id_of_a_call_written_by_hand() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("notes.txt"), "Buy milk.\n").unwrap();
