@@ -92,17 +92,17 @@ pub fn names_the_project(message: &str, files: &dyn FileTexts) -> bool {
             .any(|w| names.contains(&w))
 }
 
-/// Does `message` name something a file of the request's workspace defines? From the code
+/// Does `question` name something a file of the request's workspace defines? From the code
 /// index's names when the request brings them (see
 /// [`crate::mentions::names_an_indexed_name`]), else by reading the files (see
 /// [`crate::mentions::names_a_defined_name`]). False when the request cannot read files.
-pub fn names_a_defined_name_in(request: &GenerateRequest<'_>, message: &str) -> bool {
+pub fn names_a_defined_name_in(request: &GenerateRequest<'_>, question: &Question) -> bool {
     use crate::mentions::{names_a_defined_name, names_an_indexed_name};
     match (request.paths, request.files) {
         (Some(known), Some(files)) if !request.defined_names.is_empty() => {
-            names_an_indexed_name(message, request.defined_names, known, files)
+            names_an_indexed_name(question, request.defined_names, known, files)
         }
-        (Some(known), Some(files)) => names_a_defined_name(message, known, files),
+        (Some(known), Some(files)) => names_a_defined_name(question, known, files),
         _ => false,
     }
 }
@@ -157,7 +157,7 @@ pub fn first_step_must_call(
             .is_some_and(|known| crate::mentions::names_a_workspace_path(&question.text, known))
     {
         Some("the message names a file of the workspace")
-    } else if rules.named_definitions && names_a_defined_name_in(request, &question.text) {
+    } else if rules.named_definitions && names_a_defined_name_in(request, question) {
         Some("the message names something the workspace defines")
     } else if rules.named_project && names_the_project_in(request, question) {
         Some("the message names the project")

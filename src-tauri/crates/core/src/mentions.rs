@@ -6,6 +6,7 @@
 //! a call.
 
 use crate::model::{FileTexts, KnownPaths};
+use crate::question::Question;
 use crate::relevance::defines;
 use crate::words::{message_words, names_a_path};
 
@@ -32,43 +33,18 @@ pub fn is_known_file(word: &str, known: &KnownPaths) -> bool {
         .any(|file| file == word || file.ends_with(&format!("/{word}")))
 }
 
-/// Can this word only be a name in code? One with an underscore between letters or at its
-/// start (`make_default_short_help`, `_posixify`, `MAX_LENGTH`), a lower-case start and a
-/// capital inside (`applyDiscount`), or two capitals with lower case between (`UsageError`).
-/// Words of prose (`cache`, `HTTP`, `Python`) are not.
-pub fn is_code_name(word: &str) -> bool {
-    let chars: Vec<char> = word.chars().collect();
-    if chars.len() < 4 || !chars.iter().all(|c| c.is_alphanumeric() || *c == '_') {
-        return false;
-    }
-    let letters = chars.iter().filter(|c| c.is_alphabetic()).count();
-    let underscore = chars.contains(&'_') && letters >= 3;
-    let lower_camel = chars[0].is_lowercase() && chars.iter().any(|c| c.is_uppercase());
-    let upper_camel = chars[0].is_uppercase()
-        && chars
-            .windows(2)
-            .any(|w| w[0].is_lowercase() && w[1].is_uppercase());
-    underscore || lower_camel || upper_camel
-}
-
-/// The words of a message that can only be names in code (see [`is_code_name`]), as written.
-fn code_names(message: &str) -> impl Iterator<Item = &str> {
-    message_words(message)
-        .map(|word| word.trim_end_matches('.'))
-        .filter(|word| is_code_name(word))
-}
-
-/// Does this message name something the workspace defines, by a word that can only be a name
-/// in code (see [`is_code_name`])? `defined` are the names the code index found (sorted); the
-/// files of languages the index does not read are searched line by line for a definition of
-/// the word (`MAX_LENGTH = 256` in a config file; see [`names_a_defined_name`]).
+/// Does this question name something the workspace defines, by a word that can only be a
+/// name in code ([`Question::code_names`])? `defined` are the names the code index found
+/// (sorted); the files of languages the index does not read are searched line by line for a
+/// definition of the word (`MAX_LENGTH = 256` in a config file; see [`names_a_defined_name`]).
 pub fn names_an_indexed_name(
-    message: &str,
+    question: &Question,
     defined: &[String],
     known: &KnownPaths,
     files: &dyn FileTexts,
 ) -> bool {
-    if code_names(message).any(|word| defined.binary_search_by(|d| d.as_str().cmp(word)).is_ok()) {
+    let indexed = |word: &String| defined.binary_search_by(|d| d.cmp(word)).is_ok();
+    if question.code_names.iter().any(indexed) {
         return true;
     }
     let not_indexed = KnownPaths {
@@ -80,15 +56,24 @@ pub fn names_an_indexed_name(
             .collect(),
         folders: Vec::new(),
     };
-    names_a_defined_name(message, &not_indexed, files)
+    names_a_defined_name(question, &not_indexed, files)
 }
 
-/// Does this message name something a file of the workspace defines (`class UsageError`,
+/// Does this question name something a file of the workspace defines (`class UsageError`,
 /// `def make_default_short_help(`, `MAX_LENGTH = 256`), by a word that can only be a name in
-/// code (see [`is_code_name`])? The files are read in order, at most [`MAX_SCANNED_BYTES`],
-/// and a line defines a name when it reads like a definition (see [`defines`]).
-pub fn names_a_defined_name(message: &str, known: &KnownPaths, files: &dyn FileTexts) -> bool {
-    let names: Vec<String> = code_names(message).map(str::to_lowercase).collect();
+/// code ([`Question::code_names`])? The files are read in order, at most
+/// [`MAX_SCANNED_BYTES`], and a line defines a name when it reads like a definition (see
+/// [`defines`]).
+pub fn names_a_defined_name(
+    question: &Question,
+    known: &KnownPaths,
+    files: &dyn FileTexts,
+) -> bool {
+    let names: Vec<String> = question
+        .code_names
+        .iter()
+        .map(|n| n.to_lowercase())
+        .collect();
     if names.is_empty() {
         return false;
     }
@@ -127,7 +112,10 @@ mod tests {
             "Which max_length does make_default_short_help use by default?",
             "What is the base class of UsageError?",
         ] {
-            assert!(names_a_defined_name(yes, &known, &texts), "{yes}");
+            assert!(
+                names_a_defined_name(&Question::read(yes), &known, &texts),
+                "{yes}"
+            );
         }
         for no in [
             // Prose, and names that are used but not defined, or defined nowhere.
@@ -136,8 +124,12 @@ mod tests {
             "What does ClickException mean?",
             "Where is parse_args_now defined?",
         ] {
-            assert!(!names_a_defined_name(no, &known, &texts), "{no}");
+            assert!(
+                !names_a_defined_name(&Question::read(no), &known, &texts),
+                "{no}"
+            );
         }
+        use crate::words::is_code_name;
         assert!(is_code_name("_posixify") && is_code_name("applyDiscount"));
         assert!(!is_code_name("LRU") && !is_code_name("Python") && !is_code_name("a_b"));
     }
@@ -151,25 +143,25 @@ mod tests {
         let known = KnownPaths::from_files(texts.iter().map(|(p, _)| p.to_string()).collect());
         let defined = vec!["UsageError".to_string(), "local".to_string()];
         assert!(names_an_indexed_name(
-            "What does UsageError mean?",
+            &Question::read("What does UsageError mean?"),
             &defined,
             &known,
             &texts
         ));
         // A local variable the index does not count as a definition is not one any more.
         assert!(!names_an_indexed_name(
-            "What is max_retries?",
+            &Question::read("What is max_retries?"),
             &defined,
             &known,
             &texts
         ));
         assert!(
-            names_a_defined_name("What is max_retries?", &known, &texts),
+            names_a_defined_name(&Question::read("What is max_retries?"), &known, &texts),
             "the line rule did"
         );
         // A file the index cannot read is still searched.
         assert!(names_an_indexed_name(
-            "What is RETRY_LIMIT?",
+            &Question::read("What is RETRY_LIMIT?"),
             &defined,
             &known,
             &texts
@@ -193,7 +185,7 @@ mod tests {
         let files = (0..100).map(|i| format!("f{i:02}.py")).collect();
         let known = KnownPaths::from_files(files);
         assert!(!names_a_defined_name(
-            "What does far_away_name do?",
+            &Question::read("What does far_away_name do?"),
             &known,
             &big
         ));

@@ -25,9 +25,9 @@
 
 use crate::arithmetic::expressions_in;
 use crate::words::{
-    code_words, is_common_word, lower_code_words, lower_words, message_words, names_a_path,
-    AFTER_FILES, CHANGE_VERBS, POINTING, PROJECT_NOUNS, QUESTION_FILLER, QUESTION_ONLY_WORDS,
-    USE_WORDS,
+    code_words, is_code_name, is_common_word, lower_code_words, lower_words, message_words,
+    names_a_path, AFTER_FILES, CHANGE_VERBS, POINTING, PROJECT_NOUNS, QUESTION_FILLER,
+    QUESTION_ONLY_WORDS, USE_WORDS,
 };
 
 /// A user's message and what its words say it asks.
@@ -78,6 +78,9 @@ pub struct Question {
     /// asking ([`QUESTION_ONLY_WORDS`]: "where", "defined"), once each whatever their case, in
     /// order.
     pub search_words: Vec<String>,
+    /// Its words that can only be names in code ([`is_code_name`]: `make_default_short_help`,
+    /// `UsageError`), as written but for the dots that end a sentence, in order.
+    pub code_names: Vec<String>,
 }
 
 impl Question {
@@ -102,6 +105,11 @@ impl Question {
                 .map(str::to_string)
                 .collect(),
             search_words: search_words_in(message),
+            code_names: message_words(message)
+                .map(|word| word.trim_end_matches('.'))
+                .filter(|word| is_code_name(word))
+                .map(str::to_string)
+                .collect(),
         }
     }
 }
@@ -260,6 +268,8 @@ mod tests {
         assert_eq!(asked.search_words, ["parseConfig", "MAX_SIZE"]);
         assert_eq!(asked.spelled[..3], ["Where", "is", "parseConfig"]);
         assert_eq!(asked.words[..3], ["where", "parseconfig", "defined"]);
+        // Only code writes `parseConfig` and `MAX_SIZE`; "Where" and "Find" are prose.
+        assert_eq!(asked.code_names, ["parseConfig", "MAX_SIZE"]);
     }
 
     #[test]

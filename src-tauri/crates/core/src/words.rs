@@ -88,6 +88,25 @@ pub fn names_a_path(word: &str) -> bool {
     }
 }
 
+/// Can this word only be a name in code? One with an underscore between letters or at its
+/// start (`make_default_short_help`, `_posixify`, `MAX_LENGTH`), a lower-case start and a
+/// capital inside (`applyDiscount`), or two capitals with lower case between (`UsageError`).
+/// Words of prose (`cache`, `HTTP`, `Python`) are not.
+pub fn is_code_name(word: &str) -> bool {
+    let chars: Vec<char> = word.chars().collect();
+    if chars.len() < 4 || !chars.iter().all(|c| c.is_alphanumeric() || *c == '_') {
+        return false;
+    }
+    let letters = chars.iter().filter(|c| c.is_alphabetic()).count();
+    let underscore = chars.contains(&'_') && letters >= 3;
+    let lower_camel = chars[0].is_lowercase() && chars.iter().any(|c| c.is_uppercase());
+    let upper_camel = chars[0].is_uppercase()
+        && chars
+            .windows(2)
+            .any(|w| w[0].is_lowercase() && w[1].is_uppercase());
+    underscore || lower_camel || upper_camel
+}
+
 /// Can this character be part of a path as an answer writes one?
 pub fn in_path(c: char) -> bool {
     c.is_ascii_alphanumeric() || "_./-".contains(c)

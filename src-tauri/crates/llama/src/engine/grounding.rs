@@ -361,7 +361,7 @@ impl LocalModel {
                         .paths
                         .is_some_and(|known| !new_files_named(&asked, known).is_empty());
                     let finds = self.settings.options.named_definitions
-                        && lantern_core::intent::names_a_defined_name_in(request, &asked.text);
+                        && lantern_core::intent::names_a_defined_name_in(request, &asked);
                     let reads_only =
                         self.settings.options.changes_when_asked && !asked.asks_for_a_change;
                     let wanted = WantedTools {
