@@ -49,15 +49,16 @@ if (!app) {
 // Lantern's own state (grants, checkpoints, settings, transcripts) for this run only. The
 // exceptions are what the app keeps for a user between runs: the model's calibration and its
 // saved prompt openings, each measured once per model and prompt (an empty cache is slower).
-// The calibrations are the ones the Rust model tests keep (one file per model, named as the
-// app names it): a calibration those tests measured is not measured again here.
+// Both are the folders the Rust model tests keep (a calibration file per model, named as the
+// app names it; an opening per model, context and prompt, named by them): what those tests
+// measured is not measured again here.
 const home = mkdtempSync(join(tmpdir(), "lantern-e2e-home-"));
 const userCache = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "lantern");
-// A folder shared with the Rust model tests is copied back over, never replaced: what they
-// keep there stays. A folder of this runner's own is replaced, so stale openings are dropped.
+// Each is copied back over after the run, never replaced: what the Rust tests keep there stays
+// (the prompt cache drops its least used openings itself, past its cap).
 const keptBetweenRuns = [
-  { kept: join(userCache, "test-calibration"), used: join(home, "data", "calibration"), shared: true },
-  { kept: join(userCache, "e2e-prompt-cache"), used: join(home, "cache", "prompt-cache"), shared: false },
+  { kept: join(userCache, "test-calibration"), used: join(home, "data", "calibration") },
+  { kept: join(userCache, "test-prompt-openings"), used: join(home, "cache", "prompt-cache") },
 ];
 for (const { kept, used } of keptBetweenRuns) if (existsSync(kept)) cpSync(kept, used, { recursive: true });
 mkdirSync(screenshots, { recursive: true });
@@ -730,10 +731,8 @@ try {
 } finally {
   driver.kill();
   for (const server of servers) server.kill();
-  for (const { kept, used, shared } of keptBetweenRuns) {
-    if (!existsSync(used)) continue;
-    if (!shared) rmSync(kept, { recursive: true, force: true });
-    cpSync(used, kept, { recursive: true, force: true });
+  for (const { kept, used } of keptBetweenRuns) {
+    if (existsSync(used)) cpSync(used, kept, { recursive: true, force: true });
   }
   for (const dir of [home, ...workspaces]) rmSync(dir, { recursive: true, force: true });
 }

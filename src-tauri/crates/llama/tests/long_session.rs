@@ -100,10 +100,9 @@ fn session_at_a_small_context(turns: usize, lines: usize) {
         ..LoadOptions::new(path)
     };
     let mut model = Metered {
-        model: support::keeping_openings(
-            support::keeping_calibration(LocalModel::load(&options, |_| {}).unwrap()),
-            "long-session",
-        ),
+        model: support::keeping_openings(support::keeping_calibration(
+            LocalModel::load(&options, |_| {}).unwrap(),
+        )),
         steps: Vec::new(),
         trimmed_steps: 0,
     };

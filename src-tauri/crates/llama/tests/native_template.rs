@@ -44,7 +44,7 @@ fn load_variant(variant: &str, native_template: bool) -> LocalModel {
         ..LoadOptions::new(test_model(variant))
     };
     let model = support::keeping_calibration(LocalModel::load(&options, |_| {}).unwrap());
-    support::keeping_openings(model, "native-template")
+    support::keeping_openings(model)
 }
 
 #[test]

@@ -84,7 +84,7 @@ fn a_write_is_offered_only_the_files_the_conversation_points_at() {
         path.display()
     );
     let loaded = LocalModel::load(&LoadOptions::new(path), |_| {}).unwrap();
-    let mut model = support::keeping_openings(loaded, "pointed-writes");
+    let mut model = support::keeping_openings(loaded);
     model.configure(&GenerationOptions {
         pointed_writes: true,
         ..GenerationOptions::default()

@@ -33,7 +33,7 @@ fn model() -> MutexGuard<'static, LocalModel> {
             let loaded = support::keeping_calibration(
                 LocalModel::load(&LoadOptions::new(path), |_| {}).unwrap(),
             );
-            Mutex::new(support::keeping_openings(loaded, "model"))
+            Mutex::new(support::keeping_openings(loaded))
         })
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())

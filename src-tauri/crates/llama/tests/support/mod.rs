@@ -15,11 +15,13 @@ pub fn keeping_calibration(model: LocalModel) -> LocalModel {
     model.with_calibration_file(file)
 }
 
-/// `model` keeping its prompt openings between runs in the cache under `name`, as the app
-/// keeps them for a user: a long system prompt is evaluated once per model and context, and a
-/// damaged or stale state is never trusted (it is evaluated again).
-pub fn keeping_openings(model: LocalModel, name: &str) -> LocalModel {
-    let dir = user_cache().join(format!("lantern/test-prompt-cache/{name}"));
+/// `model` keeping its prompt openings between runs, as the app keeps them for a user: a long
+/// system prompt is evaluated once per model and context, and a damaged or stale state is never
+/// trusted (it is evaluated again). One folder serves every test binary and the window tests
+/// (`tests/e2e/run.mjs`): a state is named by the model, the context and the opening's tokens,
+/// so an opening any of them evaluated is evaluated once.
+pub fn keeping_openings(model: LocalModel) -> LocalModel {
+    let dir = user_cache().join("lantern/test-prompt-openings");
     let facts = model.facts();
     let cache = PromptCache::new(dir, &facts.path, facts.context).unwrap();
     model.with_prompt_cache(cache)
