@@ -245,8 +245,10 @@ fn calls_without_arguments_that_found_nothing_are_counted() {
         call("read_file", json!({"path": "Cargo.toml"})),
         "The crate is at 0.4.0.".to_string(),
     ]);
-    let mut config = AgentConfig::default();
-    config.max_steps = 6;
+    let config = AgentConfig {
+        max_steps: 6,
+        ..AgentConfig::default()
+    };
     let outcome = run_task(
         &task("rust-crate-version"),
         0,
