@@ -54,13 +54,15 @@ if (!app) {
 // measured is not measured again here.
 const home = mkdtempSync(join(tmpdir(), "lantern-e2e-home-"));
 const userCache = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "lantern");
-// Each is copied back over after the run, never replaced: what the Rust tests keep there stays
-// (the prompt cache drops its least used openings itself, past its cap).
+// Each is copied back over after the run, never replaced: what the Rust tests keep there stays.
+// Copies keep the files' times, by which the prompt cache drops its least recently used
+// openings past its cap, and leave out a save a killed process did not finish.
 const keptBetweenRuns = [
   { kept: join(userCache, "test-calibration"), used: join(home, "data", "calibration") },
   { kept: join(userCache, "test-prompt-openings"), used: join(home, "cache", "prompt-cache") },
 ];
-for (const { kept, used } of keptBetweenRuns) if (existsSync(kept)) cpSync(kept, used, { recursive: true });
+const keptCopy = { recursive: true, force: true, preserveTimestamps: true, filter: (path) => !/\.partial-\d+$/.test(path) };
+for (const { kept, used } of keptBetweenRuns) if (existsSync(kept)) cpSync(kept, used, keptCopy);
 mkdirSync(screenshots, { recursive: true });
 
 const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
@@ -732,7 +734,7 @@ try {
   driver.kill();
   for (const server of servers) server.kill();
   for (const { kept, used } of keptBetweenRuns) {
-    if (existsSync(used)) cpSync(used, kept, { recursive: true, force: true });
+    if (existsSync(used)) cpSync(used, kept, keptCopy);
   }
   for (const dir of [home, ...workspaces]) rmSync(dir, { recursive: true, force: true });
 }
