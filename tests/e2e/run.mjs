@@ -61,7 +61,7 @@ const keptBetweenRuns = [
   { kept: join(userCache, "test-calibration"), used: join(home, "data", "calibration") },
   { kept: join(userCache, "test-prompt-openings"), used: join(home, "cache", "prompt-cache") },
 ];
-const keptCopy = { recursive: true, force: true, preserveTimestamps: true, filter: (path) => !/\.partial-\d+$/.test(path) };
+const keptCopy = { recursive: true, force: true, preserveTimestamps: true, filter: (path) => !/\.partial-[\d-]+$/.test(path) };
 for (const { kept, used } of keptBetweenRuns) if (existsSync(kept)) cpSync(kept, used, keptCopy);
 mkdirSync(screenshots, { recursive: true });
 

@@ -250,7 +250,11 @@ impl LocalModel {
             return;
         }
         let (state, sum) = cache.files(opening);
-        let partial = state.with_extension(format!("partial-{}", std::process::id()));
+        // Unfinished, the file is this save's own: two models of one process (tests run on
+        // threads) may save the same opening at once.
+        static SAVES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let save = SAVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let partial = state.with_extension(format!("partial-{}-{save}", std::process::id()));
         let saved = self.ctx.state_seq_save_file(&partial, 0, opening).is_ok()
             && checksum_of(&partial).is_some_and(|hash| std::fs::write(&sum, hash).is_ok())
             && std::fs::rename(&partial, &state).is_ok();
