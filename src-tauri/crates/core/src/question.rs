@@ -79,13 +79,14 @@ pub struct Question {
     /// order.
     pub search_words: Vec<String>,
     /// Its words that can only be names in code ([`is_code_name`]: `make_default_short_help`,
-    /// `UsageError`), as written but for the dots that end a sentence, in order.
+    /// `UsageError`), as written but for the dots that end a sentence, in order, once each.
     pub code_names: Vec<String>,
 }
 
 impl Question {
     /// Reads `message`.
     pub fn read(message: &str) -> Question {
+        let outside_paths = outside_paths(message);
         Question {
             text: message.to_string(),
             asks_for_a_change: asks_for_a_change(message),
@@ -94,10 +95,10 @@ impl Question {
             asks_where: asks_where(message),
             asks_how_many_files: asks_how_many_files(message),
             names: names_in(message),
-            globs: globs_in(message),
-            outside_paths: outside_paths(message),
-            paths: paths_in(message),
-            terms: terms_in(message),
+            globs: shaped_words(message, is_glob),
+            terms: terms_in(&outside_paths),
+            outside_paths,
+            paths: shaped_words(message, names_a_path),
             words: lower_words(message),
             spelled: message
                 .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
@@ -105,11 +106,7 @@ impl Question {
                 .map(str::to_string)
                 .collect(),
             search_words: search_words_in(message),
-            code_names: message_words(message)
-                .map(|word| word.trim_end_matches('.'))
-                .filter(|word| is_code_name(word))
-                .map(str::to_string)
-                .collect(),
+            code_names: shaped_words(message, is_code_name),
         }
     }
 }
@@ -189,21 +186,27 @@ fn names_in(message: &str) -> Vec<String> {
     words
 }
 
-/// See [`Question::globs`].
-fn globs_in(message: &str) -> Vec<String> {
-    let mut globs: Vec<String> = Vec::new();
+/// The words of `message` of the shape `is`, as written but for the dots that end a sentence,
+/// in order, once each (the globs, paths and code names it names).
+fn shaped_words(message: &str, is: fn(&str) -> bool) -> Vec<String> {
+    let mut shaped: Vec<String> = Vec::new();
     for word in message_words(message) {
         let word = word.trim_end_matches('.');
-        let glob = word.contains('*')
-            && word.chars().any(|c| c.is_alphanumeric())
-            && word
-                .chars()
-                .all(|c| c.is_alphanumeric() || "_-./*".contains(c));
-        if glob && !globs.iter().any(|g| g == word) {
-            globs.push(word.to_string());
+        if is(word) && !shaped.iter().any(|s| s == word) {
+            shaped.push(word.to_string());
         }
     }
-    globs
+    shaped
+}
+
+/// Is this word a glob pattern: a `*` with a name's characters around it (see
+/// [`Question::globs`])?
+fn is_glob(word: &str) -> bool {
+    word.contains('*')
+        && word.chars().any(|c| c.is_alphanumeric())
+        && word
+            .chars()
+            .all(|c| c.is_alphanumeric() || "_-./*".contains(c))
 }
 
 /// See [`Question::outside_paths`].
@@ -214,22 +217,10 @@ fn outside_paths(message: &str) -> String {
         .join(" ")
 }
 
-/// See [`Question::paths`].
-fn paths_in(message: &str) -> Vec<String> {
-    let mut paths: Vec<String> = Vec::new();
-    for word in message_words(message) {
-        let word = word.trim_end_matches('.');
-        if names_a_path(word) && !paths.iter().any(|p| p == word) {
-            paths.push(word.to_string());
-        }
-    }
-    paths
-}
-
-/// See [`Question::terms`].
-fn terms_in(message: &str) -> Vec<(String, bool)> {
+/// See [`Question::terms`]: read from the message's [`Question::outside_paths`].
+fn terms_in(outside_paths: &str) -> Vec<(String, bool)> {
     let mut terms: Vec<(String, bool)> = Vec::new();
-    for word in code_words(&outside_paths(message)) {
+    for word in code_words(outside_paths) {
         let code = word.chars().any(|c| c.is_ascii_digit() || c == '_')
             || word.chars().skip(1).any(char::is_uppercase);
         for part in lower_words(word) {
@@ -302,11 +293,14 @@ mod tests {
     #[test]
     fn a_message_names_globs_by_words_with_a_star() {
         assert_eq!(
-            globs_in("How many test_*.py files are in tests? And `src/**/*.ts`, test_*.py."),
+            Question::read("How many test_*.py files are in tests? And `src/**/*.ts`, test_*.py.")
+                .globs,
             ["test_*.py", "src/**/*.ts"]
         );
         // A lone star is arithmetic or emphasis, not a pattern.
-        assert!(globs_in("What is 2 * 3? ** and *, or (*)").is_empty());
+        assert!(Question::read("What is 2 * 3? ** and *, or (*)")
+            .globs
+            .is_empty());
     }
 
     #[test]

@@ -351,7 +351,7 @@ impl LocalModel {
         grammar: &mut LlamaSampler,
         stats: &mut StepStats,
     ) -> Result<Option<Grounded>, ModelError> {
-        // Read once: a request without the agent's `Question` (calibration) reads it here.
+        // Borrowed: `generate` gives every request its question, read once.
         let asked = request.question();
         let cancel = request.cancel;
         if opens_tool_name(call_text, self.syntax.name_key) {
