@@ -9,7 +9,6 @@
 
 use crate::model::{FileTexts, GenerateRequest};
 use crate::question::Question;
-use crate::words::message_words;
 
 /// The manifests at the workspace's root whose name is the project's, and how to read it.
 const MANIFESTS: &[(&str, Manifest)] = &[
@@ -80,16 +79,17 @@ fn table_name(text: &str, tables: &[&str]) -> Option<String> {
     None
 }
 
-/// Does this message name the project by the name its manifest gives (see [`project_names`]),
-/// as a whole word ("Is this click release recent?")? Names shorter than four characters
-/// are too often words of prose to count.
-pub fn names_the_project(message: &str, files: &dyn FileTexts) -> bool {
+/// Does this question name the project by the name its manifest gives (see
+/// [`project_names`]), as a whole word ("Is this click release recent?")? Names shorter than
+/// four characters are too often words of prose to count.
+pub fn names_the_project(question: &Question, files: &dyn FileTexts) -> bool {
     let mut names = project_names(files);
     names.retain(|name| name.chars().count() >= 4);
     !names.is_empty()
-        && message_words(message)
-            .map(|w| w.trim_end_matches('.').to_lowercase())
-            .any(|w| names.contains(&w))
+        && question
+            .written
+            .iter()
+            .any(|w| names.contains(&w.to_lowercase()))
 }
 
 /// Does `question` name something a file of the request's workspace defines? From the code
@@ -115,7 +115,7 @@ pub fn names_the_project_in(request: &GenerateRequest<'_>, question: &Question) 
     (has_workspace && question.points_at_the_project)
         || request
             .files
-            .is_some_and(|files| names_the_project(&question.text, files))
+            .is_some_and(|files| names_the_project(question, files))
 }
 
 /// Which of the first-step rules apply: each is a lever of its own (see
@@ -154,7 +154,7 @@ pub fn first_step_must_call(
     } else if rules.named_paths
         && request
             .paths
-            .is_some_and(|known| crate::mentions::names_a_workspace_path(&question.text, known))
+            .is_some_and(|known| crate::mentions::names_a_workspace_path(question, known))
     {
         Some("the message names a file of the workspace")
     } else if rules.named_definitions && names_a_defined_name_in(request, question) {
@@ -262,9 +262,12 @@ mod tests {
             r#"{"name": "@npm/semver", "version": "7.6.3"}"#,
         )];
         assert_eq!(project_names(&npm), ["semver"]);
-        assert!(names_the_project("Which version of semver is this?", &npm));
+        assert!(names_the_project(
+            &Question::read("Which version of semver is this?"),
+            &npm
+        ));
         assert!(!names_the_project(
-            "What does semantic versioning mean?",
+            &Question::read("What does semantic versioning mean?"),
             &npm
         ));
 
@@ -274,10 +277,13 @@ mod tests {
         )];
         assert_eq!(project_names(&python), ["click"]);
         assert!(names_the_project(
-            "What Python version does Click need?",
+            &Question::read("What Python version does Click need?"),
             &python
         ));
-        assert!(!names_the_project("Is clicking faster?", &python));
+        assert!(!names_the_project(
+            &Question::read("Is clicking faster?"),
+            &python
+        ));
 
         let ini = [(
             "setup.cfg",
@@ -287,6 +293,9 @@ mod tests {
 
         let rust = [("Cargo.toml", "[package]\nname = \"app\"\n")];
         assert_eq!(project_names(&rust), ["app"]);
-        assert!(!names_the_project("What is an app?", &rust), "too short");
+        assert!(
+            !names_the_project(&Question::read("What is an app?"), &rust),
+            "too short"
+        );
     }
 }

@@ -8,18 +8,20 @@
 use crate::model::{FileTexts, KnownPaths};
 use crate::question::Question;
 use crate::relevance::defines;
-use crate::words::{message_words, names_a_path};
+use crate::words::names_a_path;
 
 /// The most bytes of the workspace's files read to find where a name is defined: a large
 /// project is read only this far, and a name defined beyond is not found.
 const MAX_SCANNED_BYTES: usize = 16 << 20;
 
-/// Does this message name a file or folder of the workspace, by its path (`functions/inc.js`)
+/// Does this question name a file or folder of the workspace, by its path (`functions/inc.js`)
 /// or, for a file, by its name alone (`utils.py`, `logging.ini`)? A question about a file the
 /// project has is a question about the project, whatever the model's score says.
-pub fn names_a_workspace_path(message: &str, known: &KnownPaths) -> bool {
-    message_words(message)
-        .map(|word| word.trim_end_matches('.').trim_end_matches('/'))
+pub fn names_a_workspace_path(question: &Question, known: &KnownPaths) -> bool {
+    question
+        .written
+        .iter()
+        .map(|word| word.trim_end_matches('/'))
         .filter(|word| names_a_path(word))
         .any(|word| is_known_file(word, known) || known.folders.iter().any(|f| f == word))
 }
@@ -212,14 +214,17 @@ mod tests {
             "What does functions/inc.js do?",
             "List the Python modules under src/click.",
         ] {
-            assert!(names_a_workspace_path(yes, &known), "{yes}");
+            assert!(
+                names_a_workspace_path(&Question::read(yes), &known),
+                "{yes}"
+            );
         }
         for no in [
             "What does a utils module usually hold?",
             "What is in app.py?",
             "Is 2.5 a float?",
         ] {
-            assert!(!names_a_workspace_path(no, &known), "{no}");
+            assert!(!names_a_workspace_path(&Question::read(no), &known), "{no}");
         }
     }
 }

@@ -8,7 +8,8 @@
 //! Every fact is a cheap word test over the lists of [`crate::words`]:
 //!
 //! - whether it asks for a change or a command at all (a question only reads);
-//! - whether it points at the project it is asked in ("this project", "…here?");
+//! - whether it points at the project it is asked in ("this project", "…here?"), and whether
+//!   its words sound like a question about the project at all (the local engine's fallback);
 //! - the calculations it spells out (`17 * 23`);
 //! - its form: where something is, or how many files there are;
 //! - the names it asks about, and the globs it names;
@@ -25,9 +26,9 @@
 
 use crate::arithmetic::expressions_in;
 use crate::words::{
-    code_words, is_code_name, is_common_word, lower_code_words, lower_words, message_words,
-    names_a_path, AFTER_FILES, CHANGE_VERBS, POINTING, PROJECT_NOUNS, QUESTION_FILLER,
-    QUESTION_ONLY_WORDS, USE_WORDS,
+    alphanumeric_words, code_words, is_code_name, is_common_word, lower_code_words, lower_words,
+    message_words, names_a_path, AFTER_FILES, CHANGE_VERBS, POINTING, PROJECT_NOUNS,
+    PROJECT_QUESTION_WORDS, QUESTION_FILLER, QUESTION_ONLY_WORDS, USE_WORDS,
 };
 
 /// A user's message and what its words say it asks.
@@ -39,6 +40,10 @@ pub struct Question {
     pub asks_for_a_change: bool,
     /// It points at the project it is asked in.
     pub points_at_the_project: bool,
+    /// It names a file, asks to add something to something ("Add a retry count to the
+    /// client"), or uses a word of [`PROJECT_QUESTION_WORDS`] ("file", "project"). The local
+    /// engine weighs this when its own score cannot be trusted to decide (its lexical prior).
+    pub sounds_about_the_project: bool,
     /// The calculations it spells out, as [`expressions_in`] finds them.
     pub calculations: Vec<String>,
     /// It asks where something is (not where it is used).
@@ -66,6 +71,10 @@ pub struct Question {
     /// each; each with whether its word is shaped like code (a number, `MAX_LENGTH`,
     /// `parseConfig`), which names one thing more surely than a plain word does.
     pub terms: Vec<(String, bool)>,
+    /// Its words as written ([`message_words`]: split at white space and the punctuation
+    /// around words), without the dots that end a sentence, the empty ones dropped, in order.
+    /// A path, a file's name or the project's name is one of them.
+    pub written: Vec<String>,
     /// Its words as paths, tools' purposes and defined names are compared with them
     /// ([`lower_words`]: lower-case, split at anything but a letter or digit, three characters
     /// or more), in order.
@@ -87,18 +96,27 @@ impl Question {
     /// Reads `message`.
     pub fn read(message: &str) -> Question {
         let outside_paths = outside_paths(message);
+        let written: Vec<String> = message_words(message)
+            .map(|word| word.trim_end_matches('.'))
+            .filter(|word| !word.is_empty())
+            .map(str::to_string)
+            .collect();
+        let paths = shaped_words(&written, names_a_path);
         Question {
             text: message.to_string(),
-            asks_for_a_change: asks_for_a_change(message),
-            points_at_the_project: points_at_the_project(message),
+            asks_for_a_change: asks_for_a_change(&written),
+            points_at_the_project: points_at_the_project(&written),
+            sounds_about_the_project: sounds_about_the_project(message, !paths.is_empty()),
             calculations: expressions_in(message),
             asks_where: asks_where(message),
             asks_how_many_files: asks_how_many_files(message),
             names: names_in(message),
-            globs: shaped_words(message, is_glob),
+            globs: shaped_words(&written, is_glob),
             terms: terms_in(&outside_paths),
             outside_paths,
-            paths: shaped_words(message, names_a_path),
+            paths,
+            code_names: shaped_words(&written, is_code_name),
+            written,
             words: lower_words(message),
             spelled: message
                 .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
@@ -106,17 +124,17 @@ impl Question {
                 .map(str::to_string)
                 .collect(),
             search_words: search_words_in(message),
-            code_names: shaped_words(message, is_code_name),
         }
     }
 }
 
-/// Does this message ask for a change to the project or for a command to be run: does it use a
-/// verb of [`CHANGE_VERBS`] ("Bump the version", "Can you fix it?", "Run the tests")? A message
-/// without one (a question, "Tell me the crate version") asks only to be answered.
-fn asks_for_a_change(message: &str) -> bool {
-    message_words(message).any(|word| {
-        let word = word.trim_end_matches('.').to_lowercase();
+/// Does a message of these [`Question::written`] words ask for a change to the project or for
+/// a command to be run: does it use a verb of [`CHANGE_VERBS`] ("Bump the version", "Can you
+/// fix it?", "Run the tests")? A message without one (a question, "Tell me the crate
+/// version") asks only to be answered.
+fn asks_for_a_change(written: &[String]) -> bool {
+    written.iter().any(|word| {
+        let word = word.to_lowercase();
         CHANGE_VERBS.iter().any(|verb| {
             word == *verb
                 || word.strip_suffix('s') == Some(verb)
@@ -125,18 +143,30 @@ fn asks_for_a_change(message: &str) -> bool {
     })
 }
 
-/// Does this message point at the project it is asked in: "this project", "our repo", "my
-/// package", or "here" as its last word ("What does app.use() do here?")? A question so put
-/// is about the project's files, whatever a model would answer from memory.
-fn points_at_the_project(message: &str) -> bool {
-    let words: Vec<String> = message_words(message)
-        .map(|w| w.trim_end_matches('.').to_lowercase())
-        .filter(|w| !w.is_empty())
-        .collect();
+/// Does a message of these [`Question::written`] words point at the project it is asked in:
+/// "this project", "our repo", "my package", or "here" as its last word ("What does app.use()
+/// do here?")? A question so put is about the project's files, whatever a model would answer
+/// from memory.
+fn points_at_the_project(written: &[String]) -> bool {
+    let words: Vec<String> = written.iter().map(|w| w.to_lowercase()).collect();
     let here = words.len() > 1 && words.last().is_some_and(|w| w == "here");
     here || words.windows(2).any(|pair| {
         POINTING.contains(&pair[0].as_str()) && PROJECT_NOUNS.contains(&pair[1].as_str())
     })
+}
+
+/// See [`Question::sounds_about_the_project`]; `names_a_path` is whether the message names a
+/// path.
+fn sounds_about_the_project(message: &str, names_a_path: bool) -> bool {
+    let lower = message.to_lowercase();
+    let words: Vec<&str> = alphanumeric_words(&lower).collect();
+    // "Add … to …" puts something into the project ("add a test to the suite"); "how do I add
+    // two numbers" does not.
+    let adds_to = words
+        .iter()
+        .position(|w| *w == "add")
+        .is_some_and(|at| words[at + 1..].contains(&"to"));
+    names_a_path || adds_to || words.iter().any(|w| PROJECT_QUESTION_WORDS.contains(w))
 }
 
 /// Does the question ask how many files there are: "how many", a few words ending in
@@ -186,14 +216,13 @@ fn names_in(message: &str) -> Vec<String> {
     words
 }
 
-/// The words of `message` of the shape `is`, as written but for the dots that end a sentence,
-/// in order, once each (the globs, paths and code names it names).
-fn shaped_words(message: &str, is: fn(&str) -> bool) -> Vec<String> {
+/// The [`Question::written`] words of the shape `is`, in order, once each (the globs, paths
+/// and code names a message names).
+fn shaped_words(written: &[String], is: fn(&str) -> bool) -> Vec<String> {
     let mut shaped: Vec<String> = Vec::new();
-    for word in message_words(message) {
-        let word = word.trim_end_matches('.');
-        if is(word) && !shaped.iter().any(|s| s == word) {
-            shaped.push(word.to_string());
+    for word in written {
+        if is(word) && !shaped.contains(word) {
+            shaped.push(word.clone());
         }
     }
     shaped
@@ -312,7 +341,7 @@ mod tests {
             "Run the tests.",
             "Lower the max_notes setting to 150.",
         ] {
-            assert!(asks_for_a_change(yes), "{yes}");
+            assert!(Question::read(yes).asks_for_a_change, "{yes}");
         }
         for no in [
             "Which command-line tool comes with this package?",
@@ -322,7 +351,7 @@ mod tests {
             "Count the .js files inside classes.",
             "Explain clean in functions/clean.js.",
         ] {
-            assert!(!asks_for_a_change(no), "{no}");
+            assert!(!Question::read(no).asks_for_a_change, "{no}");
         }
     }
 
@@ -335,7 +364,7 @@ mod tests {
             "What does the render() call do here?",
             "Is there a changelog in this repository?",
         ] {
-            assert!(points_at_the_project(yes), "{yes}");
+            assert!(Question::read(yes).points_at_the_project, "{yes}");
         }
         for no in [
             "Here is a question: what is a closure?",
@@ -345,7 +374,31 @@ mod tests {
             "How do I write this in Python?",
             "Which project management tools are popular?",
         ] {
-            assert!(!points_at_the_project(no), "{no}");
+            assert!(!Question::read(no).points_at_the_project, "{no}");
+        }
+    }
+
+    #[test]
+    fn a_message_sounds_about_the_project_by_a_file_a_project_word_or_adding_to_something() {
+        for yes in [
+            "What's in package.json?",
+            "open src/main.rs",
+            "Where is parse_config defined?",
+            "fix the bug in lib.rs",
+            "What time is it?",
+            "Add a retry count to the client settings.",
+            "Bump the version to 2.0.",
+        ] {
+            assert!(Question::read(yes).sounds_about_the_project, "{yes}");
+        }
+        for no in [
+            "What is the capital of France?",
+            "Say hello.",
+            "What is 2.5 times 4?",
+            "Who wrote Hamlet?",
+            "How do I add two numbers in Python?",
+        ] {
+            assert!(!Question::read(no).sounds_about_the_project, "{no}");
         }
     }
 }

@@ -301,8 +301,8 @@ pub const PROJECT_NOUNS: &[&str] = &[
 ];
 
 /// Words that mark a message as being about the project, its files or the tools' subjects
-/// (the local engine's fallback call decision, `lexical_prior`, when the model's own score
-/// gives no signal): what files and code are called, what is done to them, and the subjects of
+/// (`Question::sounds_about_the_project`, the local engine's lexical prior, which decides
+/// when the model's own score gives no signal): what files and code are called, what is done to them, and the subjects of
 /// the clock and task tools.
 pub const PROJECT_QUESTION_WORDS: &[&str] = &[
     "file",

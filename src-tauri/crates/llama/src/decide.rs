@@ -4,7 +4,8 @@
 //! log-probability is compared with a threshold calibrated for this model and this system
 //! prompt, from a small built-in set of labelled probe questions.
 //!
-//! A lexical prior — does the message name a file or ask about the project? — is a second,
+//! A lexical prior — does the message name a file or ask about the project
+//! ([`Question::sounds_about_the_project`])? — is a second,
 //! independent clue. At the first step it adds a weight (in nats) to the score of a message it
 //! marks; the calibration picks that weight, from none up, as the one that ranks the probes
 //! best, and the threshold for the sum. When the probes show no separation at all (a base
@@ -15,9 +16,8 @@
 //! highest among them — that need no tool.
 
 use lantern_core::model::MadeCall;
+use lantern_core::question::Question;
 use lantern_core::spec::{ExampleFollowUp, ToolSpec};
-use lantern_core::words::names_a_path;
-use lantern_core::words::{alphanumeric_words, message_words, PROJECT_QUESTION_WORDS};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -199,10 +199,10 @@ impl Calibration {
         weighted(score, marked, self.prior_weight)
     }
 
-    /// Call or answer at the first step of a reply to `message`, whose score is `score`, and
+    /// Call or answer at the first step of a reply to `question`, whose score is `score`, and
     /// why. The lexical prior is asked only when it carries weight.
-    pub fn decide_first_step(&self, score: f64, message: &str) -> (bool, String) {
-        let marked = self.prior_weight > 0.0 && lexical_prior(message);
+    pub fn decide_first_step(&self, score: f64, question: &Question) -> (bool, String) {
+        let marked = self.prior_weight > 0.0 && question.sounds_about_the_project;
         let why = if marked {
             format!(
                 "score {score:.2} + {:.1} for the lexical prior, threshold {:.2}",
@@ -278,20 +278,6 @@ pub fn auc(tool: &[f64], answer: &[f64]) -> f64 {
         }
     }
     wins / (tool.len() * answer.len()).max(1) as f64
-}
-
-/// The fallback decision: does this message name a file or ask about the project?
-pub fn lexical_prior(message: &str) -> bool {
-    let lower = message.to_lowercase();
-    let names_a_file = message_words(&lower).any(names_a_path);
-    let words: Vec<&str> = alphanumeric_words(&lower).collect();
-    // "Add … to …" puts something into the project ("add a test to the suite"); "how do I add
-    // two numbers" does not.
-    let adds_to = words
-        .iter()
-        .position(|w| *w == "add")
-        .is_some_and(|at| words[at + 1..].contains(&"to"));
-    names_a_file || adds_to || words.iter().any(|w| PROJECT_QUESTION_WORDS.contains(w))
 }
 
 /// log(e^a + e^b), for adding the probabilities of two ways a reply can start.
@@ -384,10 +370,10 @@ mod tests {
         let tool = [(-3.0, false), (-2.0, false), (-6.5, true), (-7.0, true)];
         let answer = [(-9.0, false), (-8.0, false), (-6.0, false), (-5.0, false)];
         let c = Calibration::with_prior(&tool, &answer, 0.1);
-        let (call, why) = c.decide_first_step(-7.0, "What's in package.json?");
+        let (call, why) = c.decide_first_step(-7.0, &Question::read("What's in package.json?"));
         assert!(call, "{why}");
         assert!(why.contains("lexical prior"), "{why}");
-        let (call, why) = c.decide_first_step(-7.0, "Say hello.");
+        let (call, why) = c.decide_first_step(-7.0, &Question::read("Say hello."));
         assert!(!call, "{why}");
         assert!(why.starts_with("threshold"), "{why}");
     }
@@ -410,30 +396,6 @@ mod tests {
         let c = Calibration::from_scores(&[-5.0, -3.0, -8.0, -1.0], &[-4.0, -2.0, -7.0, -1.5], 0.1);
         assert!(c.auc < MIN_AUC, "{}", c.auc);
         assert!(!c.trusted);
-    }
-
-    #[test]
-    fn lexical_prior_spots_files_and_project_questions() {
-        for yes in [
-            "What's in package.json?",
-            "open src/main.rs",
-            "Where is parse_config defined?",
-            "fix the bug in lib.rs",
-            "What time is it?",
-            "Add a retry count to the client settings.",
-            "Bump the version to 2.0.",
-        ] {
-            assert!(lexical_prior(yes), "{yes}");
-        }
-        for no in [
-            "What is the capital of France?",
-            "Say hello.",
-            "What is 2.5 times 4?",
-            "Who wrote Hamlet?",
-            "How do I add two numbers in Python?",
-        ] {
-            assert!(!lexical_prior(no), "{no}");
-        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! file's content, and for the lines of a definition shown with a search's result.
 
 use crate::model::{FileTexts, KnownPaths};
+use crate::question::Question;
 use crate::sandbox::Workspace;
 use crate::spec::ToolSpec;
 use crate::tools::{current_content, ToolContext};
@@ -62,16 +63,16 @@ impl FilesSeen {
 }
 
 /// The map of the workspace's code (see [`lantern_index::repo_map`]) in `budget` characters,
-/// ranked toward the files and defined names `message` mentions, with its heading; empty when
+/// ranked toward the files and defined names `question` mentions, with its heading; empty when
 /// the code defines nothing the index reads.
-pub(super) fn code_map(ctx: &ToolContext, message: &str, budget: usize) -> String {
+pub(super) fn code_map(ctx: &ToolContext, question: &Question, budget: usize) -> String {
     let Ok((index, _)) = ctx.code_index.refresh(&ctx.workspace, |_| {}) else {
         return String::new();
     };
     let Some(index) = index.as_ref() else {
         return String::new();
     };
-    let words: Vec<&str> = crate::words::message_words(message)
+    let words: Vec<&str> = (question.written.iter())
         .map(|w| w.trim_end_matches(['.', '/']))
         .filter(|w| !w.is_empty())
         .collect();

@@ -113,7 +113,7 @@ impl Session {
                 .push(Message::new(Role::System, rules.message()));
         }
         if self.config.repo_map > 0 && opening {
-            let map = code_map(&self.ctx, message, self.config.repo_map);
+            let map = code_map(&self.ctx, &question, self.config.repo_map);
             if !map.is_empty() {
                 self.history.push(Message::new(Role::System, map));
             }
@@ -126,7 +126,7 @@ impl Session {
             }
         }
         if self.config.project_rules {
-            self.give_folder_rules(message);
+            self.give_folder_rules(&question);
         }
         self.attach_mentions(message, emit);
         self.history.push(Message::new(Role::User, message));
@@ -139,11 +139,11 @@ impl Session {
         }
     }
 
-    /// The instructions of the folders the message's paths are in, when a folder has its own
+    /// The instructions of the folders the question's paths are in, when a folder has its own
     /// (`packages/api/AGENTS.md`), each given once per conversation.
-    fn give_folder_rules(&mut self, message: &str) {
+    fn give_folder_rules(&mut self, question: &Question) {
         let (known, _) = self.seen.look(&self.ctx, self.toolbox.specs());
-        let named: Vec<String> = crate::words::message_words(message)
+        let named: Vec<String> = (question.written.iter())
             .map(|w| w.trim_start_matches('@').trim_end_matches(['.', '/']))
             .filter(|w| known.has_file(w) || known.folders.iter().any(|f| f == w))
             // Looked up from the path itself: a folder named has its own file checked too.

@@ -44,7 +44,7 @@ impl LocalModel {
                         (true, must_call.unwrap_or_default().to_string())
                     }
                     (Some(r), false) if r.first_step.trusted => {
-                        r.first_step.decide_first_step(confidence, &question.text)
+                        r.first_step.decide_first_step(confidence, &question)
                     }
                     (_, true) if after_nothing => {
                         (true, "the last result found nothing".to_string())
@@ -55,7 +55,10 @@ impl LocalModel {
                     ),
                     // Small models repeat their call once they see its result: answer.
                     (_, true) => (false, "after a tool result".to_string()),
-                    (_, false) => (lexical_prior(&question.text), "lexical prior".to_string()),
+                    (_, false) => (
+                        question.sounds_about_the_project,
+                        "lexical prior".to_string(),
+                    ),
                 }
             }
         };
@@ -139,7 +142,7 @@ impl LocalModel {
             for probe in *probes {
                 let messages = [system.clone(), Message::new(Role::User, *probe)];
                 let score = self.confidence_for(&messages, cancel)?;
-                first[class].push((score, lexical_prior(probe)));
+                first[class].push((score, Question::read(probe).sounds_about_the_project));
             }
         }
         let first_step =

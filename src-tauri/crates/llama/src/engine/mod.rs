@@ -16,8 +16,8 @@ mod tests;
 mod thinking;
 
 use crate::decide::{
-    follow_up_probes, lexical_prior, log_add, probe_set_fingerprint, Calibration, DecisionRules,
-    ANSWER_PROBES, TOOL_PROBES,
+    follow_up_probes, log_add, probe_set_fingerprint, Calibration, DecisionRules, ANSWER_PROBES,
+    TOOL_PROBES,
 };
 use crate::grammar::{call_grammar, CallShape};
 use crate::template::{CallSyntax, NativeTemplate, TEXT_PROTOCOL};
