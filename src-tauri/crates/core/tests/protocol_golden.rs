@@ -4,7 +4,9 @@
 
 use lantern_core::model::ApiCall;
 use lantern_core::protocol::markers::tool_error_text;
-use lantern_core::protocol::{interpret, parse, with_api_calls, Outcome, Turn, TurnParser};
+use lantern_core::protocol::{
+    interpret, parse, with_api_calls, InvalidCall, Outcome, Turn, TurnParser,
+};
 use lantern_core::tools::ToolRegistry;
 use serde_json::Value;
 
@@ -96,7 +98,7 @@ fn invalid_outcomes_always_carry_a_correct_example_call() {
     let registry = ToolRegistry::standard();
     let cases: Vec<Value> = serde_json::from_str(CASES).unwrap();
     for case in &cases {
-        if let Outcome::Invalid { feedback, .. } =
+        if let Outcome::Invalid(InvalidCall { feedback, .. }) =
             interpret(&parse(case["input"].as_str().unwrap()), &registry)
         {
             let example = feedback
@@ -105,7 +107,7 @@ fn invalid_outcomes_always_carry_a_correct_example_call() {
                 .unwrap_or_else(|| panic!("{feedback}"));
             // The example in the feedback is itself a valid call.
             match interpret(&parse(example), &registry) {
-                Outcome::ToolCall { .. } => {}
+                Outcome::ToolCall(_) => {}
                 other => panic!(
                     "{}: the example is not a valid call: {other:?}",
                     case["name"]
@@ -129,7 +131,7 @@ fn a_server_s_refused_call_is_answered_in_its_own_terms_not_the_text_protocol() 
         call("read_file", r#"{"path": "a.txt""#),
     ] {
         let turn = with_api_calls(parse(""), std::slice::from_ref(&refused));
-        let Outcome::Invalid { feedback, .. } = interpret(&turn, &registry) else {
+        let Outcome::Invalid(InvalidCall { feedback, .. }) = interpret(&turn, &registry) else {
             panic!("{refused:?} was not refused");
         };
         assert!(!feedback.contains("<TOOL_CALL>"), "{feedback}");

@@ -224,7 +224,7 @@ fn assert_valid_call(text: &str, dialect: Dialect) {
     assert!(
         matches!(
             interpret(&turn, &ToolRegistry::standard()),
-            Outcome::ToolCall { .. }
+            Outcome::ToolCall(_)
         ),
         "{text}"
     );

@@ -86,7 +86,7 @@ impl CallAssembler {
 mod tests {
     use super::*;
     use lantern_core::protocol::native::native_tools;
-    use lantern_core::protocol::{parse, with_api_calls, Outcome, Turn};
+    use lantern_core::protocol::{parse, with_api_calls, Outcome, ParsedCall, Turn};
     use lantern_core::tools::ToolRegistry;
     use lantern_core::tools::ToolSpec;
     use serde_json::json;
@@ -112,7 +112,7 @@ mod tests {
         let calls = streamed("read_file", r#"{"path": "src/a \"b\".ts"}"#);
         assert_eq!(calls.calls()[0].id.as_deref(), Some("c1"));
         let outcome = lantern_core::protocol::interpret(&read(&calls), &ToolRegistry::standard());
-        let Outcome::ToolCall { tool, args, .. } = outcome else {
+        let Outcome::ToolCall(ParsedCall { tool, args, .. }) = outcome else {
             panic!("not a call: {outcome:?}");
         };
         assert_eq!(tool, "read_file");

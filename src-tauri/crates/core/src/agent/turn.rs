@@ -15,7 +15,8 @@ use crate::project_map::project_map;
 use crate::project_rules::ProjectRules;
 use crate::protocol::markers::is_protocol_shaped_text;
 use crate::protocol::{
-    interpret, with_api_calls, Dialect, Outcome, ProblemKind, Turn, TurnParser, STOP_SEQUENCES,
+    interpret, with_api_calls, Dialect, InvalidCall, Outcome, ParsedCall, ProblemKind, Turn,
+    TurnParser, STOP_SEQUENCES,
 };
 use crate::question::Question;
 use serde_json::Value;
@@ -211,8 +212,8 @@ impl Session {
         }
         match outcome {
             Outcome::Text { text } => Some(self.answer(state, step, &reply, text, emit)),
-            refused @ Outcome::Invalid { .. } => self.refuse_call(state, &reply, refused, emit),
-            call @ Outcome::ToolCall { .. } => {
+            Outcome::Invalid(refused) => self.refuse_call(state, &reply, refused, emit),
+            Outcome::ToolCall(call) => {
                 state.protocol_errors = 0;
                 self.run_model_call(state, &reply, call, confirmer, emit)
             }
@@ -359,19 +360,16 @@ impl Session {
         &mut self,
         state: &mut TurnState,
         reply: &Reply,
-        refused: Outcome,
+        refused: InvalidCall,
         emit: &mut dyn FnMut(&Event),
     ) -> Option<TurnEnd> {
-        let Outcome::Invalid {
+        let InvalidCall {
             error_type,
             message,
             feedback,
             raw,
             ..
-        } = refused
-        else {
-            return None;
-        };
+        } = refused;
         // A call the server made through its API (read, but an unknown tool or arguments its
         // schema does not take) stays a call, so that the server sees what it called.
         let server_call = reply
@@ -406,11 +404,11 @@ impl Session {
         &mut self,
         state: &mut TurnState,
         reply: &Reply,
-        call: Outcome,
+        call: ParsedCall,
         confirmer: &mut dyn Confirmer,
         emit: &mut dyn FnMut(&Event),
     ) -> Option<TurnEnd> {
-        let Outcome::ToolCall {
+        let ParsedCall {
             tool,
             args,
             reasoning,
@@ -419,10 +417,7 @@ impl Session {
             span,
             problems,
             text,
-        } = call
-        else {
-            return None;
-        };
+        } = call;
         let (step, generation) = (state.steps, &reply.generation);
         // A call the server made keeps the server's id for it.
         let call_id = self.next_call_id(match dialect {

@@ -3,7 +3,7 @@
 //! tool name) and a correct call to copy.
 
 use super::markers::protocol_fragment;
-use super::{Outcome, RawCall, Turn, CLOSE_TAG, OPEN_TAG};
+use super::{InvalidCall, Outcome, ParsedCall, RawCall, Turn, CLOSE_TAG, OPEN_TAG};
 use crate::error::ErrorType;
 use crate::tools::{closest, normalize_args, ToolRegistry, ToolSpec};
 use serde_json::{json, Value};
@@ -61,7 +61,7 @@ pub fn interpret(turn: &Turn, registry: &ToolRegistry) -> Outcome {
         raw,
         span,
     } = call;
-    Outcome::ToolCall {
+    Outcome::ToolCall(ParsedCall {
         tool,
         args,
         reasoning,
@@ -70,7 +70,7 @@ pub fn interpret(turn: &Turn, registry: &ToolRegistry) -> Outcome {
         span,
         text: turn.text.clone(),
         problems: turn.problems.clone(),
-    }
+    })
 }
 
 /// What to tell a model that called a tool the registry does not have, and the tool it most
@@ -104,7 +104,7 @@ fn invalid(
         .or_else(|| turn.call.as_ref().map(|c| c.tool.as_str()))
         .filter(|t| registry.spec(t).is_some());
     // A server that called through its API is told to call that way again, not in text.
-    Outcome::Invalid {
+    Outcome::Invalid(InvalidCall {
         error_type,
         feedback: match turn.called_through_api {
             true => api_feedback(&message, tool, registry),
@@ -114,7 +114,7 @@ fn invalid(
         dialect: turn.call.as_ref().map(|c| c.dialect),
         raw: turn.call.as_ref().map(|c| c.raw.clone()),
         problems: turn.problems.clone(),
-    }
+    })
 }
 
 /// `<what was wrong>. … A correct call looks like: <TOOL_CALL>…</TOOL_CALL>` (the model reads it

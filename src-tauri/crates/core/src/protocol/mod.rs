@@ -171,24 +171,36 @@ impl Turn {
 pub enum Outcome {
     /// No call: the response is the final answer.
     Text { text: String },
-    /// A valid call to run. `problems` lists the non-fatal ones (extra calls, trailing text).
-    ToolCall {
-        tool: String,
-        args: Value,
-        reasoning: Option<String>,
-        dialect: Dialect,
-        raw: String,
-        span: Span,
-        text: String,
-        problems: Vec<Problem>,
-    },
-    /// An attempted call that cannot be run; `feedback` is what the model is told.
-    Invalid {
-        error_type: ErrorType,
-        message: String,
-        feedback: String,
-        dialect: Option<Dialect>,
-        raw: Option<String>,
-        problems: Vec<Problem>,
-    },
+    /// A valid call to run.
+    ToolCall(ParsedCall),
+    /// An attempted call that cannot be run.
+    Invalid(InvalidCall),
+}
+
+/// A valid call to run, as a response made it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParsedCall {
+    pub tool: String,
+    pub args: Value,
+    pub reasoning: Option<String>,
+    pub dialect: Dialect,
+    pub raw: String,
+    pub span: Span,
+    /// The response's text meant for the user: what it said before the call, outside any fence
+    /// around it (see [`Turn::text`]).
+    pub text: String,
+    /// The problems that do not stop the call (extra calls, trailing text).
+    pub problems: Vec<Problem>,
+}
+
+/// An attempted call that cannot be run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InvalidCall {
+    pub error_type: ErrorType,
+    pub message: String,
+    /// What the model is told.
+    pub feedback: String,
+    pub dialect: Option<Dialect>,
+    pub raw: Option<String>,
+    pub problems: Vec<Problem>,
 }
