@@ -108,6 +108,13 @@ impl TaskOutcome {
         self.responded && self.first_step_called == self.needs_tool
     }
 
+    /// The first step was a call to `tool` (when it is known), `valid` or refused.
+    fn first_called(&mut self, tool: Option<String>, valid: bool) {
+        self.first_step_called = true;
+        self.first_call_valid = Some(valid);
+        self.first_tool = tool;
+    }
+
     /// Nothing observed yet: the starting point for scoring.
     fn blank(task: &EvalTask, phrasing: usize) -> Self {
         TaskOutcome {
@@ -334,9 +341,7 @@ impl<'a> Reading<'a> {
                     outcome.grounded_path_calls += usize::from(grounded);
                 }
                 if *step == 1 {
-                    outcome.first_step_called = true;
-                    outcome.first_call_valid = Some(true);
-                    outcome.first_tool = Some(tool.clone());
+                    outcome.first_called(Some(tool.clone()), true);
                 }
             }
             // Tag soup refused as an answer was no attempt at a call: it is counted apart.
@@ -349,12 +354,11 @@ impl<'a> Reading<'a> {
             } => {
                 outcome.invalid_calls += 1;
                 if *step == 1 {
-                    outcome.first_step_called = true;
-                    outcome.first_call_valid = Some(false);
-                    outcome.first_tool = match server_call {
+                    let tool = match server_call {
                         Some(call) => Some(call.tool.clone()),
                         None => parse(response).call.map(|call| call.tool),
                     };
+                    outcome.first_called(tool, false);
                 }
             }
             Event::ToolStarted { call_id, args, .. }
