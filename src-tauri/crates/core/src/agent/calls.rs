@@ -138,24 +138,24 @@ impl CallOutcome {
 
 impl super::Session {
     /// The id of the next call, counted: the server's own, when it gave one this conversation
-    /// has not used (the result sent back must name the call the server made), else Lantern's
-    /// next `call-N` that nothing has. A `call-N` Lantern has given counts as used though it
-    /// may not be in the history: a call written by hand runs, and is shown, under its id.
+    /// has not given before (the result sent back must name the call the server made), else
+    /// Lantern's next `call-N` not given before. Every id given stays given, though its call
+    /// may no longer be in the history: a call written by hand runs, and is shown, under its
+    /// id; a summary of earlier turns drops calls the transcript still shows.
     pub(super) fn next_call_id(&mut self, native: Option<&str>) -> String {
         self.calls += 1;
-        let calls = self.calls;
-        let taken = |history: &[Message], id: &str| {
-            history.iter().any(|m| m.call_id.as_deref() == Some(id))
+        let id = match native.filter(|id| !self.given_ids.contains(*id)) {
+            Some(id) => id.to_string(),
+            None => {
+                // A server's own id may have the shape of the next one.
+                while self.given_ids.contains(&format!("call-{}", self.calls)) {
+                    self.calls += 1;
+                }
+                format!("call-{}", self.calls)
+            }
         };
-        let given = |id: &str| lantern_number(id).is_some_and(|n| n < calls);
-        if let Some(id) = native.filter(|id| !given(id) && !taken(&self.history, id)) {
-            return id.to_string();
-        }
-        // A server's own id may have the shape of the next one.
-        while taken(&self.history, &format!("call-{}", self.calls)) {
-            self.calls += 1;
-        }
-        format!("call-{}", self.calls)
+        self.given_ids.insert(id.clone());
+        id
     }
 }
 

@@ -49,7 +49,12 @@ pub struct Session {
     session_grants: Vec<Grant>,
     history: Vec<Message>,
     pub config: AgentConfig,
+    /// How many calls the conversation has numbered.
     calls: usize,
+    /// Every call id the conversation has given (a server's own among them), whether or not its
+    /// call is still in the history: a call written by hand never enters it, and a summary of
+    /// earlier turns takes calls out of it.
+    given_ids: std::collections::HashSet<String>,
     /// Set when the saved grants could not be read (see [`PolicyStore::load`]).
     pub policy_warning: Option<String>,
     /// What path and symbol arguments may name, looked at when a step needs it and forgotten
@@ -128,6 +133,7 @@ impl Session {
             history: vec![Message::new(Role::System, system)],
             config: options.config,
             calls: 0,
+            given_ids: Default::default(),
             policy_warning,
             seen: Default::default(),
             filled: None,

@@ -16,10 +16,15 @@ impl Session {
     pub fn resume(&mut self, events: &[Event]) {
         self.history.truncate(1);
         self.history.extend(history_from_events(events));
-        self.calls = events
+        self.given_ids = events
             .iter()
             .filter_map(named_call)
-            .filter_map(lantern_number)
+            .map(str::to_string)
+            .collect();
+        self.calls = self
+            .given_ids
+            .iter()
+            .filter_map(|id| lantern_number(id))
             .max()
             .unwrap_or(0);
     }
@@ -204,9 +209,11 @@ mod tests {
         fn generate(
             &mut self,
             _request: &GenerateRequest<'_>,
-            _on_text: &mut dyn FnMut(&str) -> Flow,
+            on_text: &mut dyn FnMut(&str) -> Flow,
         ) -> Result<Generation, ModelError> {
-            Ok(self.0.remove(0))
+            let generation = self.0.remove(0);
+            on_text(&generation.text);
+            Ok(generation)
         }
     }
 
@@ -283,6 +290,73 @@ mod tests {
             ["call-2", "call-3", "call-4"],
             "each call has its own id"
         );
+    }
+
+    #[test]
+    fn a_server_s_id_stays_given_when_a_summary_takes_its_call_out_of_the_history() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "Buy milk.\n").unwrap();
+        let mut session = session(dir.path());
+        let call = |id: Option<&str>, name: &str, arguments: &str| {
+            let mut call = Generation::text("", FinishReason::Stop);
+            call.api_calls.push(ApiCall {
+                id: id.map(str::to_string),
+                name: name.to_string(),
+                arguments: arguments.to_string(),
+            });
+            call
+        };
+        // A step that fills most of the context: the next one compacts first.
+        let filling = |mut generation: Generation| {
+            generation.context_used = Some(90);
+            generation.context_size = Some(100);
+            generation
+        };
+        let read = r#"{"path": "notes.txt"}"#;
+        let mut server = NamingServer(vec![
+            // The server names its first call as Lantern would name its third.
+            call(Some("call-3"), "read_file", read),
+            filling(Generation::text("Milk.", FinishReason::Stop)),
+            // Compacting first shortens the first turn's result; the next time, with nothing
+            // left to shorten, it summarises the first turn.
+            filling(call(None, "read_file", read)),
+            // What the summary of the first turn says.
+            Generation::text("The user read notes.txt.", FinishReason::Stop),
+            call(None, "list_files", r#"{"directory": "."}"#),
+            Generation::text("Done.", FinishReason::Stop),
+        ]);
+        let mut events = Vec::new();
+        for message in [
+            "What is in notes.txt?",
+            "Read it again, then list the folder.",
+        ] {
+            session.send(
+                message,
+                &mut server,
+                &mut FixedAnswer(Answer::AllowOnce),
+                &mut |e| events.push(e.clone()),
+                &CancelToken::new(),
+            );
+        }
+        assert!(
+            events.iter().any(|e| matches!(
+                e,
+                Event::ContextCompacted { messages_summarised, .. } if *messages_summarised > 0
+            )),
+            "the first turn was summarised: {events:?}"
+        );
+        let ids: Vec<&str> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::CallParsed { call_id, .. } => Some(call_id.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ids.len(), 3, "{events:?}");
+        let mut distinct = ids.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 3, "an id was given twice: {ids:?}");
     }
 
     #[test]
