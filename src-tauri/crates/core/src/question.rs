@@ -27,7 +27,7 @@
 use crate::arithmetic::expressions_in;
 use crate::words::{
     alphanumeric_words, code_words, is_code_name, is_common_word, lower_code_words, lower_words,
-    message_words, names_a_path, AFTER_FILES, CHANGE_VERBS, POINTING, PROJECT_NOUNS,
+    message_words, names_a_path, spelled_words, AFTER_FILES, CHANGE_VERBS, POINTING, PROJECT_NOUNS,
     PROJECT_QUESTION_WORDS, QUESTION_FILLER, QUESTION_ONLY_WORDS, USE_WORDS,
 };
 
@@ -118,11 +118,7 @@ impl Question {
             code_names: shaped_words(&written, is_code_name),
             written,
             words: lower_words(message),
-            spelled: message
-                .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-                .filter(|w| !w.is_empty())
-                .map(str::to_string)
-                .collect(),
+            spelled: spelled_words(message).map(str::to_string).collect(),
             search_words: search_words_in(message),
         }
     }

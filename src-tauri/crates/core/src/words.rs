@@ -24,6 +24,13 @@ pub fn code_words(line: &str) -> impl Iterator<Item = &str> {
         .filter(|t| !t.is_empty())
 }
 
+/// The words of a text as code spells names, JavaScript's included: runs of letters, digits,
+/// `_` and `$` (`parse_args`, `$http`), case kept.
+pub fn spelled_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .filter(|t| !t.is_empty())
+}
+
 /// The lower-case words of a line of code ([`code_words`]).
 pub fn lower_code_words(line: &str) -> Vec<String> {
     code_words(line).map(str::to_lowercase).collect()
