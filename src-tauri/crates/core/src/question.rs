@@ -41,8 +41,10 @@ pub struct Question {
     /// It points at the project it is asked in.
     pub points_at_the_project: bool,
     /// It names a file, asks to add something to something ("Add a retry count to the
-    /// client"), or uses a word of [`PROJECT_QUESTION_WORDS`] ("file", "project"). The local
-    /// engine weighs this when its own score cannot be trusted to decide (its lexical prior).
+    /// client"), or uses a word of [`PROJECT_QUESTION_WORDS`] ("file", "project"): the local
+    /// engine's lexical prior. At the first step the engine adds a calibrated weight to its own
+    /// score for a message so marked, and lets this decide alone when its score cannot be
+    /// trusted.
     pub sounds_about_the_project: bool,
     /// The calculations it spells out, as [`expressions_in`] finds them.
     pub calculations: Vec<String>,
@@ -151,9 +153,8 @@ fn points_at_the_project(written: &[String]) -> bool {
     })
 }
 
-/// See [`Question::sounds_about_the_project`]; `names_a_path` is whether the message names a
-/// path.
-fn sounds_about_the_project(message: &str, names_a_path: bool) -> bool {
+/// See [`Question::sounds_about_the_project`]; `has_path` is whether the message names a path.
+fn sounds_about_the_project(message: &str, has_path: bool) -> bool {
     let lower = message.to_lowercase();
     let words: Vec<&str> = alphanumeric_words(&lower).collect();
     // "Add … to …" puts something into the project ("add a test to the suite"); "how do I add
@@ -162,7 +163,7 @@ fn sounds_about_the_project(message: &str, names_a_path: bool) -> bool {
         .iter()
         .position(|w| *w == "add")
         .is_some_and(|at| words[at + 1..].contains(&"to"));
-    names_a_path || adds_to || words.iter().any(|w| PROJECT_QUESTION_WORDS.contains(w))
+    has_path || adds_to || words.iter().any(|w| PROJECT_QUESTION_WORDS.contains(w))
 }
 
 /// Does the question ask how many files there are: "how many", a few words ending in

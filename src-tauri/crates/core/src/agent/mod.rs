@@ -49,7 +49,8 @@ pub struct Session {
     session_grants: Vec<Grant>,
     history: Vec<Message>,
     pub config: AgentConfig,
-    /// How many calls the conversation has numbered.
+    /// The N of the last `call-N` the conversation has reached: the next call is numbered
+    /// after it.
     calls: usize,
     /// Every call id the conversation has given (a server's own among them), whether or not its
     /// call is still in the history: a call written by hand never enters it, and a summary of

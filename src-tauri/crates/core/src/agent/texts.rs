@@ -72,7 +72,9 @@ pub(super) fn code_map(ctx: &ToolContext, question: &Question, budget: usize) ->
     let Some(index) = index.as_ref() else {
         return String::new();
     };
-    let words: Vec<&str> = (question.written.iter())
+    let words: Vec<&str> = question
+        .written
+        .iter()
         .map(|w| w.trim_end_matches(['.', '/']))
         .filter(|w| !w.is_empty())
         .collect();

@@ -144,7 +144,9 @@ impl Session {
     /// (`packages/api/AGENTS.md`), each given once per conversation.
     fn give_folder_rules(&mut self, question: &Question) {
         let (known, _) = self.seen.look(&self.ctx, self.toolbox.specs());
-        let named: Vec<String> = (question.written.iter())
+        let named: Vec<String> = question
+            .written
+            .iter()
             .map(|w| w.trim_start_matches('@').trim_end_matches(['.', '/']))
             .filter(|w| known.has_file(w) || known.folders.iter().any(|f| f == w))
             // Looked up from the path itself: a folder named has its own file checked too.
