@@ -10,7 +10,7 @@
 //!   count of the turn's last listing;
 //! - a question that asks where something is, or in which file (not where it is used), is
 //!   given the surest of the places where the turn's searches show a name of the question
-//!   defined (see [`crate::relevance::match_defines`] and [`sureness`]): where the code index
+//!   defined (see [`crate::relevance::match_defines`] and `sureness`): where the code index
 //!   reads the file's language, the lines it marked as defining a name; elsewhere the lines
 //!   that read like a definition.
 //!
@@ -111,7 +111,7 @@ pub fn count_note(question: &Question, results: &[SeenResult], answer: &str) -> 
 }
 
 /// For a question that asks where something is, the surest places where the turn's searches
-/// show a name of the question defined (see [`sureness`]; at most [`MAX_PLACES`]), unless the
+/// show a name of the question defined (see `sureness`; at most `MAX_PLACES`), unless the
 /// answer already names each place's file.
 pub fn definition_note(
     question: &Question,

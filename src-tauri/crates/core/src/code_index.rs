@@ -360,8 +360,8 @@ pub enum LineDefines {
 impl ProjectIndex {
     /// For lines of the workspace's files (path, 1-based line), the definition whose name
     /// stands on each, as the code index reads the file. A file the index holds as it is now
-    /// is not read again; any other is read and parsed once, up to [`ON_DEMAND_BYTES`] in all
-    /// within [`ON_DEMAND_TIME`].
+    /// is not read again; any other is read and parsed once, up to `ON_DEMAND_BYTES` in all
+    /// within `ON_DEMAND_TIME`.
     /// A refresh running elsewhere is not waited for.
     pub fn definitions_on<'a>(
         &self,

@@ -64,7 +64,7 @@ pub fn names_an_indexed_name(
 /// Does this question name something a file of the workspace defines (`class UsageError`,
 /// `def make_default_short_help(`, `MAX_LENGTH = 256`), by a word that can only be a name in
 /// code ([`Question::code_names`])? The files are read in order, at most
-/// [`MAX_SCANNED_BYTES`], and a line defines a name when it reads like a definition (see
+/// `MAX_SCANNED_BYTES`, and a line defines a name when it reads like a definition (see
 /// [`defines`]).
 pub fn names_a_defined_name(
     question: &Question,

@@ -22,7 +22,7 @@ const MAX_LINES: usize = 4;
 /// The longest line quoted, in characters.
 const MAX_LINE_CHARS: usize = 200;
 
-/// Up to [`MAX_LINES`] lines of `content` that contain the most of `words`, in file order,
+/// Up to `MAX_LINES` lines of `content` that contain the most of `words`, in file order,
 /// each as `NUMBER: TEXT` (numbered from `first_line`).
 pub fn lines_about(content: &str, words: &[String], first_line: u64) -> Vec<String> {
     lines_about_at_most(content, words, first_line, MAX_LINES)

@@ -217,7 +217,7 @@ const TOOL_FILLER: &[&str] = &[
     "project",
 ];
 
-/// Is `word` (lower case) one of [`TOOL_FILLER`]?
+/// Is `word` (lower case) one of `TOOL_FILLER`?
 pub fn is_common_word(word: &str) -> bool {
     TOOL_FILLER.contains(&word)
 }
@@ -308,9 +308,9 @@ pub const PROJECT_NOUNS: &[&str] = &[
 ];
 
 /// Words that mark a message as being about the project, its files or the tools' subjects
-/// (`Question::sounds_about_the_project`, the local engine's lexical prior, which decides
-/// when the model's own score gives no signal): what files and code are called, what is done to them, and the subjects of
-/// the clock and task tools.
+/// (see [`crate::question::Question::sounds_about_the_project`], the local engine's lexical
+/// prior): what files and code are called, what is done to them, and the subjects of the
+/// clock and task tools.
 pub const PROJECT_QUESTION_WORDS: &[&str] = &[
     "file",
     "files",

@@ -166,7 +166,7 @@ const PRIOR_WEIGHTS: [f64; 17] = [
 impl Calibration {
     /// Calibrates the score together with the lexical prior: `tool` and `answer` hold each
     /// probe's score and whether the prior marks its question. The weight is the smallest of
-    /// [`PRIOR_WEIGHTS`] whose evidence ranks the probes best (highest AUC), so a prior that
+    /// `PRIOR_WEIGHTS` whose evidence ranks the probes best (highest AUC), so a prior that
     /// adds nothing gets no weight; the threshold is then placed as in [`from_scores`].
     ///
     /// [`from_scores`]: Calibration::from_scores

@@ -172,7 +172,7 @@ impl Session {
 
     /// Handles one user message to the end; returns the `turn_finished` event.
     ///
-    /// The turn's phases are in [`turn`]: begin (the prompt, the map, the message), then steps
+    /// The turn's phases are in `turn`: begin (the prompt, the map, the message), then steps
     /// of generate → report → act on the reply (answer, refusal or call), then finish.
     pub fn send(
         &mut self,

@@ -51,7 +51,7 @@ const KEPT_VARS: &[&str] = &[
     "NVM_DIR",
 ];
 
-/// The environment a program gets: the [`KEPT_VARS`] that are set, plus `TERM=dumb` and
+/// The environment a program gets: the `KEPT_VARS` that are set, plus `TERM=dumb` and
 /// `NO_COLOR=1` so output is plain text.
 pub fn scrubbed_env() -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = KEPT_VARS

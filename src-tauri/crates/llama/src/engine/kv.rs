@@ -23,7 +23,7 @@ pub(super) fn prompt_chunk(parameters: u64, threads: i32, max_batch: usize) -> u
 }
 
 impl LocalModel {
-    /// How many prompt tokens one batch of this model's prompts holds (see [`prompt_chunk`]).
+    /// How many prompt tokens one batch of this model's prompts holds (see `prompt_chunk`).
     pub fn prompt_batch(&self) -> usize {
         prompt_chunk(
             self.facts.parameters,
