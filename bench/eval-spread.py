@@ -6,8 +6,9 @@
 
 For each run: tool tasks right in the model's own words (the headline's count) and what was
 shown. Then the spread (most minus fewest right), and every task whose verdict or whose
-answer text differs between the runs, with the answers side by side. A lever is worth keeping
-only when its gain is larger than this spread. Prints markdown.
+answer text differs between the runs, with the answers side by side; a run in which a checker
+was stopped at its time box is marked, since what it saw depended on the machine's load. A
+lever is worth keeping only when its gain is larger than this spread. Prints markdown.
 """
 
 import json
@@ -49,6 +50,8 @@ def main(args):
     print(f"Runs whose verdict differs: {len(verdicts)}; whose answer text differs: {len(answers)} of {len(ids)}.\n")
     for i in answers:
         mark = " (verdict differs)" if i in verdicts else ""
+        if any(int(r[i].get("checks_out_of_time", 0)) > 0 for _, r in runs):
+            mark += " (a check stopped at its time box)"
         print(f"- `{i}`{mark}")
         for label, run in runs:
             text = " ".join(str(run[i]["model_answer"]).split())[:160]

@@ -124,6 +124,8 @@ fn results_are_cached_until_a_write_and_stale_when_a_check_cannot_finish() {
     // Stopped, not waited for: the build script sleeps 120 s.
     assert!(started.elapsed() < Duration::from_secs(120));
     assert_eq!(status(&stuck), ("timed_out".into(), "stale".into()));
+    assert!(lantern_core::diagnostics::a_check_ran_out_of_time(&stuck));
+    assert!(!lantern_core::diagnostics::a_check_ran_out_of_time(&first));
     assert_eq!(stuck["fresh"], false);
     assert_eq!(stuck["warnings"], 2, "{stuck:#}");
     assert!(stuck["summary"].as_str().unwrap().contains("stale"));

@@ -35,6 +35,10 @@ pub struct EvalSummary {
     pub contradicted_notes: usize,
     /// Runs that created, changed or removed a file the task did not concern.
     pub stray_edit_runs: usize,
+    /// Runs in which a checker was stopped at its time box (see
+    /// [`TaskOutcome::checks_out_of_time`]): their verdicts depend on the machine's load.
+    #[serde(default)]
+    pub runs_with_checks_out_of_time: usize,
     pub mean_steps: f64,
     pub mean_seconds: f64,
     pub total_seconds: f64,
@@ -143,6 +147,7 @@ pub fn summarize(outcomes: &[TaskOutcome]) -> EvalSummary {
         shown_successes: count(&|o| o.shown_success),
         contradicted_notes: count(&|o| o.contradicts_note),
         stray_edit_runs: count(&|o| !o.stray_edits.is_empty()),
+        runs_with_checks_out_of_time: count(&|o| o.checks_out_of_time > 0),
         mean_steps: ratio(total_steps, tasks).unwrap_or(0.0),
         mean_seconds: if tasks > 0 {
             total_seconds / tasks as f64
@@ -355,6 +360,10 @@ fn metrics(s: &EvalSummary) -> String {
         (
             "runs that changed a file the task did not concern",
             s.stray_edit_runs.to_string(),
+        ),
+        (
+            "runs with a check stopped at its time box (verdict depends on the load)",
+            s.runs_with_checks_out_of_time.to_string(),
         ),
         (
             "protocol-shaped replies (answers)",

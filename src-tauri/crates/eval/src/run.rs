@@ -67,6 +67,10 @@ pub struct TaskOutcome {
     /// again, such a call finds the same nothing.
     #[serde(default)]
     pub fruitless_bare_calls: usize,
+    /// `get_diagnostics` results in which a checker was stopped at its time box: what such a
+    /// run saw, and so its verdict, depends on how busy the machine was.
+    #[serde(default)]
+    pub checks_out_of_time: usize,
     /// Replies with no call that look like the protocol (`<TOML_CALL>`, `TOOL_RESULT: …`).
     pub protocol_shaped_replies: usize,
     /// `edit_file` calls that got as far as the tool, and those that applied.
@@ -139,6 +143,7 @@ impl TaskOutcome {
             path_calls: 0,
             grounded_path_calls: 0,
             fruitless_bare_calls: 0,
+            checks_out_of_time: 0,
             protocol_shaped_replies: 0,
             edit_calls: 0,
             edits_applied: 0,
@@ -303,6 +308,10 @@ impl<'a> Reading<'a> {
         let outcome = &mut self.outcome;
         if self.bare_calls.contains(&call_id) && found_nothing(&result.render_for_model()) {
             outcome.fruitless_bare_calls += 1;
+        }
+        let data = result.data.as_ref();
+        if data.is_some_and(lantern_core::diagnostics::a_check_ran_out_of_time) {
+            outcome.checks_out_of_time += 1;
         }
         if tool == EDIT_TOOL {
             outcome.edit_calls += 1;

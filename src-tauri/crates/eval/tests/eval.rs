@@ -262,6 +262,42 @@ fn calls_without_arguments_that_found_nothing_are_counted() {
 }
 
 #[test]
+fn checks_stopped_at_their_time_box_are_counted() {
+    // The crate with a build script that never ends: `cargo check` runs past any time box.
+    let root = tempfile::tempdir().unwrap();
+    let copied = std::process::Command::new("cp")
+        .arg("-R")
+        .arg(fixtures().join("rust-calc"))
+        .arg(root.path())
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    let stuck = "fn main() { std::thread::sleep(std::time::Duration::from_secs(120)); }\n";
+    std::fs::write(root.path().join("rust-calc/build.rs"), stuck).unwrap();
+    let mut model = ScriptedModel::new([
+        call("get_diagnostics", json!({"timeout_s": 2})),
+        call("get_current_time", json!({})),
+        "The crate is at 0.4.0.".to_string(),
+    ]);
+    let config = AgentConfig {
+        max_steps: 6,
+        ..AgentConfig::default()
+    };
+    let outcome = run_task(
+        &task("rust-crate-version"),
+        0,
+        root.path(),
+        &toolbox(),
+        &mut model,
+        &config,
+    );
+    assert_eq!(outcome.valid_calls, 2, "{outcome:?}");
+    assert_eq!(outcome.checks_out_of_time, 1, "{outcome:?}");
+    let summary = summarize(std::slice::from_ref(&outcome));
+    assert_eq!(summary.runs_with_checks_out_of_time, 1);
+}
+
+#[test]
 fn edits_are_counted_as_applied_or_not_and_checked_on_disk() {
     let mut model = ScriptedModel::new([
         call(

@@ -72,6 +72,29 @@ use std::time::{Duration, Instant};
 
 pub mod syntax;
 
+/// The `status` of a checker's report that was stopped at the time box.
+const TIMED_OUT: &str = "timed_out";
+
+/// Was a checker of this `get_diagnostics` result's data stopped at the time box? What such
+/// a result shows, and what a model does next, depends on how busy the machine was.
+pub fn a_check_ran_out_of_time(data: &Value) -> bool {
+    #[derive(Deserialize)]
+    struct Checker {
+        #[serde(default)]
+        status: Option<String>,
+    }
+    #[derive(Deserialize)]
+    struct Data {
+        #[serde(default)]
+        checkers: Vec<Checker>,
+    }
+    Data::deserialize(data).is_ok_and(|data| {
+        data.checkers
+            .iter()
+            .any(|c| c.status.as_deref() == Some(TIMED_OUT))
+    })
+}
+
 /// How long the checkers of one call may take together, unless the call says otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 

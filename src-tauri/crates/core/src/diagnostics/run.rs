@@ -211,7 +211,7 @@ fn judged(
     json["exit_code"] = json!(finished.exit_code);
     json["found"] = json!(found.len());
     if finished.timed_out {
-        json["status"] = json!("timed_out");
+        json["status"] = json!(super::TIMED_OUT);
         json["freshness"] = json!("stale");
         json["note"] = json!(format!(
             "stopped after {:.1} s (the time box); only what it reported by then is shown. Pass a larger timeout_s or narrow the check with \"file\".",
