@@ -242,6 +242,37 @@ fn commands_report_exit_codes_and_bounded_output() {
 }
 
 #[test]
+fn a_command_or_a_check_reads_the_same_to_the_model_however_long_it_took() {
+    // The model reads a result's data: a number of milliseconds in it would change its answer
+    // with the machine's load. How long a call took is the call's metadata.
+    let ws = tempfile::tempdir().unwrap();
+    let mut s = session(ws.path());
+    let quick = call(&mut s, "run_command", json!({"command": "echo hi"}));
+    let slow = call(
+        &mut s,
+        "run_command",
+        json!({"command": "sleep 0.3; echo hi"}),
+    );
+    assert_eq!(quick["stdout"], slow["stdout"]);
+    let without_command = |mut data: Value| {
+        data["command"] = Value::Null;
+        data
+    };
+    assert_eq!(without_command(quick), without_command(slow));
+
+    let broken = "def f(:\n    return 1\n";
+    let checked: Vec<Value> = (0..2)
+        .map(|_| {
+            let ws = tempfile::tempdir().unwrap();
+            std::fs::write(ws.path().join("app.py"), broken).unwrap();
+            call(&mut session(ws.path()), "get_diagnostics", json!({}))
+        })
+        .collect();
+    assert!(checked[0]["errors"].as_u64() > Some(0), "{:#}", checked[0]);
+    assert_eq!(checked[0], checked[1]);
+}
+
+#[test]
 fn a_timeout_kills_the_command_and_everything_it_started() {
     let ws = tempfile::tempdir().unwrap();
     let mut s = session(ws.path());

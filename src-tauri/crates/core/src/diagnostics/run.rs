@@ -151,7 +151,6 @@ pub(super) fn run_job(
 fn cached(mut json: Value, previous: &Entry) -> Report {
     json["status"] = json!("cached");
     json["freshness"] = json!("fresh");
-    json["duration_ms"] = json!(0);
     json["found"] = json!(previous.diagnostics.len());
     json["new_since_last"] = json!(0);
     json["resolved_since_last"] = json!(0);
@@ -207,16 +206,14 @@ fn judged(
     let stdout = finished.stdout.text();
     let stderr = finished.stderr.text();
     let found = job.checker.parse(&stdout, &stderr, paths);
-    json["duration_ms"] = json!(finished.duration.as_millis() as u64);
     json["exit_code"] = json!(finished.exit_code);
     json["found"] = json!(found.len());
     if finished.timed_out {
         json["status"] = json!(super::TIMED_OUT);
         json["freshness"] = json!("stale");
-        json["note"] = json!(format!(
-            "stopped after {:.1} s (the time box); only what it reported by then is shown. Pass a larger timeout_s or narrow the check with \"file\".",
-            finished.duration.as_secs_f64()
-        ));
+        json["note"] = json!(
+            "stopped at the time box; only what it reported by then is shown. Pass a larger timeout_s or narrow the check with \"file\"."
+        );
         if found.is_empty() {
             return stale_report(json, previous);
         }
@@ -331,7 +328,6 @@ pub(super) fn difference(before: &[Diagnostic], now: &[Diagnostic]) -> (Vec<Diag
 }
 
 pub(super) fn run_syntax(ws: &Workspace, targets: &[String]) -> Report {
-    let started = Instant::now();
     let mut found = Vec::new();
     let mut skipped = 0;
     for rel in targets {
@@ -346,7 +342,6 @@ pub(super) fn run_syntax(ws: &Workspace, targets: &[String]) -> Report {
         "command": "tree-sitter parse",
         "status": "ran",
         "freshness": "fresh",
-        "duration_ms": started.elapsed().as_millis() as u64,
         "files": targets.len(),
         "found": found.len(),
     });

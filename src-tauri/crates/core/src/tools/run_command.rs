@@ -90,7 +90,6 @@ impl Tool for RunCommand {
             "command": input.command,
             "exit_code": finished.exit_code,
             "timed_out": finished.timed_out,
-            "duration_ms": finished.duration.as_millis() as u64,
             "sandboxed": sandbox.is_ok(),
         });
         if let Some(signal) = finished.signal {
