@@ -60,9 +60,9 @@ pub struct Question {
     /// name's characters around it, in order and without repeats. "How many test_*.py files
     /// are in tests?" asks about those files only.
     pub globs: Vec<String>,
-    /// The message without its words that name a file or a folder ([`names_a_path`]), the
-    /// others kept in order: a file's name says which file, not what to do with it or what to
-    /// look for in it ("Is there a search in constants.js?" asks for no search).
+    /// Its [`Question::written`] words that do not name a file or a folder ([`names_a_path`]),
+    /// in order, joined by spaces: a file's name says which file, not what to do with it or
+    /// what to look for in it ("Is there a search in constants.js?" asks for no search).
     pub outside_paths: String,
     /// Its words shaped like the path of a file or a folder (`notes.md`, `.gitignore`,
     /// `src/app.ts`, `src/`), as written but for the dots that end a sentence, in order, once
@@ -97,22 +97,24 @@ pub struct Question {
 impl Question {
     /// Reads `message`.
     pub fn read(message: &str) -> Question {
-        let outside_paths = outside_paths(message);
         let written: Vec<String> = message_words(message)
             .map(|word| word.trim_end_matches('.'))
             .filter(|word| !word.is_empty())
             .map(str::to_string)
             .collect();
+        let outside_paths = outside_paths(&written);
         let paths = shaped_words(&written, names_a_path);
+        // Lower-case code words: how its form and the names it asks about are read.
+        let lower_code = lower_code_words(message);
         Question {
             text: message.to_string(),
             asks_for_a_change: asks_for_a_change(&written),
             points_at_the_project: points_at_the_project(&written),
             sounds_about_the_project: sounds_about_the_project(message, !paths.is_empty()),
             calculations: expressions_in(message),
-            asks_where: asks_where(message),
-            asks_how_many_files: asks_how_many_files(message),
-            names: names_in(message),
+            asks_where: asks_where(&lower_code),
+            asks_how_many_files: asks_how_many_files(&lower_code),
+            names: names_in(lower_code),
             globs: shaped_words(&written, is_glob),
             terms: terms_in(&outside_paths),
             outside_paths,
@@ -166,10 +168,9 @@ fn sounds_about_the_project(message: &str, has_path: bool) -> bool {
     has_path || adds_to || words.iter().any(|w| PROJECT_QUESTION_WORDS.contains(w))
 }
 
-/// Does the question ask how many files there are: "how many", a few words ending in
-/// "file(s)", then the question's end or a word of [`AFTER_FILES`]?
-fn asks_how_many_files(question: &str) -> bool {
-    let words = lower_code_words(question);
+/// Does a question of these lower-case code words ask how many files there are: "how many", a
+/// few words ending in "file(s)", then the question's end or a word of [`AFTER_FILES`]?
+fn asks_how_many_files(words: &[String]) -> bool {
     let Some(at) = words.windows(2).position(|w| w == ["how", "many"]) else {
         return false;
     };
@@ -191,10 +192,9 @@ fn asks_how_many_files(question: &str) -> bool {
         .is_none_or(|next| AFTER_FILES.contains(&next.as_str()))
 }
 
-/// Does the question ask where something is ("Where is…", "In which file…", "What file…"),
-/// and not where it is used ("Where is echo called?")?
-fn asks_where(question: &str) -> bool {
-    let words = lower_code_words(question);
+/// Does a question of these lower-case code words ask where something is ("Where is…", "In
+/// which file…", "What file…"), and not where it is used ("Where is echo called?")?
+fn asks_where(words: &[String]) -> bool {
     let asks = words.iter().any(|w| w == "where")
         || words
             .windows(2)
@@ -203,8 +203,8 @@ fn asks_where(question: &str) -> bool {
 }
 
 /// See [`Question::names`].
-fn names_in(message: &str) -> Vec<String> {
-    let mut words: Vec<String> = lower_code_words(message)
+fn names_in(lower_code: Vec<String>) -> Vec<String> {
+    let mut words: Vec<String> = lower_code
         .into_iter()
         .filter(|w| w.chars().count() >= 3 && !QUESTION_FILLER.contains(&w.as_str()))
         .collect();
@@ -236,9 +236,11 @@ fn is_glob(word: &str) -> bool {
 }
 
 /// See [`Question::outside_paths`].
-fn outside_paths(message: &str) -> String {
-    message_words(message)
+fn outside_paths(written: &[String]) -> String {
+    written
+        .iter()
         .filter(|w| !names_a_path(w))
+        .map(String::as_str)
         .collect::<Vec<_>>()
         .join(" ")
 }

@@ -172,8 +172,7 @@ impl Replacement {
             }
         }
         // The file's own name is no content for it.
-        for word in asked.outside_paths.split(char::is_whitespace) {
-            let word = word.trim_end_matches(['.', ':', '?', '!']);
+        for word in asked.outside_paths.split_whitespace() {
             let code = word
                 .chars()
                 .any(|c| c.is_ascii_digit() || "_*/.".contains(c))
