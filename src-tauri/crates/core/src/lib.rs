@@ -24,15 +24,15 @@
 //!   once per process.
 //!
 //! ```
-//! use lantern_core::protocol::{interpret, parse, Outcome, ParsedCall};
+//! use lantern_core::protocol::{interpret, parse, Outcome};
 //! use lantern_core::tools::ToolRegistry;
 //!
 //! let registry = ToolRegistry::standard();
 //! let turn = parse("<TOOL_CALL>\n{\"tool\": \"read_file\", \"args\": {\"path\": \"package.json\"}}\n</TOOL_CALL>");
 //! match interpret(&turn, &registry) {
-//!     Outcome::ToolCall(ParsedCall { tool, args, .. }) => {
-//!         assert_eq!(tool, "read_file");
-//!         assert_eq!(args["path"], "package.json");
+//!     Outcome::ToolCall(parsed) => {
+//!         assert_eq!(parsed.call.tool, "read_file");
+//!         assert_eq!(parsed.call.args["path"], "package.json");
 //!     }
 //!     other => panic!("expected a call, got {other:?}"),
 //! }

@@ -86,7 +86,7 @@ impl CallAssembler {
 mod tests {
     use super::*;
     use lantern_core::protocol::native::native_tools;
-    use lantern_core::protocol::{parse, with_api_calls, Outcome, ParsedCall, Turn};
+    use lantern_core::protocol::{parse, with_api_calls, Outcome, Turn};
     use lantern_core::tools::ToolRegistry;
     use lantern_core::tools::ToolSpec;
     use serde_json::json;
@@ -112,11 +112,11 @@ mod tests {
         let calls = streamed("read_file", r#"{"path": "src/a \"b\".ts"}"#);
         assert_eq!(calls.calls()[0].id.as_deref(), Some("c1"));
         let outcome = lantern_core::protocol::interpret(&read(&calls), &ToolRegistry::standard());
-        let Outcome::ToolCall(ParsedCall { tool, args, .. }) = outcome else {
+        let Outcome::ToolCall(parsed) = outcome else {
             panic!("not a call: {outcome:?}");
         };
-        assert_eq!(tool, "read_file");
-        assert_eq!(args, json!({"path": "src/a \"b\".ts"}));
+        assert_eq!(parsed.call.tool, "read_file");
+        assert_eq!(parsed.call.args, json!({"path": "src/a \"b\".ts"}));
         assert_eq!(calls.into_pieces().len(), 27);
     }
 

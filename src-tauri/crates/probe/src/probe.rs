@@ -4,7 +4,7 @@
 
 use crate::bench::{generation_speed, prompt_speed};
 use lantern_core::model::{CancelToken, Flow, GenerateRequest, Message, Model, Role};
-use lantern_core::protocol::{interpret, parse, Outcome, ParsedCall, STOP_SEQUENCES};
+use lantern_core::protocol::{interpret, parse, Outcome, STOP_SEQUENCES};
 use lantern_core::toolbox::Toolbox;
 use lantern_llama::decide::DecisionRules;
 use lantern_llama::{LocalModel, ModelFacts};
@@ -85,9 +85,7 @@ pub fn probe(model: &mut LocalModel, toolbox: &Toolbox) -> Result<ProbeReport, S
             .map_err(|e| e.0)?;
         let (outcome, called, valid) = match interpret(&parse(&generation.text), toolbox.registry())
         {
-            Outcome::ToolCall(ParsedCall { tool, .. }) => {
-                (format!("call {tool}"), true, Some(true))
-            }
+            Outcome::ToolCall(parsed) => (format!("call {}", parsed.call.tool), true, Some(true)),
             Outcome::Invalid(_) => ("invalid call".to_string(), true, Some(false)),
             Outcome::Text { .. } => ("answer".to_string(), false, None),
         };

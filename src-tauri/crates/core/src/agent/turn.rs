@@ -15,8 +15,8 @@ use crate::project_map::project_map;
 use crate::project_rules::ProjectRules;
 use crate::protocol::markers::is_protocol_shaped_text;
 use crate::protocol::{
-    interpret, with_api_calls, Dialect, InvalidCall, Outcome, ParsedCall, ProblemKind, Turn,
-    TurnParser, STOP_SEQUENCES,
+    interpret, with_api_calls, Dialect, InvalidCall, Outcome, ParsedCall, ProblemKind, RawCall,
+    Turn, TurnParser, STOP_SEQUENCES,
 };
 use crate::question::Question;
 use serde_json::Value;
@@ -411,12 +411,15 @@ impl Session {
         emit: &mut dyn FnMut(&Event),
     ) -> Option<TurnEnd> {
         let ParsedCall {
-            tool,
-            args,
-            reasoning,
-            dialect,
-            raw,
-            span,
+            call:
+                RawCall {
+                    tool,
+                    args,
+                    reasoning,
+                    dialect,
+                    raw,
+                    span,
+                },
             problems,
             text,
         } = call;

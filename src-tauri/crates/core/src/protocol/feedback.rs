@@ -3,7 +3,7 @@
 //! tool name) and a correct call to copy.
 
 use super::markers::protocol_fragment;
-use super::{InvalidCall, Outcome, ParsedCall, RawCall, Turn, CLOSE_TAG, OPEN_TAG};
+use super::{InvalidCall, Outcome, ParsedCall, Turn, CLOSE_TAG, OPEN_TAG};
 use crate::error::ErrorType;
 use crate::tools::{closest, normalize_args, ToolRegistry, ToolSpec};
 use serde_json::{json, Value};
@@ -53,21 +53,8 @@ pub fn interpret(turn: &Turn, registry: &ToolRegistry) -> Outcome {
             registry,
         );
     }
-    let RawCall {
-        tool,
-        args,
-        reasoning,
-        dialect,
-        raw,
-        span,
-    } = call;
     Outcome::ToolCall(ParsedCall {
-        tool,
-        args,
-        reasoning,
-        dialect,
-        raw,
-        span,
+        call,
         text: turn.text.clone(),
         problems: turn.problems.clone(),
     })

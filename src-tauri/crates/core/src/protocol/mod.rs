@@ -177,15 +177,11 @@ pub enum Outcome {
     Invalid(InvalidCall),
 }
 
-/// A valid call to run, as a response made it.
+/// A valid call to run: the call a response made, which the registry takes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ParsedCall {
-    pub tool: String,
-    pub args: Value,
-    pub reasoning: Option<String>,
-    pub dialect: Dialect,
-    pub raw: String,
-    pub span: Span,
+    #[serde(flatten)]
+    pub call: RawCall,
     /// The response's text meant for the user: what it said before the call, outside any fence
     /// around it (see [`Turn::text`]).
     pub text: String,

@@ -83,7 +83,7 @@ fn required_always_yields_a_schema_valid_call() {
         assert!(g.constrained);
         assert_eq!(g.finish, FinishReason::Stop, "{question}: {}", g.text);
         match interpret(&parse(&g.text), &registry) {
-            Outcome::ToolCall(ParsedCall { tool, .. }) => assert!(registry.spec(&tool).is_some()),
+            Outcome::ToolCall(parsed) => assert!(registry.spec(&parsed.call.tool).is_some()),
             other => panic!("{question}: not a valid call: {other:?}\n{}", g.text),
         }
     }
@@ -109,7 +109,7 @@ fn the_grammar_offers_exactly_the_tools_of_the_request() {
     let g = model.generate(&request, &mut |_| Flow::Continue).unwrap();
     assert!(g.constrained);
     match interpret(&parse(&g.text), &registry) {
-        Outcome::ToolCall(ParsedCall { tool, .. }) => assert_eq!(tool, "list_files", "{}", g.text),
+        Outcome::ToolCall(parsed) => assert_eq!(parsed.call.tool, "list_files", "{}", g.text),
         other => panic!("not a valid call: {other:?}\n{}", g.text),
     }
     // The next request offers all tools again and gets its own grammar.
@@ -143,7 +143,7 @@ fn a_call_closes_even_when_the_model_loops_or_its_budget_runs_out() {
         );
         assert_eq!(g.finish, FinishReason::Stop, "{question}: {}", g.text);
         match interpret(&parse(&g.text), &registry) {
-            Outcome::ToolCall(ParsedCall { tool, .. }) => assert!(registry.spec(&tool).is_some()),
+            Outcome::ToolCall(parsed) => assert!(registry.spec(&parsed.call.tool).is_some()),
             other => panic!("{question}: not a valid call: {other:?}\n{}", g.text),
         }
     }
@@ -215,12 +215,10 @@ fn follow_up_steps_evaluate_only_their_new_tokens() {
     let (first, _) = generate(&mut model, &messages, ToolChoice::Required, 200);
     let first_prompt = model.last_step().prompt_tokens;
     let read = match interpret(&parse(&first.text), &ToolRegistry::standard()) {
-        Outcome::ToolCall(ParsedCall {
-            tool, args, text, ..
-        }) => MadeCall {
-            said: text,
-            tool,
-            args,
+        Outcome::ToolCall(parsed) => MadeCall {
+            said: parsed.text,
+            tool: parsed.call.tool,
+            args: parsed.call.args,
         },
         other => panic!("the first step is a call: {other:?}"),
     };

@@ -7,7 +7,7 @@ use lantern_core::event::{Event, FinishedReason};
 use lantern_core::model::{
     CancelToken, FinishReason, Flow, GenerateRequest, MadeCall, Message, Model, Role, ToolChoice,
 };
-use lantern_core::protocol::{interpret, parse, Outcome, ParsedCall, OPEN_TAG, STOP_SEQUENCES};
+use lantern_core::protocol::{interpret, parse, Outcome, OPEN_TAG, STOP_SEQUENCES};
 use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::{Risk, ToolRegistry, ToolSpec};

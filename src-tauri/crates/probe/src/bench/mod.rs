@@ -11,7 +11,7 @@ pub use opening::FirstAnswer;
 use lantern_core::model::{
     CancelToken, Flow, GenerateRequest, MadeCall, Message, Model, Role, ToolChoice,
 };
-use lantern_core::protocol::{interpret, parse, Outcome, ParsedCall, STOP_SEQUENCES};
+use lantern_core::protocol::{interpret, parse, Outcome, STOP_SEQUENCES};
 use lantern_core::toolbox::Toolbox;
 use lantern_llama::{LocalModel, ModelFacts};
 use serde::Serialize;
@@ -123,15 +123,13 @@ pub fn follow_up(model: &mut LocalModel, toolbox: &Toolbox) -> FollowUp {
     let first_prompt = model.last_step().prompt_tokens;
     // The call is read as the agent reads it; a reply that is no call stays plain text.
     messages.push(match interpret(&parse(&call), toolbox.registry()) {
-        Outcome::ToolCall(ParsedCall {
-            tool, args, text, ..
-        }) => Message::assistant_call(
+        Outcome::ToolCall(parsed) => Message::assistant_call(
             "call-1",
             call.trim(),
             MadeCall {
-                said: text,
-                tool,
-                args,
+                said: parsed.text,
+                tool: parsed.call.tool,
+                args: parsed.call.args,
             },
         ),
         _ => Message::new(Role::Assistant, call.trim()),
