@@ -410,49 +410,30 @@ impl Session {
         confirmer: &mut dyn Confirmer,
         emit: &mut dyn FnMut(&Event),
     ) -> Option<TurnEnd> {
+        let step = state.steps;
+        // A call the server made keeps the server's id for it.
+        let call_id = self.next_call_id(match call.call.dialect {
+            Dialect::Api => server_id(&reply.generation),
+            _ => None,
+        });
+        report_call(step, &call_id, &call, reply, emit);
         let ParsedCall {
             call:
                 RawCall {
                     tool,
                     args,
                     reasoning,
-                    dialect,
-                    raw,
                     span,
+                    ..
                 },
             problems,
             text,
         } = call;
-        let (step, generation) = (state.steps, &reply.generation);
-        // A call the server made keeps the server's id for it.
-        let call_id = self.next_call_id(match dialect {
-            Dialect::Api => server_id(generation),
-            _ => None,
-        });
         // The model hears about calls it made that were not run, with the result.
         let not_run = problems
             .iter()
             .find(|p| p.kind == ProblemKind::ExtraCall)
             .map(|p| p.message.clone());
-        emit(&Event::CallParsed {
-            step,
-            call_id: call_id.clone(),
-            tool: tool.clone(),
-            args: args.clone(),
-            reasoning: reasoning.clone(),
-            dialect,
-            constrained: generation.constrained,
-            call_confidence: generation.call_confidence,
-            raw: raw.clone(),
-            span,
-            response: reply.turn.raw.clone(),
-            problems,
-            via: if dialect == Dialect::Api || generation.native_template {
-                CallPath::Native
-            } else {
-                CallPath::Text
-            },
-        });
         // What the model said up to the end of its call; the rest was discarded, and its
         // thinking is not kept, as reasoning models' templates expect.
         let made = MadeCall {
@@ -510,4 +491,34 @@ impl Session {
         emit(&finished);
         finished
     }
+}
+
+/// The `call_parsed` event of a valid call the model made, under `call_id`.
+fn report_call(
+    step: usize,
+    call_id: &str,
+    parsed: &ParsedCall,
+    reply: &Reply,
+    emit: &mut dyn FnMut(&Event),
+) {
+    let (call, generation) = (&parsed.call, &reply.generation);
+    emit(&Event::CallParsed {
+        step,
+        call_id: call_id.to_string(),
+        tool: call.tool.clone(),
+        args: call.args.clone(),
+        reasoning: call.reasoning.clone(),
+        dialect: call.dialect,
+        constrained: generation.constrained,
+        call_confidence: generation.call_confidence,
+        raw: call.raw.clone(),
+        span: call.span,
+        response: reply.turn.raw.clone(),
+        problems: parsed.problems.clone(),
+        via: if call.dialect == Dialect::Api || generation.native_template {
+            CallPath::Native
+        } else {
+            CallPath::Text
+        },
+    });
 }
