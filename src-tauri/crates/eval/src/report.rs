@@ -378,8 +378,14 @@ fn metrics(s: &EvalSummary) -> String {
     for (name, value) in rows {
         out.push_str(&format!("| {name} | {value} |\n"));
     }
-    out.push_str("\n| category | runs | right (model's words) | right first tool | grounded paths | mangled answers | mean steps | mean time |\n|---|---|---|---|---|---|---|---|\n");
-    for c in &s.categories {
+    out.push_str(&categories_table(&s.categories));
+    out
+}
+
+/// The scores of one set per category.
+fn categories_table(categories: &[CategorySummary]) -> String {
+    let mut out = String::from("\n| category | runs | right (model's words) | right first tool | grounded paths | mangled answers | mean steps | mean time |\n|---|---|---|---|---|---|---|---|\n");
+    for c in categories {
         out.push_str(&format!(
             "| {} | {} | {} ({}) | {} | {} | {} | {:.2} | {:.1} s |\n",
             cell(&c.category),
