@@ -20,18 +20,19 @@
 //! ```
 //! use lantern_core::answer_notes::{count_note, definition_note};
 //! use lantern_core::question::Question;
-//! use lantern_core::seen_result::SeenResult;
+//! use lantern_core::tool_result::ShownResult;
+//! use serde_json::json;
 //! let asked = Question::read("How many files are in classes?");
-//! let listing = SeenResult::parse(r#"{"success": true, "data": {"directory": "classes",
-//!     "files": ["classes/a.js", "classes/b.js"], "count": 2}}"#).unwrap();
+//! let listing = ShownResult::from(json!({"success": true, "data": {"directory": "classes",
+//!     "files": ["classes/a.js", "classes/b.js"], "count": 2}})).seen();
 //! let note = count_note(&asked, &[listing.clone()], "a.js and b.js").unwrap();
 //! assert_eq!(note.text, "The listing of `classes` found 2 files.");
 //! assert_eq!(count_note(&asked, &[listing], "There are 2."), None);
 //!
-//! let search = SeenResult::parse(r#"{"success": true, "data": {"matches": [
+//! let search = ShownResult::from(json!({"success": true, "data": {"matches": [
 //!     {"path": "index.js", "line": 2, "text": "const coerce = require('./functions/coerce')"},
 //!     {"path": "functions/coerce.js", "line": 5, "text": "const coerce = (version, options) => {",
-//!      "defines": "coerce"}]}}"#).unwrap();
+//!      "defines": "coerce"}]}})).seen();
 //! let asked = Question::read("In which file does coerce live?");
 //! let note = definition_note(&asked, &[search], "In search_code.").unwrap();
 //! assert_eq!(note.text, "The search shows `coerce` defined in functions/coerce.js (line 5).");

@@ -5,12 +5,13 @@
 //! never knows which one it drives.
 //!
 //! The conversation is typed: a tool result is a [`Role::Tool`] message naming the call it
-//! answers, and each request carries the tools it may call. A backend renders both its own way —
+//! answers and holding the result as the model reads it, and each request carries the tools it may call. A backend renders both its own way —
 //! the `<TOOL_CALL>` text protocol ([`crate::protocol::markers::text_protocol_messages`]), a
 //! model's own chat template, or a server's native tool API.
 
 use crate::question::Question;
 use crate::spec::ToolSpec;
+use crate::tool_result::ShownResult;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -35,7 +36,7 @@ pub const SUMMARY_PREFIX: &str = "Earlier in this conversation (summarised to sa
 pub struct Message {
     pub role: Role,
     /// The text; for a [`Role::Tool`] message the result's JSON (or the refusal), without any
-    /// protocol prefix.
+    /// protocol prefix, as a backend sends it.
     pub content: String,
     /// The call an assistant message made, or the call a tool message answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -46,6 +47,11 @@ pub struct Message {
     /// The call an assistant message made, as the agent read it from the text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call: Option<MadeCall>,
+    /// A tool result as the model reads it, kept whole: `content` is its text, written once
+    /// when the message is made, and what is read back is read from here
+    /// ([`Message::result`]).
+    #[serde(skip)]
+    result: Option<ShownResult>,
 }
 
 /// A tool call as a server's API returned it (`tool_calls`).
@@ -93,6 +99,7 @@ impl Message {
             call_id: None,
             rejected: false,
             call: None,
+            result: None,
         }
     }
 
@@ -116,11 +123,28 @@ impl Message {
         self.call.as_ref().filter(|call| self.content == call.said)
     }
 
-    /// The result of call `call_id`, as JSON text.
-    pub fn tool_result(call_id: impl Into<String>, result: impl Into<String>) -> Self {
+    /// The result of call `call_id`, as the model reads it.
+    pub fn tool_result(call_id: impl Into<String>, result: ShownResult) -> Self {
         Message {
             call_id: Some(call_id.into()),
-            ..Message::new(Role::Tool, result)
+            content: result.to_string(),
+            result: Some(result),
+            ..Message::new(Role::Tool, "")
+        }
+    }
+
+    /// The result this message holds, when it is a tool's result (not a refusal, nor any
+    /// other message).
+    pub fn result(&self) -> Option<&ShownResult> {
+        self.result.as_ref()
+    }
+
+    /// This tool result's message with `result` in place of what it held (a result shortened
+    /// or cut to save context); the call it answers stays.
+    pub fn with_result(&self, result: ShownResult) -> Self {
+        Message {
+            call_id: self.call_id.clone(),
+            ..Message::tool_result("", result)
         }
     }
 
@@ -129,6 +153,14 @@ impl Message {
         Message {
             rejected: true,
             ..Message::new(Role::Tool, feedback)
+        }
+    }
+
+    /// Why call `call_id` was refused before it ran.
+    pub fn call_refused(call_id: impl Into<String>, feedback: impl Into<String>) -> Self {
+        Message {
+            call_id: Some(call_id.into()),
+            ..Message::call_rejected(feedback)
         }
     }
 

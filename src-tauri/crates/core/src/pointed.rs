@@ -46,11 +46,9 @@ impl Pointers {
                         .filter(|w| !w.is_empty()),
                 ),
                 // What the model itself says points at nothing: it is the one guessing.
-                Role::Tool if !message.rejected => {
-                    if let Ok(result) = serde_json::from_str::<Value>(&message.content) {
-                        if result.get("success").and_then(Value::as_bool) == Some(true) {
-                            paths_reported(&result, &mut pointers.shown);
-                        }
+                Role::Tool => {
+                    if let Some(result) = message.result().filter(|r| r.seen().succeeded()) {
+                        paths_reported(result.value(), &mut pointers.shown);
                     }
                 }
                 _ => {}
@@ -116,7 +114,7 @@ mod tests {
     }
 
     fn result(json: serde_json::Value) -> Message {
-        Message::tool_result("call-1", json.to_string())
+        Message::tool_result("call-1", json.into())
     }
 
     fn unpointed_of(path: &str, history: &[Message]) -> Vec<String> {

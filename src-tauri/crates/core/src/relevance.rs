@@ -11,7 +11,7 @@
 use crate::model::FileTexts;
 use crate::question::Question;
 use crate::seen_result::{Hit, SeenData};
-use crate::tool_result::ToolResult;
+use crate::tool_result::{ShownResult, ToolResult};
 use crate::words::{lower_code_words, DEFINING_WORDS};
 use serde_json::Map;
 use std::collections::HashMap;
@@ -150,37 +150,36 @@ fn definitions_among(
 /// A result as the model reads it, with what answers `question` put first: the lines of a
 /// file's content about it (`lines_about_the_question`), or the matches of a search that
 /// define a name it asks about (`definitions`), with the lines of their bodies about the rest
-/// of the question when `files` can read them. Rendered as it is when it failed or nothing
-/// stands out.
+/// of the question when `files` can read them. As it is when it failed or nothing stands out.
 pub fn focus_result(
     result: &ToolResult,
     question: &Question,
     files: Option<&dyn FileTexts>,
-) -> String {
+) -> ShownResult {
     let data = match &result.data {
         Some(data) if result.success => SeenData::of(data),
-        _ => return result.render_for_model(),
+        _ => return result.shown(),
     };
     if let Some(matches) = &data.matches {
         let found = definitions_among(matches, &question.names, files);
         if found.is_empty() {
-            return result.render_for_model();
+            return result.shown();
         }
         let mut lead = Map::new();
         lead.insert("definitions".into(), found.into());
-        return result.render_for_model_led_by(lead);
+        return result.shown_led_by(lead);
     }
     let Some(content) = &data.content else {
-        return result.render_for_model();
+        return result.shown();
     };
     let first_line = data.start_line.unwrap_or(1);
     let lines = lines_about(content, &question.names, first_line);
     if lines.is_empty() {
-        return result.render_for_model();
+        return result.shown();
     }
     let mut lead = Map::new();
     lead.insert("lines_about_the_question".into(), lines.into());
-    result.render_for_model_led_by(lead)
+    result.shown_led_by(lead)
 }
 
 #[cfg(test)]
@@ -202,7 +201,7 @@ mod tests {
             &Question::read("Which version of this package is it?"),
             None,
         );
-        let value: Value = serde_json::from_str(&focused).unwrap();
+        let value = focused.value();
         assert_eq!(
             value["lines_about_the_question"],
             serde_json::json!(["3: \"version\": \"7.6.3\","])
@@ -212,7 +211,8 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("index.js"));
-        assert!(focused.find("lines_about").unwrap() < focused.find("\"data\"").unwrap());
+        let text = focused.to_string();
+        assert!(text.find("lines_about").unwrap() < text.find("\"data\"").unwrap());
     }
 
     #[test]
@@ -220,12 +220,12 @@ mod tests {
         let listing = read(serde_json::json!({"files": ["a.js"]}));
         assert_eq!(
             focus_result(&listing, &Question::read("version?"), None),
-            listing.render_for_model()
+            listing.shown()
         );
         let content = read(serde_json::json!({"content": "x = 1\n"}));
         assert_eq!(
             focus_result(&content, &Question::read("Which version?"), None),
-            content.render_for_model()
+            content.shown()
         );
         let failed = ToolResult::failure(
             crate::error::ToolError::invalid("no such file"),
@@ -233,7 +233,7 @@ mod tests {
         );
         assert_eq!(
             focus_result(&failed, &Question::read("Which version?"), None),
-            failed.render_for_model()
+            failed.shown()
         );
     }
 
@@ -256,7 +256,7 @@ mod tests {
             &Question::read("In which file does coerce live?"),
             None,
         );
-        let value: Value = serde_json::from_str(&focused).unwrap();
+        let value = focused.value();
         assert_eq!(
             value["definitions"],
             serde_json::json!([
@@ -271,7 +271,7 @@ mod tests {
             &Question::read("Where is the satisfies function defined?"),
             None,
         );
-        assert_eq!(unrelated, search.render_for_model());
+        assert_eq!(unrelated, search.shown());
     }
 
     #[test]
@@ -289,7 +289,7 @@ mod tests {
             &Question::read("When a UsageError is raised, which exit code follows?"),
             Some(&files),
         );
-        let value: Value = serde_json::from_str(&focused).unwrap();
+        let value = focused.value();
         assert_eq!(
             value["definitions"],
             serde_json::json!([
@@ -303,7 +303,7 @@ mod tests {
             &Question::read("Where is UsageError defined?"),
             Some(&files),
         );
-        let value: Value = serde_json::from_str(&focused).unwrap();
+        let value = focused.value();
         assert_eq!(
             value["definitions"],
             serde_json::json!(["exceptions.py:2: class UsageError(ClickException):"])

@@ -1,16 +1,19 @@
 //! What a tool result showed, typed: the members of a result's data that Lantern reads back
 //! (a search's matches, a listing's files, a read file's text), declared once.
 //!
-//! The tools write their data as JSON; the notes beneath an answer, the focusing of results,
+//! The tools write their data as JSON, and the history keeps each result as the model reads it
+//! ([`crate::tool_result::ShownResult`]); the notes beneath an answer, the focusing of results,
 //! the choice of what a turn found nothing in, and the shortening of old results read it back.
 //! They read it here, through [`SeenResult`] and [`SeenData`], and never by a member's name
 //! of their own. A search's [`Hit`] is one type for the tool that writes it and for what
 //! reads it.
 //!
 //! ```
-//! use lantern_core::seen_result::SeenResult;
-//! let rendered = r#"{"success":true,"data":{"directory":"src","files":["src/a.rs"],"count":1},"error":null}"#;
-//! let seen = SeenResult::parse(rendered).unwrap();
+//! use lantern_core::tool_result::ToolResult;
+//! use serde_json::json;
+//! let listing = json!({"directory": "src", "files": ["src/a.rs"], "count": 1});
+//! let result = ToolResult::from_outcome(Ok(listing), std::time::Duration::ZERO);
+//! let seen = result.shown().seen();
 //! assert_eq!(seen.data.files.as_deref(), Some(&["src/a.rs".to_string()][..]));
 //! assert!(!seen.found_nothing());
 //! ```
@@ -60,8 +63,8 @@ pub struct Hit {
     pub unindexed: bool,
 }
 
-/// A result as the model read it ([`crate::tool_result::ToolResult::render_for_model`], or a
-/// shortened one): whether the call succeeded, and its data.
+/// A result as the model read it ([`crate::tool_result::ShownResult::seen`]): whether the call
+/// succeeded, and its data.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct SeenResult {
     /// Lantern's results always say; JSON that does not is read with it unknown.
@@ -114,22 +117,6 @@ pub struct SeenData {
 }
 
 impl SeenResult {
-    /// The result `rendered` holds; `None` when it is not a JSON object (a refusal's text).
-    pub fn parse(rendered: &str) -> Option<SeenResult> {
-        serde_json::from_str(rendered).ok()
-    }
-
-    /// How long the data of the result `rendered` holds is, written as JSON: what a summary
-    /// says of data it has no words for.
-    pub fn data_chars(rendered: &str) -> usize {
-        #[derive(Deserialize)]
-        struct Data {
-            #[serde(default)]
-            data: Value,
-        }
-        serde_json::from_str::<Data>(rendered).map_or(0, |d| d.data.to_string().len())
-    }
-
     /// Did this result find nothing: a call that failed, or a search or listing that counted
     /// no entries? After such a result an answer can only guess; the next step should look
     /// elsewhere.
@@ -184,6 +171,7 @@ fn lenient_or_default<'de, D: Deserializer<'de>, T: DeserializeOwned + Default>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tool_result::ShownResult;
     use serde_json::json;
 
     #[test]
@@ -199,7 +187,7 @@ mod tests {
             unindexed: false,
         };
         let rendered = json!({"success": true, "data": {"query": "echo", "matches": [hit], "count": 1}, "error": null});
-        let seen = SeenResult::parse(&rendered.to_string()).unwrap();
+        let seen = ShownResult::from(rendered).seen();
         assert_eq!(
             seen.data.matches.as_deref(),
             Some(std::slice::from_ref(&hit))
@@ -209,20 +197,19 @@ mod tests {
     }
 
     #[test]
-    fn a_failure_or_an_empty_count_found_nothing_and_text_is_no_result() {
-        let failed = r#"{"success":false,"data":null,"error":"File not found: a.txt"}"#;
-        let failed = SeenResult::parse(failed).unwrap();
+    fn a_failure_or_an_empty_count_found_nothing() {
+        let failed = json!({"success": false, "data": null, "error": "File not found: a.txt"});
+        let failed = ShownResult::from(failed).seen();
         assert!(failed.found_nothing());
         assert_eq!(failed.error.as_deref(), Some("File not found: a.txt"));
-        let empty = r#"{"success":true,"data":{"matches":[],"count":0},"error":null}"#;
-        assert!(SeenResult::parse(empty).unwrap().found_nothing());
-        assert!(SeenResult::parse("The call was refused: no such tool.").is_none());
+        let empty = json!({"success": true, "data": {"matches": [], "count": 0}, "error": null});
+        assert!(ShownResult::from(empty).found_nothing());
     }
 
     #[test]
     fn a_result_cut_to_fit_keeps_the_hits_before_its_note() {
-        // `ToolResult::render_for_model` ends the longest list of a result too long for the
-        // model with a note of what it cut.
+        // `ToolResult::shown` ends the longest list of a result too long for the model with a
+        // note of what it cut.
         let hits: Vec<Value> = (1..=300)
             .map(|line| json!({"path": "src/a.rs", "line": line, "column": 1, "text": format!("let total_{line} = 0;")}))
             .collect();
@@ -230,9 +217,12 @@ mod tests {
             Ok(json!({"query": "total", "matches": hits, "count": 300})),
             std::time::Duration::ZERO,
         );
-        let rendered = result.render_for_model();
-        assert!(rendered.contains("more entries cut"), "the list was cut");
-        let seen = SeenResult::parse(&rendered).unwrap();
+        let shown = result.shown();
+        assert!(
+            shown.to_string().contains("more entries cut"),
+            "the list was cut"
+        );
+        let seen = shown.seen();
         let kept = seen.data.matches.unwrap();
         assert!(kept.len() > 10 && kept.len() < 300, "{}", kept.len());
         assert_eq!(kept[0].text, "let total_1 = 0;");
@@ -243,7 +233,7 @@ mod tests {
 
     #[test]
     fn json_that_does_not_say_whether_it_succeeded_is_read_with_that_unknown() {
-        let seen = SeenResult::parse(r#"{"data": {"count": 0}}"#).unwrap();
+        let seen = ShownResult::from(json!({"data": {"count": 0}})).seen();
         assert_eq!(seen.success, None);
         assert!(seen.found_nothing() && !seen.succeeded());
     }

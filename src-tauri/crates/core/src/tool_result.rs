@@ -1,15 +1,18 @@
 //! The structured result of a tool call and its model-facing rendering.
 //!
 //! Every call ends in a [`ToolResult`]: `success`, `data`, `error_message`, `error_type` and
-//! `metadata` (timing, size, timestamp). The model reads it as one line,
-//! `TOOL_RESULT: {"success": …, "data": …, "error": …}`, bounded to
-//! [`MODEL_RESULT_LIMIT`] bytes with an explicit notice when cut.
+//! `metadata` (timing, size, timestamp). The model reads it as a [`ShownResult`],
+//! `{"success": …, "data": …, "error": …}`, bounded to [`MODEL_RESULT_LIMIT`] bytes with an
+//! explicit notice when cut. The history keeps that body whole; it becomes text (one line after
+//! `TOOL_RESULT:` in the text protocol) only where a backend sends it, and what Lantern reads
+//! back from it, it reads typed ([`ShownResult::seen`]).
 
 use crate::error::{ErrorType, ToolError};
 use crate::seen_result::SeenResult;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The most bytes of a `TOOL_RESULT` line the model is shown.
@@ -87,19 +90,23 @@ impl ToolResult {
         }
     }
 
-    /// What the model reads (after `TOOL_RESULT:` in the text protocol):
-    /// `{"success":…,"data":…,"error":…}`.
-    ///
-    /// Bounded to [`MODEL_RESULT_LIMIT`]: when the data is larger, the longest strings in it are
-    /// shortened (each with a note of how much was cut) until it fits, so the JSON stays valid
-    /// and the model still sees the shape of the answer.
+    /// The text of what the model reads ([`shown`](Self::shown)), as a backend sends it.
     pub fn render_for_model(&self) -> String {
-        self.render_for_model_led_by(Map::new())
+        self.shown().to_string()
     }
 
-    /// [`render_for_model`](Self::render_for_model) with `lead`'s members read before the data
-    /// (e.g. the lines of a file that answer the question).
-    pub fn render_for_model_led_by(&self, lead: Map<String, Value>) -> String {
+    /// What the model reads: `{"success":…,"data":…,"error":…}`.
+    ///
+    /// Bounded to [`MODEL_RESULT_LIMIT`] bytes of text: when the data is larger, the longest
+    /// strings in it are shortened (each with a note of how much was cut) until it fits, so the
+    /// JSON stays valid and the model still sees the shape of the answer.
+    pub fn shown(&self) -> ShownResult {
+        self.shown_led_by(Map::new())
+    }
+
+    /// [`shown`](Self::shown) with `lead`'s members read before the data (e.g. the lines of a
+    /// file that answer the question).
+    pub fn shown_led_by(&self, lead: Map<String, Value>) -> ShownResult {
         let error = match (&self.error_message, &self.error_hint) {
             (Some(m), Some(h)) => Value::String(format!("{m} {h}")),
             (Some(m), None) => Value::String(m.clone()),
@@ -127,14 +134,104 @@ impl ToolResult {
                 text = body.to_string();
             }
         }
-        text
+        ShownResult(body)
     }
 }
 
-/// Did this result, as the model reads it ([`ToolResult::render_for_model`]), find nothing
-/// (see [`SeenResult::found_nothing`])? Text that is no result (a refusal) did not.
-pub fn found_nothing(rendered: &str) -> bool {
-    SeenResult::parse(rendered).is_some_and(|seen| seen.found_nothing())
+/// A result as the model reads it ([`ToolResult::shown`]), kept whole: its text is written
+/// ([`Display`](fmt::Display)) only for a backend to send, and what Lantern reads back from it
+/// is read typed ([`seen`](Self::seen)), never from that text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShownResult(Value);
+
+/// What a result cut to fit the context says about itself.
+const CUT_NOTE: &str = "[the rest was cut to fit the model's context]";
+/// A string shorter than this is not cut further to fit the context.
+const MIN_CUT_CHARS: usize = 200;
+
+impl ShownResult {
+    /// A result written as JSON text elsewhere (a tool's declared example).
+    pub fn from_json(text: &str) -> serde_json::Result<ShownResult> {
+        serde_json::from_str(text).map(ShownResult)
+    }
+
+    /// The body, for what reads every value of a result alike (the facts an answer may copy,
+    /// the paths it reports).
+    pub fn value(&self) -> &Value {
+        &self.0
+    }
+
+    /// The members of the result Lantern reads back, typed.
+    pub fn seen(&self) -> SeenResult {
+        SeenResult::deserialize(&self.0).unwrap_or_default()
+    }
+
+    /// Did this result find nothing (see [`SeenResult::found_nothing`])?
+    pub fn found_nothing(&self) -> bool {
+        self.seen().found_nothing()
+    }
+
+    /// How long the result's data is, written as JSON: what a summary says of data it has no
+    /// words for.
+    pub fn data_chars(&self) -> usize {
+        match &self.0 {
+            Value::Object(members) => members.get("data").map_or(0, |d| d.to_string().len()),
+            _ => 0,
+        }
+    }
+
+    /// The result with `note` beside it, for the model to read (e.g. that a second call in the
+    /// same reply was not run).
+    pub fn with_note(self, note: &str) -> ShownResult {
+        match self.0 {
+            Value::Object(mut members) => {
+                members.insert("note".into(), note.into());
+                ShownResult(Value::Object(members))
+            }
+            other => ShownResult(serde_json::json!({"result": other, "note": note})),
+        }
+    }
+
+    /// The result with about half of what its data holds cut, or `None` when there is nothing
+    /// long enough to cut: the longest string (a file's content) loses its second half, or else
+    /// the longest list its second half of entries. For a backend's last resort, when a
+    /// conversation with nothing left to drop still does not fit its context.
+    pub fn halved(&self) -> Option<ShownResult> {
+        let mut body = self.0.clone();
+        let data = match &mut body {
+            Value::Object(members) => members.get_mut("data")?,
+            _ => return None,
+        };
+        if let Some(longest) = longest_string(data).filter(|s| s.chars().count() > MIN_CUT_CHARS) {
+            let count = longest.chars().count();
+            let kept: String = longest.chars().take(count / 2).collect();
+            *longest = format!("{kept}\n… {CUT_NOTE}");
+        } else if let Some(items) = largest_array(data).filter(|items| items.len() > 2) {
+            // Half the entries and a note of the rest: always fewer than before, so cutting
+            // again and again ends.
+            let cut = items.len() - items.len() / 2;
+            items.truncate(items.len() - cut);
+            items.push(Value::String(format!("… {cut} more entries {CUT_NOTE}")));
+        } else {
+            return None;
+        }
+        if let Value::Object(members) = data {
+            members.insert("cut_to_fit".into(), Value::Bool(true));
+        }
+        Some(ShownResult(body))
+    }
+}
+
+impl From<Value> for ShownResult {
+    fn from(body: Value) -> Self {
+        ShownResult(body)
+    }
+}
+
+impl fmt::Display for ShownResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
 }
 
 /// Shortens the longest strings in `value` until about `excess` bytes are gone; returns how
@@ -184,18 +281,19 @@ fn longest_string(value: &mut Value) -> Option<&mut String> {
     }
 }
 
+fn largest_array(value: &mut Value) -> Option<&mut Vec<Value>> {
+    match value {
+        Value::Array(items) => Some(items),
+        Value::Object(map) => map
+            .values_mut()
+            .filter_map(largest_array)
+            .max_by_key(|a| a.len()),
+        _ => None,
+    }
+}
+
 /// Removes the last element of the largest array in `value` and records how many were dropped.
 fn drop_array_tail(value: &mut Value) -> bool {
-    fn largest_array(value: &mut Value) -> Option<&mut Vec<Value>> {
-        match value {
-            Value::Array(items) => Some(items),
-            Value::Object(map) => map
-                .values_mut()
-                .filter_map(largest_array)
-                .max_by_key(|a| a.len()),
-            _ => None,
-        }
-    }
     match largest_array(value) {
         Some(items) if items.len() > 1 => {
             let n = items.len().div_ceil(4);
@@ -217,7 +315,9 @@ mod tests {
     #[test]
     fn a_failure_or_a_count_of_nothing_found_nothing() {
         let nothing = |data: Value| {
-            found_nothing(&ToolResult::from_outcome(Ok(data), Duration::ZERO).render_for_model())
+            ToolResult::from_outcome(Ok(data), Duration::ZERO)
+                .shown()
+                .found_nothing()
         };
         assert!(nothing(serde_json::json!({"matches": [], "count": 0})));
         assert!(nothing(serde_json::json!({"files": [], "count": 0})));
@@ -229,8 +329,39 @@ mod tests {
             ToolError::new(ErrorType::NotFound, "No such file: a.rs"),
             Duration::ZERO,
         );
-        assert!(found_nothing(&failed.render_for_model()));
-        assert!(!found_nothing("not json"));
+        assert!(failed.shown().found_nothing());
+        assert!(!ShownResult::from(Value::String("not a result".into())).found_nothing());
+    }
+
+    #[test]
+    fn a_result_halved_to_fit_keeps_the_start_of_its_longest_text_or_list() {
+        let read = |data: Value| ToolResult::from_outcome(Ok(data), Duration::ZERO).shown();
+        let long = "line\n".repeat(100);
+        let halved = read(serde_json::json!({"path": "a.txt", "content": long}))
+            .halved()
+            .unwrap();
+        let content = halved.seen().data.content.unwrap();
+        assert!(content.starts_with(&"line\n".repeat(50)), "{content}");
+        assert!(content.ends_with(CUT_NOTE));
+        assert_eq!(halved.seen().data.path.as_deref(), Some("a.txt"));
+
+        let files: Vec<String> = (0..10).map(|i| format!("f{i}.rs")).collect();
+        let listing = read(serde_json::json!({"files": files, "count": 10}));
+        let halved = listing.halved().unwrap().seen().data.files.unwrap();
+        assert_eq!(halved[..5], files[..5]);
+        assert_eq!(halved.len(), 6, "five kept and the note of what was cut");
+
+        assert_eq!(read(serde_json::json!({"content": "short"})).halved(), None);
+        // Cut again and again, a result ends with nothing left to cut.
+        let mut cut = listing;
+        for _ in 0..10 {
+            match cut.halved() {
+                Some(shorter) => cut = shorter,
+                None => break,
+            }
+        }
+        assert_eq!(cut.halved(), None);
+        assert_eq!(cut.seen().data.files.unwrap().len(), 2);
     }
 
     #[test]

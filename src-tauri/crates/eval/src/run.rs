@@ -15,7 +15,6 @@ use lantern_core::model::{CancelToken, Model};
 use lantern_core::protocol::markers::{is_protocol_shaped_text, protocol_fragment};
 use lantern_core::protocol::parse;
 use lantern_core::sandbox::Workspace;
-use lantern_core::tool_result::found_nothing;
 use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::{PrepareError, Risk, ToolContext, ToolRegistry};
 use serde::{Deserialize, Serialize};
@@ -306,7 +305,7 @@ impl<'a> Reading<'a> {
         result: &lantern_core::tool_result::ToolResult,
     ) {
         let outcome = &mut self.outcome;
-        if self.bare_calls.contains(&call_id) && found_nothing(&result.render_for_model()) {
+        if self.bare_calls.contains(&call_id) && result.shown().found_nothing() {
             outcome.fruitless_bare_calls += 1;
         }
         let data = result.data.as_ref();

@@ -182,7 +182,7 @@ impl NativeTemplate {
                 ),
                 MadeCall::new(clock.name.clone(), serde_json::json!({})),
             ),
-            Message::tool_result("call-1", "{}"),
+            Message::tool_result("call-1", serde_json::json!({}).into()),
         ];
         let rendered = template
             .render(&probe, std::slice::from_ref(&clock), true)
@@ -253,6 +253,7 @@ fn template_call_id(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lantern_core::tool_result::ShownResult;
     use lantern_core::toolbox::Toolbox;
 
     const HERMES_TEMPLATE: &str = include_str!("../../../../tests/templates/chatml-tools.jinja");
@@ -270,7 +271,7 @@ mod tests {
             Message::new(Role::System, "Be brief."),
             Message::new(Role::User, "What is in a.md?"),
             Message::assistant_call("call-1", call, read),
-            Message::tool_result("call-1", result),
+            Message::tool_result("call-1", ShownResult::from_json(result).unwrap()),
         ]
     }
 

@@ -8,6 +8,7 @@ use lantern_core::model::{
 };
 use lantern_core::protocol::{parse, STOP_SEQUENCES};
 use lantern_core::sandbox::Workspace;
+use lantern_core::tool_result::ShownResult;
 use lantern_core::toolbox::Toolbox;
 use lantern_core::walk::known_paths;
 use lantern_llama::{default_model_path, LoadOptions, LocalModel};
@@ -117,7 +118,7 @@ fn a_write_is_offered_only_the_files_the_conversation_points_at() {
         ),
         Message::tool_result(
             "call-1",
-            r#"{"success":true,"data":{"matches":[{"path":"src/text/slug.js","line":2,"column":29,"text":"  return title.toLowerCase().replace(/[^a-z]+/g, '-');"}],"count":1},"error":null}"#,
+            ShownResult::from_json(r#"{"success":true,"data":{"matches":[{"path":"src/text/slug.js","line":2,"column":29,"text":"  return title.toLowerCase().replace(/[^a-z]+/g, '-');"}],"count":1},"error":null}"#).unwrap(),
         ),
     ];
     assert_eq!(

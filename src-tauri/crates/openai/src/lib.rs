@@ -668,7 +668,7 @@ mod tests {
                 "<TOOL_CALL>{}</TOOL_CALL>",
                 lantern_core::model::MadeCall::new("", serde_json::json!({})),
             ),
-            Message::tool_result("call-1", r#"{"success":true}"#),
+            Message::tool_result("call-1", serde_json::json!({"success": true}).into()),
         ];
         let sent = steer(&history, ToolChoice::None);
         assert_eq!(sent[2].role, Role::User);

@@ -9,10 +9,11 @@ use super::Session;
 use crate::answer_notes::{count_note, definition_note, AnswerNote};
 use crate::answer_paths::{files_shown, with_paths};
 use crate::event::Event;
-use crate::model::{FinishReason, Role};
+use crate::model::{FinishReason, Message};
 use crate::question::Question;
 use crate::repeats::before_repeats;
 use crate::seen_result::SeenResult;
+use crate::tool_result::ShownResult;
 
 impl Session {
     /// The answer to give for the reply `text` of step `step`, which ended for `finish`, to
@@ -37,17 +38,16 @@ impl Session {
                 text: text.clone(),
             });
         }
-        let results: Vec<&str> = self.history[turn_start..]
+        let results: Vec<&Message> = self.history[turn_start..]
             .iter()
-            .filter(|m| m.role == Role::Tool && !m.rejected)
-            .map(|m| m.content.as_str())
+            .filter(|m| m.result().is_some())
             .collect();
         if results.is_empty() {
             return text;
         }
         if self.config.answer_paths {
             let (known, _) = self.seen.look(&self.ctx, self.toolbox.specs());
-            let shown = files_shown(results.iter().copied(), known);
+            let shown = files_shown(results.iter().map(|m| m.content.as_str()), known);
             if let Some((given_text, paths)) = with_paths(&text, &shown, known) {
                 text = given_text;
                 emit(&Event::AnswerPathsGiven {
@@ -57,14 +57,15 @@ impl Session {
                 });
             }
         }
-        // The results are read only for a question a note can answer; what is not a JSON result
-        // (a refusal's text) gives no note.
+        // The results are read only for a question a note can answer; a refusal is no result
+        // and gives no note.
         let counts = self.config.count_notes && question.asks_how_many_files;
         let places = self.config.definition_notes && question.asks_where;
         let parsed: Vec<SeenResult> = match counts || places {
             true => results
                 .iter()
-                .filter_map(|r| SeenResult::parse(r))
+                .filter_map(|m| m.result())
+                .map(ShownResult::seen)
                 .collect(),
             false => Vec::new(),
         };

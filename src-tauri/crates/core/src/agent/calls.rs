@@ -116,11 +116,8 @@ impl CallOutcome {
     /// What the model reads next: the result, or why the call was not run.
     pub fn to_message(&self, call_id: &str) -> Message {
         match self {
-            CallOutcome::Ran(result) => Message::tool_result(call_id, result.render_for_model()),
-            CallOutcome::Refused(r) => Message {
-                call_id: Some(call_id.to_string()),
-                ..Message::call_rejected(r.message.clone())
-            },
+            CallOutcome::Ran(result) => Message::tool_result(call_id, result.shown()),
+            CallOutcome::Refused(r) => Message::call_refused(call_id, r.message.clone()),
         }
     }
 
@@ -184,10 +181,7 @@ pub(super) fn refused_reply(
             };
             [
                 Message::assistant_call(&call.call_id, reply, made),
-                Message {
-                    call_id: Some(call.call_id.clone()),
-                    ..Message::call_rejected(feedback)
-                },
+                Message::call_refused(&call.call_id, feedback),
             ]
         }
         None => [
@@ -197,16 +191,16 @@ pub(super) fn refused_reply(
     }
 }
 
-/// A tool message's JSON with a `note` the model should read beside the result (e.g. that a
-/// second call in the same reply was not run). Text that is not a JSON object keeps the note
-/// on a line of its own.
-pub(super) fn with_note(content: &str, note: &str) -> String {
-    match serde_json::from_str::<serde_json::Value>(content) {
-        Ok(serde_json::Value::Object(mut object)) => {
-            object.insert("note".to_string(), note.into());
-            serde_json::Value::Object(object).to_string()
+/// A tool message with a `note` the model should read beside the result (e.g. that a second
+/// call in the same reply was not run). A refusal keeps the note on a line of its own.
+pub(super) fn with_note(message: Message, note: &str) -> Message {
+    match message.result() {
+        Some(result) => message.with_result(result.clone().with_note(note)),
+        None => {
+            let mut refusal = message;
+            refusal.content = format!("{}\n{note}", refusal.content);
+            refusal
         }
-        _ => format!("{content}\n{note}"),
     }
 }
 
@@ -229,5 +223,32 @@ impl super::Session {
         });
         let files = texts.as_ref().map(|t| t as &dyn FileTexts);
         Message::tool_result(call_id, focus_result(result, question, files))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_note_joins_a_result_as_a_member_and_a_refusal_as_a_line() {
+        let read = json!({"success": true, "data": {"path": "a.txt", "content": "x"}});
+        let noted = with_note(
+            Message::tool_result("call-2", read.into()),
+            "Only one call runs.",
+        );
+        assert_eq!(noted.call_id.as_deref(), Some("call-2"));
+        let result = noted.result().expect("still a result");
+        assert_eq!(result.seen().data.path.as_deref(), Some("a.txt"));
+        assert_eq!(result.value()["note"], "Only one call runs.");
+        assert_eq!(noted.content, result.to_string());
+
+        let refusal = with_note(
+            Message::call_refused("call-3", "No such tool."),
+            "Only one.",
+        );
+        assert_eq!(refusal.content, "No such tool.\nOnly one.");
+        assert!(refusal.rejected && refusal.result().is_none());
     }
 }

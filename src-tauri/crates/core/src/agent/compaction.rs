@@ -18,7 +18,8 @@ use crate::model::{
 };
 use crate::protocol::markers::leading_system_messages;
 use crate::seen_result::SeenResult;
-use serde_json::{json, Value};
+use crate::tool_result::ShownResult;
+use serde_json::json;
 
 /// The share of the context past which old results are shortened before the next step.
 pub const COMPACT_AT: f64 = 0.75;
@@ -58,50 +59,37 @@ impl Session {
     }
 }
 
-/// What a result cut to fit the context says about itself.
-const CUT_NOTE: &str = "[the rest was cut to fit the model's context]";
-/// A result shorter than this is not cut further.
-const MIN_CUT_CHARS: usize = 200;
-
-/// A result, as the model reads it, with half of what it holds cut (a file's content, or the
-/// text itself), or `None` when it is too short to cut. For the backend's last resort, when a
-/// conversation with nothing left to drop still does not fit its context.
-pub fn cut_to_fit(result: &str) -> Option<String> {
-    fn half(text: &str) -> Option<String> {
-        let count = text.chars().count();
-        (count > MIN_CUT_CHARS).then(|| {
-            let kept: String = text.chars().take(count / 2).collect();
-            format!("{kept}\n… {CUT_NOTE}")
-        })
+/// A tool message with about half of what it holds cut (see [`ShownResult::halved`]; a
+/// refusal's text loses its second half), or `None` when it is too short to cut. For the
+/// backend's last resort, when a conversation with nothing left to drop still does not fit its
+/// context.
+pub fn cut_to_fit(message: &Message) -> Option<Message> {
+    /// A refusal shorter than this is not cut further.
+    const MIN_CUT_CHARS: usize = 200;
+    if let Some(result) = message.result() {
+        return result.halved().map(|half| message.with_result(half));
     }
-    if let Ok(mut value) = serde_json::from_str::<Value>(result) {
-        if let Some(content) = value["data"]["content"].as_str() {
-            if let Some(cut) = half(content) {
-                value["data"]["content"] = Value::String(cut);
-                value["data"]["cut_to_fit"] = Value::Bool(true);
-                return Some(value.to_string());
-            }
-        }
-    }
-    half(result)
+    let count = message.content.chars().count();
+    (count > MIN_CUT_CHARS).then(|| {
+        let kept: String = message.content.chars().take(count / 2).collect();
+        let mut refusal = message.clone();
+        refusal.content = format!("{kept}\n… [the rest was cut to fit the model's context]");
+        refusal
+    })
 }
 
 /// What a shortened result says about itself.
 const SHORTENED: &str = "to save context; the full result is no longer shown";
 
 /// A result, as the model reads it, shortened to what it held in one line.
-pub fn shortened(result: &str) -> String {
-    let (success, summary) = match SeenResult::parse(result) {
-        Some(seen) => (seen.success != Some(false), summary_of(&seen, result)),
-        None => (
-            true,
-            format!("{} characters of text", result.chars().count()),
-        ),
-    };
-    json!({"success": success, "summary": summary, "shortened": SHORTENED}).to_string()
+pub fn shortened(result: &ShownResult) -> ShownResult {
+    let seen = result.seen();
+    let success = seen.success != Some(false);
+    let summary = summary_of(&seen, result);
+    json!({"success": success, "summary": summary, "shortened": SHORTENED}).into()
 }
 
-fn summary_of(seen: &SeenResult, rendered: &str) -> String {
+fn summary_of(seen: &SeenResult, result: &ShownResult) -> String {
     let data = &seen.data;
     let text = |member: &Option<String>| member.clone().unwrap_or_default();
     if seen.success == Some(false) {
@@ -118,7 +106,7 @@ fn summary_of(seen: &SeenResult, rendered: &str) -> String {
     if data.files.is_some() {
         return format!("{count} files in {}", text(&data.directory));
     }
-    format!("{} characters of data", SeenResult::data_chars(rendered))
+    format!("{} characters of data", result.data_chars())
 }
 
 /// Shortens the tool results among `history[..before]` that are not short already; returns
@@ -128,10 +116,12 @@ pub fn shorten_old_results(history: &mut [Message], before: usize) -> usize {
     let before = before.min(history.len());
     for message in history[..before]
         .iter_mut()
-        .filter(|m| m.is_tool_result() && !m.content.contains(SHORTENED))
+        .filter(|m| !m.content.contains(SHORTENED))
     {
-        message.content = shortened(&message.content);
-        count += 1;
+        if let Some(result) = message.result() {
+            *message = message.with_result(shortened(result));
+            count += 1;
+        }
     }
     count
 }
@@ -225,8 +215,13 @@ mod tests {
     use super::*;
     use crate::model::MadeCall;
 
+    fn result(text: &str) -> ShownResult {
+        ShownResult::from_json(text).unwrap()
+    }
+
     #[test]
     fn a_result_is_shortened_to_what_it_held() {
+        let shortened = |text: &str| shortened(&result(text)).to_string();
         let read = r#"{"success":true,"data":{"path":"src/a.ts","content":"…","total_lines":120},"error":null}"#;
         assert_eq!(
             shortened(read),
@@ -273,12 +268,18 @@ mod tests {
         let mut history = vec![
             Message::new(crate::model::Role::System, "tools"),
             Message::new(crate::model::Role::User, "first"),
-            Message::tool_result("call-1", read),
+            Message::tool_result("call-1", result(read)),
             Message::new(crate::model::Role::User, "second"),
-            Message::tool_result("call-2", read),
+            Message::tool_result("call-2", result(read)),
         ];
         assert_eq!(shorten_old_results(&mut history, 3), 1);
         assert!(history[2].content.contains("shortened"));
+        assert_eq!(history[2].call_id.as_deref(), Some("call-1"));
+        assert_eq!(
+            history[2].result().unwrap().seen().success,
+            Some(true),
+            "a shortened result is still a result"
+        );
         assert_eq!(
             history[4].content, read,
             "the current turn keeps its results"
@@ -290,22 +291,27 @@ mod tests {
     #[test]
     fn a_result_too_big_for_the_context_is_cut_in_half_until_it_is_short() {
         let content = "line\n".repeat(200);
-        let read = json!({"success": true, "data": {"path": "big.txt", "content": content, "total_lines": 200}}).to_string();
-        let once: Value = serde_json::from_str(&cut_to_fit(&read).unwrap()).unwrap();
-        let kept = once["data"]["content"].as_str().unwrap();
+        let read = json!({"success": true, "data": {"path": "big.txt", "content": content, "total_lines": 200}});
+        let read = Message::tool_result("call-1", read.into());
+        let once = cut_to_fit(&read).unwrap();
+        assert_eq!(once.call_id.as_deref(), Some("call-1"));
+        let data = once.result().unwrap().seen().data;
+        let kept = data.content.unwrap();
         assert!(
-            kept.starts_with("line\nline\n") && kept.ends_with(CUT_NOTE),
+            kept.starts_with("line\nline\n") && kept.ends_with("cut to fit the model's context]"),
             "{kept}"
         );
         assert!(kept.len() < 600);
-        assert_eq!(once["data"]["cut_to_fit"], true);
+        assert!(once.content.contains(r#""cut_to_fit":true"#));
         assert_eq!(
-            once["data"]["path"], "big.txt",
+            data.path.as_deref(),
+            Some("big.txt"),
             "the rest of the result stays"
         );
-        let plain = "x".repeat(1000);
-        assert!(cut_to_fit(&plain).unwrap().starts_with(&"x".repeat(500)));
-        assert_eq!(cut_to_fit("short"), None);
+        let refusal = |text: &str| Message::call_rejected(text);
+        let cut = cut_to_fit(&refusal(&"x".repeat(1000))).unwrap();
+        assert!(cut.content.starts_with(&"x".repeat(500)) && cut.rejected);
+        assert_eq!(cut_to_fit(&refusal("short")), None);
     }
 
     #[test]
@@ -319,7 +325,7 @@ mod tests {
                 "<TOOL_CALL>{}</TOOL_CALL>",
                 MadeCall::new("", serde_json::json!({})),
             ),
-            Message::tool_result("call-1", "{\"success\":true}"),
+            Message::tool_result("call-1", result("{\"success\":true}")),
             Message::new(Role::Assistant, "It is 2.4.1."),
             Message::new(Role::User, "And the name?"),
         ];

@@ -91,7 +91,7 @@ pub fn history_from_events(events: &[Event]) -> Vec<Message> {
             Event::ToolFinished {
                 call_id, result, ..
             } if open_call.as_deref() == Some(call_id.as_str()) => {
-                history.push(Message::tool_result(call_id, result.render_for_model()));
+                history.push(Message::tool_result(call_id, result.shown()));
                 open_call = None;
                 refusal = None;
             }
@@ -129,10 +129,7 @@ fn close_call(history: &mut Vec<Message>, open: &mut Option<String>, refusal: &m
         let why = refusal
             .take()
             .unwrap_or_else(|| "The call was not run.".to_string());
-        history.push(Message {
-            call_id: Some(call_id),
-            ..Message::call_rejected(why)
-        });
+        history.push(Message::call_refused(call_id, why));
     }
 }
 

@@ -459,7 +459,7 @@ impl Session {
         );
         let mut result = self.reply_to(&call_id, &outcome, &state.question);
         if let Some(note) = not_run {
-            result.content = calls::with_note(&result.content, &note);
+            result = calls::with_note(result, &note);
         }
         self.history.push(result);
         None

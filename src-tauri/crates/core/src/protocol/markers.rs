@@ -240,7 +240,7 @@ mod tests {
                 "<TOOL_CALL>{}</TOOL_CALL>",
                 MadeCall::new("", serde_json::json!({})),
             ),
-            Message::tool_result("call-1", r#"{"success":true}"#),
+            Message::tool_result("call-1", serde_json::json!({"success": true}).into()),
             Message::call_rejected("unknown tool. A correct call looks like: …"),
         ];
         let text = text_protocol_messages(&typed);

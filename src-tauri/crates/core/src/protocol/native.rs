@@ -108,7 +108,7 @@ mod tests {
                     args: json!({"path": "package.json"}),
                 },
             ),
-            Message::tool_result("call-1", r#"{"success":true}"#),
+            Message::tool_result("call-1", serde_json::json!({"success": true}).into()),
             Message::new(Role::Assistant, "<TOOL_CALL>{bad</TOOL_CALL>"),
             Message::call_rejected("The JSON is broken at column 2."),
         ]

@@ -47,6 +47,15 @@ fn a_read_then_an_answer() {
         last.content
     );
     assert!(last.content.contains("2.4.1"));
+    // The history keeps the result typed, as the model reads it; its text is that result's.
+    let result = last.result().expect("a tool's result is kept whole");
+    let content = result
+        .seen()
+        .data
+        .content
+        .expect("a read holds the file's text");
+    assert!(content.contains("2.4.1"));
+    assert_eq!(last.content, result.to_string());
     assert_eq!(model.seen[1][0].role, Role::System);
     assert!(model.seen[1][0].content.contains("read_file(path: string"));
 }

@@ -72,11 +72,8 @@ impl Evidence {
             .rposition(|m| m.role == Role::User)
             .map_or(0, |i| i + 1);
         let mut texts = Vec::new();
-        for message in messages[since_user..].iter().filter(|m| m.is_tool_result()) {
-            match serde_json::from_str::<Value>(&message.content) {
-                Ok(value) => values_of(&value, &mut texts),
-                Err(_) => texts.push(message.content.clone()),
-            }
+        for result in messages[since_user..].iter().filter_map(Message::result) {
+            values_of(result.value(), &mut texts);
         }
         let mut spans: Vec<String> = texts
             .iter()
@@ -158,11 +155,12 @@ impl Evidence {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lantern_core::tool_result::ShownResult;
 
     fn evidence(result: &str) -> Evidence {
         Evidence::of_last_results(&[
             Message::new(Role::User, "Which version is this?"),
-            Message::tool_result("call_1", result),
+            Message::tool_result("call_1", ShownResult::from_json(result).unwrap()),
         ])
         .expect("the result has facts")
     }

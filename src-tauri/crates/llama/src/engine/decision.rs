@@ -5,7 +5,7 @@ use super::sampling::log_softmax_at;
 use super::*;
 use lantern_core::intent::{first_step_must_call, FirstStepRules};
 use lantern_core::protocol::{CLOSE_TAG, OPEN_TAG};
-use lantern_core::tool_result::found_nothing;
+use lantern_core::tool_result::ShownResult;
 
 impl LocalModel {
     /// Call or answer? Forced by the tool choice, or decided from the model's own score for
@@ -28,7 +28,9 @@ impl LocalModel {
                 let after_result = last.is_some_and(Message::is_tool_result);
                 let after_nothing = after_result
                     && self.settings.options.call_after_nothing
-                    && last.is_some_and(|m| found_nothing(&m.content));
+                    && last
+                        .and_then(Message::result)
+                        .is_some_and(ShownResult::found_nothing);
                 let question = request.question();
                 let options = &self.settings.options;
                 let named = FirstStepRules {
@@ -151,6 +153,12 @@ impl LocalModel {
         let mut follow = [Vec::new(), Vec::new()];
         // The offered tools' own examples of how their results are followed.
         for probe in follow_up_probes(tools) {
+            let result = ShownResult::from_json(probe.example.result).map_err(|e| {
+                ModelError(format!(
+                    "The example result of {} is not JSON ({e}): {}",
+                    probe.tool, probe.example.result
+                ))
+            })?;
             let messages = [
                 system.clone(),
                 Message::new(Role::User, probe.example.question),
@@ -159,7 +167,7 @@ impl LocalModel {
                     format!("{OPEN_TAG}\n{}\n{CLOSE_TAG}", probe.call()),
                     probe.made_call(),
                 ),
-                Message::tool_result("probe", probe.example.result),
+                Message::tool_result("probe", result),
             ];
             let class = usize::from(!probe.example.needs_call);
             follow[class].push(self.confidence_for(&messages, cancel)?);

@@ -93,10 +93,10 @@ impl LocalModel {
                 let longest = (start..messages.len())
                     .filter(|&i| messages[i].role == Role::Tool)
                     .max_by_key(|&i| messages[i].content.len());
-                if let Some(shorter) =
-                    longest.and_then(|i| Some((i, cut_to_fit(&messages[i].content)?)))
+                if let Some((i, shorter)) =
+                    longest.and_then(|i| Some((i, cut_to_fit(&messages[i])?)))
                 {
-                    messages[shorter.0].content = shorter.1;
+                    messages[i] = shorter;
                     cut += 1;
                     continue;
                 }

@@ -223,7 +223,7 @@ fn follow_up_steps_evaluate_only_their_new_tokens() {
         other => panic!("the first step is a call: {other:?}"),
     };
     messages.push(Message::assistant_call("call-1", first.text.clone(), read));
-    messages.push(Message::tool_result("call-1", "{\"success\":true,\"data\":{\"content\":\"{\\\"version\\\": \\\"2.4.1\\\"}\"},\"error\":null}"));
+    messages.push(Message::tool_result("call-1", ShownResult::from_json("{\"success\":true,\"data\":{\"content\":\"{\\\"version\\\": \\\"2.4.1\\\"}\"},\"error\":null}").unwrap()));
     generate(&mut model, &messages, ToolChoice::None, 16);
     let step = model.last_step().clone();
     let new_tokens = step.prompt_tokens - first_prompt;

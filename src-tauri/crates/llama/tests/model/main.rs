@@ -9,6 +9,7 @@ use lantern_core::model::{
 };
 use lantern_core::protocol::{interpret, parse, Outcome, OPEN_TAG, STOP_SEQUENCES};
 use lantern_core::sandbox::Workspace;
+use lantern_core::tool_result::ShownResult;
 use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::{Risk, ToolRegistry, ToolSpec};
 use lantern_llama::{default_model_path, LoadOptions, LocalModel};

@@ -12,6 +12,7 @@ use lantern_core::model::{
     CancelToken, Flow, GenerateRequest, MadeCall, Message, Model, Role, ToolChoice,
 };
 use lantern_core::protocol::{interpret, parse, Outcome, STOP_SEQUENCES};
+use lantern_core::tool_result::ShownResult;
 use lantern_core::toolbox::Toolbox;
 use lantern_llama::{LocalModel, ModelFacts};
 use serde::Serialize;
@@ -134,10 +135,9 @@ pub fn follow_up(model: &mut LocalModel, toolbox: &Toolbox) -> FollowUp {
         ),
         _ => Message::new(Role::Assistant, call.trim()),
     });
-    messages.push(Message::tool_result(
-        "call-1",
-        r#"{"success":true,"data":{"path":"package.json","content":"{\n  \"name\": \"shop\",\n  \"version\": \"2.4.1\"\n}\n","total_lines":4},"error":null}"#,
-    ));
+    let read = r#"{"success":true,"data":{"path":"package.json","content":"{\n  \"name\": \"shop\",\n  \"version\": \"2.4.1\"\n}\n","total_lines":4},"error":null}"#;
+    let read = ShownResult::from_json(read).expect("the example result is JSON");
+    messages.push(Message::tool_result("call-1", read));
     step(model, &messages, ToolChoice::None);
     let reuse = model.last_step().clone();
     model.clear_cache();
