@@ -323,7 +323,7 @@ mod tests {
         assert_eq!(template.syntax, MISTRAL_LIST);
         let messages = one_call(
             "[TOOL_CALLS] [{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.md\"}}]",
-            "hello",
+            "{\"content\":\"hello\"}",
         );
         let text = template.render(&messages, &standard_specs(), true).unwrap();
         assert!(text.starts_with("<s>[AVAILABLE_TOOLS] [{"), "{text}");
@@ -331,7 +331,7 @@ mod tests {
             "[TOOL_CALLS] [{\"name\": \"read_file\", \"arguments\": {\"path\":\"a.md\"}, \"id\": \"0000call1\"}]</s>"
         ), "{text}");
         assert!(text.ends_with(
-            "[TOOL_RESULTS] {\"content\": \"hello\", \"call_id\": \"0000call1\"}[/TOOL_RESULTS]"
+            "[TOOL_RESULTS] {\"content\": \"{\\\"content\\\":\\\"hello\\\"}\", \"call_id\": \"0000call1\"}[/TOOL_RESULTS]"
         ), "{text}");
         assert_eq!(template_call_id("call_0123456789ab"), "3456789ab");
     }

@@ -183,7 +183,7 @@ mod tests {
 
     #[test]
     fn a_begun_fact_is_continued_as_it_stands_in_the_result() {
-        let e = evidence(r#""version": "3.2.0""#);
+        let e = evidence(r#"{"content": "\"version\": \"3.2.0\""}"#);
         assert_eq!(e.bonus("The version is 3.2.", "0"), CONTINUE_BONUS);
         assert_eq!(e.bonus("The version is 3.2.", "2"), 0.0);
         // Ending the word early is left to the model.
