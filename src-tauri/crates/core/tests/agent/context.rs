@@ -348,3 +348,40 @@ fn a_folder_s_own_instructions_are_given_once_when_the_message_names_a_path_in_i
     );
     assert_eq!(rules_in(&model), 0);
 }
+
+#[test]
+fn a_request_names_the_files_that_define_what_the_question_writes_as_code() {
+    let dir = workspace();
+    let write = |path: &str, text: &str| std::fs::write(dir.path().join(path), text).unwrap();
+    write(
+        "src/config.py",
+        "def parse_config():\n    pass\n\nclass Loader:\n    def load_all(self):\n        pass\n",
+    );
+    for n in 1..=4 {
+        write(&format!("src/step{n}.py"), "def run_step():\n    pass\n");
+    }
+    let defining = |question: &str| {
+        let mut s = session(dir.path());
+        let deny = &mut FixedAnswer(Answer::Deny { message: None });
+        let (_, model) = asking(&mut s, question, vec!["Fine.".into()], deny);
+        model.defining[0].clone()
+    };
+    assert_eq!(
+        defining("What does parse_config return?"),
+        ["src/config.py", "src/lib.rs"],
+        "every file that defines the name"
+    );
+    assert_eq!(
+        defining("What does load_all read?"),
+        ["src/config.py"],
+        "a method too"
+    );
+    assert!(
+        defining("What does run_step do?").is_empty(),
+        "a name four files define points at none of them"
+    );
+    assert!(
+        defining("What does the config loader do?").is_empty(),
+        "no word written as code"
+    );
+}

@@ -76,8 +76,17 @@ pub(super) enum PathKind {
 
 /// Log-probability (nats) a new file's path the question spells out is worth, beyond its
 /// words: the user wrote it, where the model's own favourite is a file it has seen in its
-/// prompt's examples.
+/// prompt's examples. A file that defines a name the question writes as code is worth as much.
 const NAMED_BONUS: f64 = 8.0;
+
+/// What a path argument is chosen among: its kind, the paths it may take (`pool`, of `known`),
+/// and the files among them that define a name the question writes as code.
+pub(super) struct PathChoice<'a> {
+    pub kind: PathKind,
+    pub pool: &'a [String],
+    pub known: &'a KnownPaths,
+    pub defining: &'a [String],
+}
 
 /// The new files the question names (`CHANGELOG.md`, `.gitignore`, `tests/multiply.rs`): the
 /// paths it names ([`Question::paths`]) that are files, not known ones, relative, and in a
@@ -387,7 +396,22 @@ impl LocalModel {
                     (PathKind::File | PathKind::NewOrExistingFile, None) => &known.files,
                     (PathKind::Folder, _) => &known.folders,
                 };
-                let path = self.ground_path(kind, pool, known, &asked, logits, grammar, cancel)?;
+                let defining = match self.settings.options.defining_files {
+                    true => request.defining_files,
+                    false => &[],
+                };
+                let path = self.ground_path(
+                    PathChoice {
+                        kind,
+                        pool,
+                        known,
+                        defining,
+                    },
+                    &asked,
+                    logits,
+                    grammar,
+                    cancel,
+                )?;
                 stats.grounded_paths += usize::from(path.is_some());
                 Ok(path)
             }
@@ -418,25 +442,45 @@ impl LocalModel {
         }
     }
 
-    /// Chooses the value of the path argument just opened among `pool` (of `known`) and writes
-    /// it, with the closing quote, into the cache and through `grammar`. Returns the text written and the logits
-    /// after it; `None` when there is nothing to choose from or the grammar would not take the
-    /// value (decoding then goes on token by token).
-    #[allow(clippy::too_many_arguments)]
+    /// Chooses the value of the path argument just opened among `choice.pool` and writes it,
+    /// with the closing quote, into the cache and through `grammar`. Returns the text written
+    /// and the logits after it; `None` when there is nothing to choose from or the grammar
+    /// would not take the value (decoding then goes on token by token).
     pub(super) fn ground_path(
         &mut self,
-        kind: PathKind,
-        pool: &[String],
-        known: &KnownPaths,
+        choice: PathChoice<'_>,
         asked: &Question,
         logits: &[f32],
         grammar: &mut LlamaSampler,
         cancel: &CancelToken,
     ) -> Result<Option<Grounded>, ModelError> {
+        let PathChoice {
+            kind,
+            pool,
+            known,
+            defining,
+        } = choice;
         let mut candidates: Vec<(String, f64)> = shortlist(pool, asked)
             .into_iter()
             .map(|(path, hits)| (format!("{path}\""), WORD_BONUS * hits as f64))
             .collect();
+        // A file that defines a name the question writes as code is as good as named, though
+        // no word of the question is in its path; a file the question does name comes first.
+        let names_a_file = asked
+            .paths
+            .iter()
+            .any(|p| lantern_core::mentions::is_known_file(p, known));
+        let defining = if names_a_file { &[] } else { defining };
+        for file in defining.iter().filter(|f| pool.contains(f)) {
+            let quoted = format!("{file}\"");
+            match candidates.iter_mut().find(|(value, _)| *value == quoted) {
+                Some((_, bonus)) => *bonus += NAMED_BONUS,
+                None => candidates.push((
+                    quoted,
+                    WORD_BONUS * question_words_in(file, &asked.words) as f64 + NAMED_BONUS,
+                )),
+            }
+        }
         if kind == PathKind::NewOrExistingFile {
             candidates.extend(new_files_named(asked, known).into_iter().map(|path| {
                 let bonus =
