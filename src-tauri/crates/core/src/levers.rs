@@ -121,8 +121,8 @@ pub const GENERATION_LEVERS: &[Lever<GenerationOptions>] = &[
         "Offer a write's path only the files the conversation points at (the user named them or a result showed them), when there are any (local models).",
         "llama: engine/grounding.rs", "writes offered only the files pointed at"),
     lever!(GenerationOptions, defining_files, "defining-files",
-        "In a file's path argument, favour the files that define a name the question writes as code (local models).",
-        "llama: engine/grounding.rs", "files defining the question's names favoured"),
+        "Choose a file's path among the files that define a name the question writes as code, when there are any and it names no file (local models).",
+        "llama: engine/grounding.rs", "paths chosen among the files defining the question's names"),
 ];
 
 /// The agent's levers: what it makes of replies and results, for every backend. Each is on by

@@ -573,9 +573,9 @@ pub struct GenerationOptions {
     /// such a write either way.
     #[serde(default)]
     pub pointed_writes: bool,
-    /// In a file's path argument, favour the files whose code defines a name the question
-    /// writes as code (see [`GenerateRequest::defining_files`]) as much as a file the question
-    /// names (local models with the grammar).
+    /// Choose a file's path argument among the files whose code defines a name the question
+    /// writes as code (see [`GenerateRequest::defining_files`]), when there are any and the
+    /// question names no file (local models with the grammar).
     #[serde(default)]
     pub defining_files: bool,
     /// The most tokens a local reasoning model may think before its reply; 0 lets it reply

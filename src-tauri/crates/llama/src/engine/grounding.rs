@@ -76,11 +76,12 @@ pub(super) enum PathKind {
 
 /// Log-probability (nats) a new file's path the question spells out is worth, beyond its
 /// words: the user wrote it, where the model's own favourite is a file it has seen in its
-/// prompt's examples. A file that defines a name the question writes as code is worth as much.
+/// prompt's examples.
 const NAMED_BONUS: f64 = 8.0;
 
 /// What a path argument is chosen among: its kind, the paths it may take (`pool`, of `known`),
-/// and the files among them that define a name the question writes as code.
+/// and the files that define a name the question writes as code, which are all it may take
+/// when the pool holds any of them and the question names no file.
 pub(super) struct PathChoice<'a> {
     pub kind: PathKind,
     pub pool: &'a [String],
@@ -460,27 +461,22 @@ impl LocalModel {
             known,
             defining,
         } = choice;
-        let mut candidates: Vec<(String, f64)> = shortlist(pool, asked)
-            .into_iter()
-            .map(|(path, hits)| (format!("{path}\""), WORD_BONUS * hits as f64))
-            .collect();
-        // A file that defines a name the question writes as code is as good as named, though
-        // no word of the question is in its path; a file the question does name comes first.
+        // The files that define a name the question writes as code are the ones it means,
+        // though no word of the question is in their paths; unless it names a file itself.
         let names_a_file = asked
             .paths
             .iter()
             .any(|p| lantern_core::mentions::is_known_file(p, known));
-        let defining = if names_a_file { &[] } else { defining };
-        for file in defining.iter().filter(|f| pool.contains(f)) {
-            let quoted = format!("{file}\"");
-            match candidates.iter_mut().find(|(value, _)| *value == quoted) {
-                Some((_, bonus)) => *bonus += NAMED_BONUS,
-                None => candidates.push((
-                    quoted,
-                    WORD_BONUS * question_words_in(file, &asked.words) as f64 + NAMED_BONUS,
-                )),
-            }
-        }
+        let defining: Vec<String> = defining
+            .iter()
+            .filter(|f| !names_a_file && pool.contains(f))
+            .cloned()
+            .collect();
+        let pool = if defining.is_empty() { pool } else { &defining };
+        let mut candidates: Vec<(String, f64)> = shortlist(pool, asked)
+            .into_iter()
+            .map(|(path, hits)| (format!("{path}\""), WORD_BONUS * hits as f64))
+            .collect();
         if kind == PathKind::NewOrExistingFile {
             candidates.extend(new_files_named(asked, known).into_iter().map(|path| {
                 let bonus =
