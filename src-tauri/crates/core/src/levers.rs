@@ -154,6 +154,14 @@ pub const AGENT_LEVERS: &[Lever<AgentConfig>] = &[
     ),
     lever!(
         AgentConfig,
+        excerpt_reads,
+        "excerpt-reads",
+        "Show a long file read as only the lines around those about the question.",
+        "core: relevance.rs",
+        "excerpt-reads"
+    ),
+    lever!(
+        AgentConfig,
         answer_paths,
         "answer-paths",
         "Give a file the answer names by its name alone by the path the results showed.",
