@@ -123,6 +123,9 @@ pub const GENERATION_LEVERS: &[Lever<GenerationOptions>] = &[
     lever!(GenerationOptions, defining_files, "defining-files",
         "Choose a file's path among the files that define a name the question writes as code, when there are any and it names no file (local models).",
         "llama: engine/grounding.rs", "paths chosen among the files defining the question's names"),
+    lever!(GenerationOptions, named_files, "named-files",
+        "Choose a path among the files or folders the question names (`utils.py`), when it names any (local models).",
+        "llama: engine/grounding.rs", "paths chosen among those the question names"),
 ];
 
 /// The agent's levers: what it makes of replies and results, for every backend. Each is on by

@@ -578,6 +578,10 @@ pub struct GenerationOptions {
     /// question names no file (local models with the grammar).
     #[serde(default)]
     pub defining_files: bool,
+    /// Choose a path argument among the files or folders the question names (by path, or a
+    /// file by its name alone: `utils.py`), when it names any (local models with the grammar).
+    #[serde(default)]
+    pub named_files: bool,
     /// The most tokens a local reasoning model may think before its reply; 0 lets it reply
     /// without thinking. A call or an answer begins after the thinking, under the grammar.
     #[serde(default = "default_thinking_budget")]
@@ -616,6 +620,7 @@ impl Default for GenerationOptions {
             call_after_nothing: true,
             pointed_writes: false,
             defining_files: false,
+            named_files: false,
             thinking_budget: DEFAULT_THINKING_BUDGET,
             temperature: 0.0,
             seed: 42,

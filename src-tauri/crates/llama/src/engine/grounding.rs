@@ -79,14 +79,23 @@ pub(super) enum PathKind {
 /// prompt's examples.
 const NAMED_BONUS: f64 = 8.0;
 
-/// What a path argument is chosen among: its kind, the paths it may take (`pool`, of `known`),
-/// and the files that define a name the question writes as code, which are all it may take
-/// when the pool holds any of them and the question names no file.
+/// What a path argument is chosen among: its kind, the paths it may take (`pool`, of `known`);
+/// with `named`, only those the question names when it names any; and the files that define
+/// a name the question writes as code, which are all it may take when the pool holds any of
+/// them and the question names no file.
 pub(super) struct PathChoice<'a> {
     pub kind: PathKind,
     pub pool: &'a [String],
     pub known: &'a KnownPaths,
+    pub named: bool,
     pub defining: &'a [String],
+}
+
+/// Does the question's word `word` name `path`: the path itself (a folder's with or without
+/// its final `/`), or a file's by its name or the end of its path?
+fn names_path(word: &str, path: &str) -> bool {
+    let word = word.trim_start_matches("./").trim_end_matches('/');
+    !word.is_empty() && (path == word || path.ends_with(&format!("/{word}")))
 }
 
 /// The new files the question names (`CHANGELOG.md`, `.gitignore`, `tests/multiply.rs`): the
@@ -406,6 +415,7 @@ impl LocalModel {
                         kind,
                         pool,
                         known,
+                        named: self.settings.options.named_files,
                         defining,
                     },
                     &asked,
@@ -459,10 +469,20 @@ impl LocalModel {
             kind,
             pool,
             known,
+            named,
             defining,
         } = choice;
-        // The files that define a name the question writes as code are the ones it means,
-        // though no word of the question is in their paths; unless it names a file itself.
+        // The paths of the pool the question names (`utils.py` for `src/click/utils.py`) are
+        // the ones it means; else the files that define a name it writes as code, though no
+        // word of the question is in their paths.
+        let named: Vec<String> = match named {
+            true => pool
+                .iter()
+                .filter(|path| asked.paths.iter().any(|word| names_path(word, path)))
+                .cloned()
+                .collect(),
+            false => Vec::new(),
+        };
         let names_a_file = asked
             .paths
             .iter()
@@ -472,7 +492,11 @@ impl LocalModel {
             .filter(|f| !names_a_file && pool.contains(f))
             .cloned()
             .collect();
-        let pool = if defining.is_empty() { pool } else { &defining };
+        let pool = match (named.is_empty(), defining.is_empty()) {
+            (false, _) => &named,
+            (true, false) => &defining,
+            (true, true) => pool,
+        };
         let mut candidates: Vec<(String, f64)> = shortlist(pool, asked)
             .into_iter()
             .map(|(path, hits)| (format!("{path}\""), WORD_BONUS * hits as f64))
