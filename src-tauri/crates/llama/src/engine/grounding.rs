@@ -93,7 +93,7 @@ pub(super) struct PathChoice<'a> {
 
 /// Does the question's word `word` name `path`: the path itself (a folder's with or without
 /// its final `/`), or a file's by its name or the end of its path?
-fn names_path(word: &str, path: &str) -> bool {
+pub(super) fn names_path(word: &str, path: &str) -> bool {
     let word = word.trim_start_matches("./").trim_end_matches('/');
     !word.is_empty() && (path == word || path.ends_with(&format!("/{word}")))
 }
