@@ -196,7 +196,7 @@ fn definitions_among(
 /// file's content about it (`lines_about_the_question`), or the matches of a search that
 /// define a name it asks about (`definitions`), with the lines of their bodies about the rest
 /// of the question when `files` can read them. With `excerpt`, a long file's content is only
-/// the lines around those about the question (see [`excerpt`]), and says so. As it is when it
+/// the lines around those about the question, and says so. As it is when it
 /// failed or nothing stands out.
 pub fn focus_result(
     result: &ToolResult,
