@@ -195,9 +195,9 @@ fn definitions_among(
 /// A result as the model reads it, with what answers `question` put first: the lines of a
 /// file's content about it (`lines_about_the_question`), or the matches of a search that
 /// define a name it asks about (`definitions`), with the lines of their bodies about the rest
-/// of the question when `files` can read them. With `excerpt`, a long file's content is only
-/// the lines around those about the question, and says so. As it is when it
-/// failed or nothing stands out.
+/// of the question when `files` can read them. With `excerpt_reads`, a long file's content is
+/// only the lines around those about the question, and says so. As it is when it failed or
+/// nothing stands out.
 pub fn focus_result(
     result: &ToolResult,
     question: &Question,
