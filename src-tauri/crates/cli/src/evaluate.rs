@@ -46,10 +46,6 @@ pub(super) struct EvalArgs {
     /// Turn one of the agent's levers off to measure what it is worth (repeatable).
     #[arg(long = "off", value_parser = agent_lever_names())]
     off: Vec<String>,
-    /// Turn one of the agent's levers on, one that is off until the evaluation has weighed it
-    /// (repeatable).
-    #[arg(long = "on", value_parser = agent_lever_names())]
-    on: Vec<String>,
     /// The most characters of the project map each task's conversation starts with (0: no
     /// map, the default).
     #[arg(long, default_value_t = AgentConfig::default().project_map)]
@@ -68,7 +64,7 @@ pub(super) fn eval_command(args: EvalArgs) -> Result<u8, Failure> {
         &args.model,
         args.max_steps,
         args.map_budget,
-        [&args.off, &args.on],
+        &args.off,
         args.label,
     );
     evaluate(
@@ -189,13 +185,12 @@ pub(super) fn append_report(path: &Path, markdown: &str) -> std::io::Result<()> 
 }
 
 /// The agent's settings and the results' heading for an evaluation: the model's tool choice,
-/// `max_steps`, the project map's budget, and the levers named in `turned` turned off (the
-/// first) and on (the second).
+/// `max_steps`, the project map's budget, and the levers named in `off` turned off.
 fn configured(
     model: &ModelArgs,
     max_steps: usize,
     map_budget: usize,
-    turned: [&[String]; 2],
+    off: &[String],
     label: Option<String>,
 ) -> (AgentConfig, String) {
     let mut config = AgentConfig {
@@ -204,23 +199,15 @@ fn configured(
         project_map: map_budget,
         ..AgentConfig::default()
     };
-    let [off, on] = turned;
-    for (names, value) in [(off, false), (on, true)] {
-        for lever in AGENT_LEVERS
-            .iter()
-            .filter(|l| names.iter().any(|n| n == l.name))
-        {
-            (lever.set)(&mut config, value);
-        }
+    for lever in AGENT_LEVERS
+        .iter()
+        .filter(|l| off.iter().any(|o| o == l.name))
+    {
+        (lever.set)(&mut config, false);
     }
-    let label = label.unwrap_or_else(|| {
-        let mut said = model.describe();
-        for (names, how) in [(off, "off"), (on, "on")] {
-            if !names.is_empty() {
-                said.push_str(&format!(", {how}: {}", names.join(", ")));
-            }
-        }
-        said
+    let label = label.unwrap_or_else(|| match off.is_empty() {
+        true => model.describe(),
+        false => format!("{}, off: {}", model.describe(), off.join(", ")),
     });
     (config, label)
 }

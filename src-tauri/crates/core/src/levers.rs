@@ -120,12 +120,6 @@ pub const GENERATION_LEVERS: &[Lever<GenerationOptions>] = &[
     lever!(GenerationOptions, pointed_writes, "pointed-writes",
         "Offer a write's path only the files the conversation points at (the user named them or a result showed them), when there are any (local models).",
         "llama: engine/grounding.rs", "writes offered only the files pointed at"),
-    lever!(GenerationOptions, defining_files, "defining-files",
-        "Choose a file's path among the files that define a name the question writes as code, when there are any and it names no file (local models).",
-        "llama: engine/grounding.rs", "paths chosen among the files defining the question's names"),
-    lever!(GenerationOptions, named_files, "named-files",
-        "Choose a path among the files or folders the question names (`utils.py`), when it names any (local models).",
-        "llama: engine/grounding.rs", "paths chosen among those the question names"),
 ];
 
 /// The agent's levers: what it makes of replies and results, for every backend. Each is on by
@@ -154,14 +148,6 @@ pub const AGENT_LEVERS: &[Lever<AgentConfig>] = &[
         "Show under a search's definitions the lines of their bodies about the question.",
         "core: relevance.rs",
         "definition-bodies"
-    ),
-    lever!(
-        AgentConfig,
-        excerpt_reads,
-        "excerpt-reads",
-        "Show a long file read as only the lines around those about the question.",
-        "core: relevance.rs",
-        "excerpt-reads"
     ),
     lever!(
         AgentConfig,

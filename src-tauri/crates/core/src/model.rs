@@ -296,9 +296,6 @@ pub struct GenerateRequest<'a> {
     pub files: Option<&'a dyn FileTexts>,
     /// The names the workspace's code defines (sorted), what a symbol argument may name.
     pub defined_names: &'a [String],
-    /// The files whose code defines a name the question writes as code
-    /// ([`Question::code_names`]: `make_default_short_help`), by the code index.
-    pub defining_files: &'a [String],
     /// Generation ends right after any of these; the stop sequence stays in the text.
     pub stop: &'a [&'a str],
     pub tool_choice: ToolChoice,
@@ -325,7 +322,6 @@ impl<'a> GenerateRequest<'a> {
             paths: None,
             files: None,
             defined_names: &[],
-            defining_files: &[],
             stop: &[],
             tool_choice: ToolChoice::Auto,
             max_tokens,
@@ -387,12 +383,6 @@ impl<'a> GenerateRequest<'a> {
     /// The names the workspace's code defines (sorted).
     pub fn with_defined_names(mut self, names: &'a [String]) -> Self {
         self.defined_names = names;
-        self
-    }
-
-    /// The files whose code defines a name the question writes as code.
-    pub fn with_defining_files(mut self, files: &'a [String]) -> Self {
-        self.defining_files = files;
         self
     }
 
@@ -573,15 +563,6 @@ pub struct GenerationOptions {
     /// such a write either way.
     #[serde(default)]
     pub pointed_writes: bool,
-    /// Choose a file's path argument among the files whose code defines a name the question
-    /// writes as code (see [`GenerateRequest::defining_files`]), when there are any and the
-    /// question names no file (local models with the grammar).
-    #[serde(default)]
-    pub defining_files: bool,
-    /// Choose a path argument among the files or folders the question names (by path, or a
-    /// file by its name alone: `utils.py`), when it names any (local models with the grammar).
-    #[serde(default)]
-    pub named_files: bool,
     /// The most tokens a local reasoning model may think before its reply; 0 lets it reply
     /// without thinking. A call or an answer begins after the thinking, under the grammar.
     #[serde(default = "default_thinking_budget")]
@@ -619,8 +600,6 @@ impl Default for GenerationOptions {
             changes_when_asked: true,
             call_after_nothing: true,
             pointed_writes: false,
-            defining_files: false,
-            named_files: false,
             thinking_budget: DEFAULT_THINKING_BUDGET,
             temperature: 0.0,
             seed: 42,
@@ -671,8 +650,6 @@ mod scripted {
         pub seen: Vec<Vec<Message>>,
         /// The names of the tools every request offered, for assertions.
         pub offered: Vec<Vec<String>>,
-        /// The files every request said define a name its question writes as code.
-        pub defining: Vec<Vec<String>>,
     }
 
     impl ScriptedModel {
@@ -681,7 +658,6 @@ mod scripted {
                 replies: replies.into_iter().map(Into::into).collect(),
                 seen: Vec::new(),
                 offered: Vec::new(),
-                defining: Vec::new(),
             }
         }
 
@@ -709,7 +685,6 @@ mod scripted {
             self.seen.push(request.messages.to_vec());
             self.offered
                 .push(request.tools.iter().map(|t| t.name.clone()).collect());
-            self.defining.push(request.defining_files.to_vec());
             let reply = self
                 .replies
                 .pop_front()

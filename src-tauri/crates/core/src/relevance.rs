@@ -13,7 +13,7 @@ use crate::question::Question;
 use crate::seen_result::{Hit, SeenData};
 use crate::tool_result::{ShownResult, ToolResult};
 use crate::words::{lower_code_words, DEFINING_WORDS};
-use serde_json::{Map, Value};
+use serde_json::Map;
 use std::collections::HashMap;
 
 /// The most lines an excerpt holds.
@@ -34,73 +34,28 @@ fn lines_about_at_most(
     first_line: u64,
     most: usize,
 ) -> Vec<String> {
-    let lines: Vec<&str> = content.lines().collect();
-    indices_about(&lines, words, most)
-        .into_iter()
-        .map(|i| {
-            let line: String = lines[i].trim().chars().take(MAX_LINE_CHARS).collect();
-            format!("{}: {line}", first_line + i as u64)
-        })
-        .collect()
-}
-
-/// The indices of up to `most` of `lines` that contain the most of `words`, in file order.
-fn indices_about(lines: &[&str], words: &[String], most: usize) -> Vec<usize> {
     if words.is_empty() {
         return Vec::new();
     }
-    let mut scored: Vec<(usize, usize)> = lines
-        .iter()
+    let mut scored: Vec<(usize, usize, &str)> = content
+        .lines()
         .enumerate()
         .filter_map(|(i, line)| {
             let lower = line.to_lowercase();
             let hits = words.iter().filter(|w| lower.contains(w.as_str())).count();
-            (hits > 0).then_some((hits, i))
+            (hits > 0).then_some((hits, i, line))
         })
         .collect();
-    scored.sort_by_key(|(hits, i)| (std::cmp::Reverse(*hits), *i));
+    scored.sort_by_key(|(hits, i, _)| (std::cmp::Reverse(*hits), *i));
     scored.truncate(most);
-    let mut indices: Vec<usize> = scored.into_iter().map(|(_, i)| i).collect();
-    indices.sort();
-    indices
-}
-
-/// A file longer than this many lines is read as an excerpt, when reads are excerpted.
-const EXCERPT_FROM_LINES: usize = 80;
-
-/// The lines an excerpt shows before and after each line about the question.
-const EXCERPT_CONTEXT: usize = 3;
-
-/// The lines of `content` around those about `words` ([`MAX_LINES`] of them), each as
-/// `NUMBER: TEXT` (numbered from `first_line`), with `…` where lines are left out; `None` when
-/// the content is short or no line is about them.
-fn excerpt(content: &str, words: &[String], first_line: u64) -> Option<String> {
-    let lines: Vec<&str> = content.lines().collect();
-    if lines.len() <= EXCERPT_FROM_LINES {
-        return None;
-    }
-    let about = indices_about(&lines, words, MAX_LINES);
-    if about.is_empty() {
-        return None;
-    }
-    let mut shown: Vec<String> = Vec::new();
-    let mut shown_to = 0;
-    for i in about {
-        let start = i.saturating_sub(EXCERPT_CONTEXT).max(shown_to);
-        let end = (i + EXCERPT_CONTEXT + 1).min(lines.len());
-        if start > shown_to || (start > 0 && shown.is_empty()) {
-            shown.push("…".into());
-        }
-        for (j, line) in lines.iter().enumerate().take(end).skip(start) {
-            let line: String = line.chars().take(MAX_LINE_CHARS).collect();
-            shown.push(format!("{}: {line}", first_line + j as u64));
-        }
-        shown_to = shown_to.max(end);
-    }
-    if shown_to < lines.len() {
-        shown.push("…".into());
-    }
-    Some(shown.join("\n"))
+    scored.sort_by_key(|(_, i, _)| *i);
+    scored
+        .into_iter()
+        .map(|(_, i, line)| {
+            let line: String = line.trim().chars().take(MAX_LINE_CHARS).collect();
+            format!("{}: {line}", first_line + i as u64)
+        })
+        .collect()
 }
 
 /// Does this line of code define one of `names` (lower-case): a defining word followed by the
@@ -195,14 +150,11 @@ fn definitions_among(
 /// A result as the model reads it, with what answers `question` put first: the lines of a
 /// file's content about it (`lines_about_the_question`), or the matches of a search that
 /// define a name it asks about (`definitions`), with the lines of their bodies about the rest
-/// of the question when `files` can read them. With `excerpt_reads`, a long file's content is
-/// only the lines around those about the question, and says so. As it is when it failed or
-/// nothing stands out.
+/// of the question when `files` can read them. As it is when it failed or nothing stands out.
 pub fn focus_result(
     result: &ToolResult,
     question: &Question,
     files: Option<&dyn FileTexts>,
-    excerpt_reads: bool,
 ) -> ShownResult {
     let data = match &result.data {
         Some(data) if result.success => SeenData::of(data),
@@ -221,21 +173,6 @@ pub fn focus_result(
         return result.shown();
     };
     let first_line = data.start_line.unwrap_or(1);
-    if let Some(excerpt) = excerpt_reads
-        .then(|| excerpt(content, &question.names, first_line))
-        .flatten()
-    {
-        let mut excerpted = result.clone();
-        if let Some(Value::Object(members)) = excerpted.data.as_mut() {
-            members.insert("content".into(), excerpt.into());
-            members.insert(
-                "excerpt".into(),
-                "Only the lines about the question are shown, numbered, with … where lines are left out."
-                    .into(),
-            );
-        }
-        return excerpted.shown();
-    }
     let lines = lines_about(content, &question.names, first_line);
     if lines.is_empty() {
         return result.shown();
@@ -263,7 +200,6 @@ mod tests {
             &result,
             &Question::read("Which version of this package is it?"),
             None,
-            false,
         );
         let value = focused.value();
         assert_eq!(
@@ -283,12 +219,12 @@ mod tests {
     fn a_result_without_matching_lines_or_content_is_left_as_it_was() {
         let listing = read(serde_json::json!({"files": ["a.js"]}));
         assert_eq!(
-            focus_result(&listing, &Question::read("version?"), None, false),
+            focus_result(&listing, &Question::read("version?"), None),
             listing.shown()
         );
         let content = read(serde_json::json!({"content": "x = 1\n"}));
         assert_eq!(
-            focus_result(&content, &Question::read("Which version?"), None, false),
+            focus_result(&content, &Question::read("Which version?"), None),
             content.shown()
         );
         let failed = ToolResult::failure(
@@ -296,7 +232,7 @@ mod tests {
             std::time::Duration::ZERO,
         );
         assert_eq!(
-            focus_result(&failed, &Question::read("Which version?"), None, false),
+            focus_result(&failed, &Question::read("Which version?"), None),
             failed.shown()
         );
     }
@@ -319,7 +255,6 @@ mod tests {
             &search,
             &Question::read("In which file does coerce live?"),
             None,
-            false,
         );
         let value = focused.value();
         assert_eq!(
@@ -335,7 +270,6 @@ mod tests {
             &search,
             &Question::read("Where is the satisfies function defined?"),
             None,
-            false,
         );
         assert_eq!(unrelated, search.shown());
     }
@@ -354,7 +288,6 @@ mod tests {
             &search,
             &Question::read("When a UsageError is raised, which exit code follows?"),
             Some(&files),
-            false,
         );
         let value = focused.value();
         assert_eq!(
@@ -369,60 +302,12 @@ mod tests {
             &search,
             &Question::read("Where is UsageError defined?"),
             Some(&files),
-            false,
         );
         let value = focused.value();
         assert_eq!(
             value["definitions"],
             serde_json::json!(["exceptions.py:2: class UsageError(ClickException):"])
         );
-    }
-
-    #[test]
-    fn a_long_file_read_as_an_excerpt_shows_the_lines_around_those_about_the_question() {
-        let mut text: Vec<String> = (1..=200).map(|i| format!("filler {i}")).collect();
-        text[119] = "MAX_WIDTH = 79".into();
-        let long = read(
-            serde_json::json!({"path": "a.py", "content": text.join("\n"), "total_lines": 200}),
-        );
-        let asked = Question::read("What is MAX_WIDTH?");
-        let shown = focus_result(&long, &asked, None, true);
-        let data = shown.seen().data;
-        let content = data.content.unwrap();
-        let lines: Vec<&str> = content.lines().collect();
-        assert_eq!(
-            lines,
-            [
-                "…",
-                "117: filler 117",
-                "118: filler 118",
-                "119: filler 119",
-                "120: MAX_WIDTH = 79",
-                "121: filler 121",
-                "122: filler 122",
-                "123: filler 123",
-                "…"
-            ]
-        );
-        assert_eq!(data.total_lines, Some(200), "the file's length stays");
-        assert!(
-            shown.value()["data"]["excerpt"].is_string(),
-            "it says it is an excerpt"
-        );
-        // Without the lever, or for a short file, the whole text is shown.
-        let whole = focus_result(&long, &asked, None, false)
-            .seen()
-            .data
-            .content
-            .unwrap();
-        assert_eq!(whole.lines().count(), 200);
-        let short = read(serde_json::json!({"content": "a\nMAX_WIDTH = 79\n"}));
-        let short = focus_result(&short, &asked, None, true)
-            .seen()
-            .data
-            .content
-            .unwrap();
-        assert_eq!(short, "a\nMAX_WIDTH = 79\n");
     }
 
     #[test]

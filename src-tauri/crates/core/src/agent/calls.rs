@@ -222,10 +222,7 @@ impl super::Session {
             known: self.seen.look(&self.ctx, self.toolbox.specs()).0,
         });
         let files = texts.as_ref().map(|t| t as &dyn FileTexts);
-        Message::tool_result(
-            call_id,
-            focus_result(result, question, files, self.config.excerpt_reads),
-        )
+        Message::tool_result(call_id, focus_result(result, question, files))
     }
 }
 

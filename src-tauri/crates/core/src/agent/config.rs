@@ -38,12 +38,6 @@ pub struct AgentConfig {
     /// about the rest of the question (`exit_code = 2` under `class UsageError`, asked which
     /// exit code a `UsageError` uses), read from the file. Off only to measure what it is worth.
     pub definition_bodies: bool,
-    /// With focused results, show a file longer than a screen as only the lines around those
-    /// about the question, numbered, with `…` where lines are left out (see
-    /// [`crate::relevance::focus_result`]): a small model reads the lines that matter instead
-    /// of a wall of text. Off until the evaluation has weighed it.
-    #[serde(default)]
-    pub excerpt_reads: bool,
     /// The characters of the map of the project's files (see [`crate::project_map`]) the
     /// model is shown once per conversation, after the system prompt; 0 (the default) shows
     /// none: with the default model, a map of any size made it call less and answer worse.
@@ -86,7 +80,6 @@ impl Default for AgentConfig {
             protocol_guard: true,
             focus_results: true,
             definition_bodies: true,
-            excerpt_reads: false,
             project_map: 0,
             project_rules: true,
             max_remote_tools: crate::tool_fit::MAX_REMOTE_TOOLS,

@@ -62,37 +62,6 @@ impl FilesSeen {
     }
 }
 
-/// A name defined in more files than this says nothing about which file a question means.
-const MAX_FILES_PER_NAME: usize = 3;
-
-/// The files whose code defines a name `question` writes as code ([`Question::code_names`];
-/// `Config.load` as a member `load` of `Config`), by the code index, each once; a name defined in many
-/// files (`get`) points at none of them. Empty when the question writes no such name.
-pub(super) fn defining_files(ctx: &ToolContext, question: &Question) -> Vec<String> {
-    if question.code_names.is_empty() {
-        return Vec::new();
-    }
-    let Ok((index, _)) = ctx.code_index.refresh(&ctx.workspace, |_| {}) else {
-        return Vec::new();
-    };
-    let Some(index) = index.as_ref() else {
-        return Vec::new();
-    };
-    let mut files: Vec<String> = Vec::new();
-    for written in &question.code_names {
-        let found = index.definitions_written(written);
-        let mut defining: Vec<&str> = found.iter().map(|d| d.path).collect();
-        defining.sort();
-        defining.dedup();
-        if defining.len() <= MAX_FILES_PER_NAME {
-            files.extend(defining.into_iter().map(str::to_string));
-        }
-    }
-    files.sort();
-    files.dedup();
-    files
-}
-
 /// The map of the workspace's code (see [`lantern_index::repo_map`]) in `budget` characters,
 /// ranked toward the files and defined names `question` mentions, with its heading; empty when
 /// the code defines nothing the index reads.

@@ -4,7 +4,7 @@
 
 use super::calls::{self, Author, Confirmer};
 use super::live::LiveText;
-use super::texts::{code_map, defining_files, VisibleTexts};
+use super::texts::{code_map, VisibleTexts};
 use super::{compaction, Session};
 use crate::attachments;
 use crate::event::{Event, FinishedReason, RefusedServerCall, NO_ANSWER};
@@ -234,7 +234,6 @@ impl Session {
         let mut parser = TurnParser::new();
         let mut streamed = String::new();
         let mut live = LiveText::new();
-        let defining = defining_files(&self.ctx, question);
         let (known, names) = self.seen.look(&self.ctx, self.toolbox.specs());
         let texts = VisibleTexts {
             workspace: &self.ctx.workspace,
@@ -248,7 +247,6 @@ impl Session {
             .with_tools(offered)
             .with_workspace(texts.known, &texts)
             .with_defined_names(names)
-            .with_defining_files(&defining)
             .with_stop(STOP_SEQUENCES)
             .with_tool_choice(self.config.tool_choice)
             .with_question(question);

@@ -79,25 +79,6 @@ pub(super) enum PathKind {
 /// prompt's examples.
 const NAMED_BONUS: f64 = 8.0;
 
-/// What a path argument is chosen among: its kind, the paths it may take (`pool`, of `known`);
-/// with `named`, only those the question names when it names any; and the files that define
-/// a name the question writes as code, which are all it may take when the pool holds any of
-/// them and the question names no file.
-pub(super) struct PathChoice<'a> {
-    pub kind: PathKind,
-    pub pool: &'a [String],
-    pub known: &'a KnownPaths,
-    pub named: bool,
-    pub defining: &'a [String],
-}
-
-/// Does the question's word `word` name `path`: the path itself (a folder's with or without
-/// its final `/`), or a file's by its name or the end of its path?
-pub(super) fn names_path(word: &str, path: &str) -> bool {
-    let word = word.trim_start_matches("./").trim_end_matches('/');
-    !word.is_empty() && (path == word || path.ends_with(&format!("/{word}")))
-}
-
 /// The new files the question names (`CHANGELOG.md`, `.gitignore`, `tests/multiply.rs`): the
 /// paths it names ([`Question::paths`]) that are files, not known ones, relative, and in a
 /// folder that exists.
@@ -406,23 +387,7 @@ impl LocalModel {
                     (PathKind::File | PathKind::NewOrExistingFile, None) => &known.files,
                     (PathKind::Folder, _) => &known.folders,
                 };
-                let defining = match self.settings.options.defining_files {
-                    true => request.defining_files,
-                    false => &[],
-                };
-                let path = self.ground_path(
-                    PathChoice {
-                        kind,
-                        pool,
-                        known,
-                        named: self.settings.options.named_files,
-                        defining,
-                    },
-                    &asked,
-                    logits,
-                    grammar,
-                    cancel,
-                )?;
+                let path = self.ground_path(kind, pool, known, &asked, logits, grammar, cancel)?;
                 stats.grounded_paths += usize::from(path.is_some());
                 Ok(path)
             }
@@ -453,50 +418,21 @@ impl LocalModel {
         }
     }
 
-    /// Chooses the value of the path argument just opened among `choice.pool` and writes it,
-    /// with the closing quote, into the cache and through `grammar`. Returns the text written
-    /// and the logits after it; `None` when there is nothing to choose from or the grammar
-    /// would not take the value (decoding then goes on token by token).
+    /// Chooses the value of the path argument just opened among `pool` (of `known`) and writes
+    /// it, with the closing quote, into the cache and through `grammar`. Returns the text written and the logits
+    /// after it; `None` when there is nothing to choose from or the grammar would not take the
+    /// value (decoding then goes on token by token).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn ground_path(
         &mut self,
-        choice: PathChoice<'_>,
+        kind: PathKind,
+        pool: &[String],
+        known: &KnownPaths,
         asked: &Question,
         logits: &[f32],
         grammar: &mut LlamaSampler,
         cancel: &CancelToken,
     ) -> Result<Option<Grounded>, ModelError> {
-        let PathChoice {
-            kind,
-            pool,
-            known,
-            named,
-            defining,
-        } = choice;
-        // The paths of the pool the question names (`utils.py` for `src/click/utils.py`) are
-        // the ones it means; else the files that define a name it writes as code, though no
-        // word of the question is in their paths.
-        let named: Vec<String> = match named {
-            true => pool
-                .iter()
-                .filter(|path| asked.paths.iter().any(|word| names_path(word, path)))
-                .cloned()
-                .collect(),
-            false => Vec::new(),
-        };
-        let names_a_file = asked
-            .paths
-            .iter()
-            .any(|p| lantern_core::mentions::is_known_file(p, known));
-        let defining: Vec<String> = defining
-            .iter()
-            .filter(|f| !names_a_file && pool.contains(f))
-            .cloned()
-            .collect();
-        let pool = match (named.is_empty(), defining.is_empty()) {
-            (false, _) => &named,
-            (true, false) => &defining,
-            (true, true) => pool,
-        };
         let mut candidates: Vec<(String, f64)> = shortlist(pool, asked)
             .into_iter()
             .map(|(path, hits)| (format!("{path}\""), WORD_BONUS * hits as f64))

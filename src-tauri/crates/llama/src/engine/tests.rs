@@ -330,16 +330,3 @@ fn the_tools_that_search_are_those_whose_schema_takes_the_question_s_words() {
         .collect();
     assert_eq!(searching, ["search_code"]);
 }
-
-#[test]
-fn a_word_names_a_path_by_the_path_or_a_file_by_the_end_of_its_path() {
-    use super::grounding::names_path;
-    assert!(names_path("utils.py", "src/click/utils.py"));
-    assert!(names_path("click/utils.py", "src/click/utils.py"));
-    assert!(names_path("./src/", "src"));
-    assert!(
-        !names_path("tils.py", "src/click/utils.py"),
-        "a whole name, not a piece"
-    );
-    assert!(!names_path("/", "src"));
-}
