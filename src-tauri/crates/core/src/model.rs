@@ -5,7 +5,8 @@
 //! never knows which one it drives.
 //!
 //! The conversation is typed: a tool result is a [`Role::Tool`] message naming the call it
-//! answers and holding the result as the model reads it, and each request carries the tools it may call. A backend renders both its own way —
+//! answers and holding the result as the model reads it, and each request carries the tools
+//! it may call. A backend renders both its own way —
 //! the `<TOOL_CALL>` text protocol ([`crate::protocol::markers::text_protocol_messages`]), a
 //! model's own chat template, or a server's native tool API.
 

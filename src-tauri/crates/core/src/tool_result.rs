@@ -144,8 +144,8 @@ impl ToolResult {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShownResult(Value);
 
-/// What a result cut to fit the context says about itself.
-const CUT_NOTE: &str = "[the rest was cut to fit the model's context]";
+/// What a result, or a refusal's text, cut to fit the context says about itself.
+pub const CUT_NOTE: &str = "[the rest was cut to fit the model's context]";
 /// A string shorter than this is not cut further to fit the context.
 const MIN_CUT_CHARS: usize = 200;
 

@@ -18,7 +18,7 @@ use crate::model::{
 };
 use crate::protocol::markers::leading_system_messages;
 use crate::seen_result::SeenResult;
-use crate::tool_result::ShownResult;
+use crate::tool_result::{ShownResult, CUT_NOTE};
 use serde_json::json;
 
 /// The share of the context past which old results are shortened before the next step.
@@ -73,7 +73,7 @@ pub fn cut_to_fit(message: &Message) -> Option<Message> {
     (count > MIN_CUT_CHARS).then(|| {
         let kept: String = message.content.chars().take(count / 2).collect();
         let mut refusal = message.clone();
-        refusal.content = format!("{kept}\n… [the rest was cut to fit the model's context]");
+        refusal.content = format!("{kept}\n… {CUT_NOTE}");
         refusal
     })
 }
@@ -298,7 +298,7 @@ mod tests {
         let data = once.result().unwrap().seen().data;
         let kept = data.content.unwrap();
         assert!(
-            kept.starts_with("line\nline\n") && kept.ends_with("cut to fit the model's context]"),
+            kept.starts_with("line\nline\n") && kept.ends_with(CUT_NOTE),
             "{kept}"
         );
         assert!(kept.len() < 600);
