@@ -8,31 +8,76 @@
 use crate::model::{FileTexts, KnownPaths};
 use crate::question::Question;
 use crate::relevance::defines;
-use crate::words::names_a_path;
 
 /// The most bytes of the workspace's files read to find where a name is defined: a large
 /// project is read only this far, and a name defined beyond is not found.
 const MAX_SCANNED_BYTES: usize = 16 << 20;
 
-/// Does this question name a file or folder of the workspace, by its path (`functions/inc.js`)
-/// or, for a file, by its name alone (`utils.py`, `logging.ini`)? A question about a file the
-/// project has is a question about the project, whatever the model's score says.
+/// The files and folders of the workspace a question names.
+#[derive(Debug, Default, PartialEq)]
+pub struct NamedPaths {
+    /// Files named by their path or by their name alone; sorted.
+    pub files: Vec<String>,
+    /// Folders named by their path; sorted.
+    pub folders: Vec<String>,
+}
+
+impl NamedPaths {
+    /// Every file and folder named, files first.
+    pub fn all(&self) -> impl Iterator<Item = &str> {
+        self.files.iter().chain(&self.folders).map(String::as_str)
+    }
+}
+
+/// The files and folders of the workspace `question` names: each of its paths
+/// ([`Question::paths`], an `@` before it or a `/` after it aside) that is a folder, or a file
+/// by its path (`functions/inc.js`) or by its name alone (`utils.py` names every
+/// `…/utils.py`). The one reading of "the paths a message names" that the first-step rule,
+/// the folders' own instructions and the code map's focus share.
+pub fn named_paths(question: &Question, known: &KnownPaths) -> NamedPaths {
+    let mut named = NamedPaths::default();
+    for word in &question.paths {
+        let word = word.trim_start_matches('@').trim_end_matches('/');
+        if word.is_empty() {
+            continue;
+        }
+        named.files.extend(
+            known
+                .files
+                .iter()
+                .filter(|file| is_the_file(word, file))
+                .cloned(),
+        );
+        named
+            .folders
+            .extend(known.folders.iter().filter(|f| *f == word).cloned());
+    }
+    for paths in [&mut named.files, &mut named.folders] {
+        paths.sort();
+        paths.dedup();
+    }
+    named
+}
+
+/// Does this question name a file or folder of the workspace ([`named_paths`])? A question
+/// about a file the project has is a question about the project, whatever the model's score
+/// says.
 pub fn names_a_workspace_path(question: &Question, known: &KnownPaths) -> bool {
-    question
-        .written
-        .iter()
-        .map(|word| word.trim_end_matches('/'))
-        .filter(|word| names_a_path(word))
-        .any(|word| is_known_file(word, known) || known.folders.iter().any(|f| f == word))
+    named_paths(question, known).all().next().is_some()
 }
 
 /// Is `word` a file of the workspace, by its path or by its name alone (`utils.py` for
 /// `src/click/utils.py`)?
 pub fn is_known_file(word: &str, known: &KnownPaths) -> bool {
-    known
-        .files
-        .iter()
-        .any(|file| file == word || file.ends_with(&format!("/{word}")))
+    known.files.iter().any(|file| is_the_file(word, file))
+}
+
+/// Does `word` name `file`, by its path or by its name alone?
+fn is_the_file(word: &str, file: &str) -> bool {
+    file == word
+        || file
+            .strip_suffix(word)
+            .is_some_and(|parent| parent.ends_with('/'))
 }
 
 /// Does this question name something the workspace defines, by a word that can only be a
@@ -226,5 +271,28 @@ mod tests {
         ] {
             assert!(!names_a_workspace_path(&Question::read(no), &known), "{no}");
         }
+    }
+
+    #[test]
+    fn a_file_named_by_its_name_alone_is_every_file_of_that_name() {
+        let known = crate::model::KnownPaths::from_files(vec![
+            "docs/utils.py".into(),
+            "src/click/utils.py".into(),
+            "src/click/testutils.py".into(),
+            "src/click/core.py".into(),
+        ]);
+        let named = named_paths(
+            &Question::read("Compare utils.py with @src/click/."),
+            &known,
+        );
+        assert_eq!(named.files, ["docs/utils.py", "src/click/utils.py"]);
+        assert_eq!(named.folders, ["src/click"]);
+        assert_eq!(
+            named.all().collect::<Vec<_>>(),
+            ["docs/utils.py", "src/click/utils.py", "src/click"]
+        );
+        // A part of a file's name is not its name, and a bare word is not a folder's path.
+        let named = named_paths(&Question::read("Is tils.py or click in src?"), &known);
+        assert_eq!(named, NamedPaths::default());
     }
 }

@@ -1,6 +1,7 @@
 //! The text of the files a step's call may name, for a backend that grounds an argument in a
 //! file's content, and for the lines of a definition shown with a search's result.
 
+use crate::mentions::NamedPaths;
 use crate::model::{FileTexts, KnownPaths};
 use crate::question::Question;
 use crate::sandbox::Workspace;
@@ -63,9 +64,14 @@ impl FilesSeen {
 }
 
 /// The map of the workspace's code (see [`lantern_index::repo_map`]) in `budget` characters,
-/// ranked toward the files and defined names `question` mentions, with its heading; empty when
-/// the code defines nothing the index reads.
-pub(super) fn code_map(ctx: &ToolContext, question: &Question, budget: usize) -> String {
+/// ranked toward the files `question` names (`named`) and the defined names it mentions, with
+/// its heading; empty when the code defines nothing the index reads.
+pub(super) fn code_map(
+    ctx: &ToolContext,
+    question: &Question,
+    named: &NamedPaths,
+    budget: usize,
+) -> String {
     let Ok((index, _)) = ctx.code_index.refresh(&ctx.workspace, |_| {}) else {
         return String::new();
     };
@@ -83,9 +89,10 @@ pub(super) fn code_map(ctx: &ToolContext, question: &Question, budget: usize) ->
             .files()
             .map(|(path, _)| path)
             .filter(|path| {
-                words
-                    .iter()
-                    .any(|w| path == w || path.ends_with(&format!("/{w}")))
+                named
+                    .files
+                    .binary_search_by(|f| f.as_str().cmp(path))
+                    .is_ok()
             })
             .map(str::to_string)
             .collect(),

@@ -8,6 +8,7 @@ use super::texts::{code_map, VisibleTexts};
 use super::{compaction, Session};
 use crate::attachments;
 use crate::event::{Event, FinishedReason, RefusedServerCall, NO_ANSWER};
+use crate::mentions::named_paths;
 use crate::model::{
     CallPath, CancelToken, Flow, GenerateRequest, Generation, MadeCall, Message, Model, Role,
 };
@@ -114,7 +115,9 @@ impl Session {
                 .push(Message::new(Role::System, rules.message()));
         }
         if self.config.repo_map > 0 && opening {
-            let map = code_map(&self.ctx, &question, self.config.repo_map);
+            let (known, _) = self.seen.look(&self.ctx, self.toolbox.specs());
+            let named = named_paths(&question, known);
+            let map = code_map(&self.ctx, &question, &named, self.config.repo_map);
             if !map.is_empty() {
                 self.history.push(Message::new(Role::System, map));
             }
@@ -144,13 +147,10 @@ impl Session {
     /// (`packages/api/AGENTS.md`), each given once per conversation.
     fn give_folder_rules(&mut self, question: &Question) {
         let (known, _) = self.seen.look(&self.ctx, self.toolbox.specs());
-        let named: Vec<String> = question
-            .written
-            .iter()
-            .map(|w| w.trim_start_matches('@').trim_end_matches(['.', '/']))
-            .filter(|w| known.has_file(w) || known.folders.iter().any(|f| f == w))
+        let named: Vec<String> = named_paths(question, known)
+            .all()
             // Looked up from the path itself: a folder named has its own file checked too.
-            .map(|w| format!("{w}/."))
+            .map(|path| format!("{path}/."))
             .collect();
         for path in named {
             let Some(rules) = ProjectRules::nearest_above(&self.ctx.workspace, &path) else {

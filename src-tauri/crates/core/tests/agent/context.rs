@@ -347,4 +347,16 @@ fn a_folder_s_own_instructions_are_given_once_when_the_message_names_a_path_in_i
         &mut FixedAnswer(Answer::AllowOnce),
     );
     assert_eq!(rules_in(&model), 0);
+    let mut by_name = session(dir.path());
+    let (_, model) = asking(
+        &mut by_name,
+        "What does app.ts export?",
+        vec!["Nothing.".to_string()],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    assert_eq!(
+        rules_in(&model),
+        1,
+        "a file named by its name alone is in its folder"
+    );
 }
