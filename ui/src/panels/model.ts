@@ -242,6 +242,7 @@ export function describeModel(info: ModelInfo): HTMLElement[] {
       ["File", `${formatBytes(f.size_bytes)}${info.is_default ? " · the default model" : ""}`],
       ["Context", `${f.context} tokens (trained for ${f.trained_context}; the default is the trained context, up to 8192)`],
       ["Threads", String(f.threads)],
+      ["Attention", f.flash_attention ? "flash attention (on the GPU)" : "plain (flash attention is slower on the CPU)"],
       ["Chat template", f.chat_template],
       ["Tool calls", f.call_path_why],
       ["Loaded in", formatDuration(f.load_seconds * 1000)],

@@ -192,6 +192,11 @@ export interface ModelFacts {
   call_path: CallPath;
   /** Why, in words for the Model page and `lantern probe`. */
   call_path_why: string;
+  /**
+   * Whether llama.cpp may use its flash-attention kernels: only on a GPU; on the CPU the
+   * plain ones are faster.
+   */
+  flash_attention: boolean;
   load_seconds: number;
 }
 

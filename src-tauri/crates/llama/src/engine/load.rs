@@ -122,7 +122,8 @@ impl LocalModel {
         let trained_context = model.n_ctx_train();
         let context = context_size(options.context, trained_context)?;
         let threads = options.threads.unwrap_or_else(physical_cores).max(1);
-        let ctx = context_on(&model, context, threads)?;
+        let flash_attention = flash_attention_for(options.gpu_layers);
+        let ctx = context_on(&model, context, threads, flash_attention)?;
         // SAFETY: the context borrows the model. The model is boxed, so its address is stable
         // when the box moves into `Self`; it is never replaced; and it is dropped after the
         // context (field order). The 'static lifetime never escapes this struct.
@@ -154,6 +155,7 @@ impl LocalModel {
             chat_template,
             call_path,
             call_path_why,
+            flash_attention,
             load_seconds: started.elapsed().as_secs_f64(),
         };
         let mut loaded = LocalModel {
@@ -204,18 +206,34 @@ fn load_model(
     })
 }
 
-/// A context of `context` tokens on `model`, computed with `threads` threads.
+/// Whether llama.cpp may compute attention with its flash-attention kernels: only where layers
+/// are offloaded to a GPU back-end built in, which gains from them. On the CPU they are the
+/// slower ones, and the more so the longer the conversation: after 4,096 tokens the default
+/// model at one thread evaluated a prompt at 40 tokens a second with them and 93 without, and
+/// generated at 23 and 54 (llama-bench; `bench/results/2026-11-29-flash-attention.md`).
+pub(super) fn flash_attention_for(gpu_layers: u32) -> bool {
+    gpu_layers > 0 && cfg!(any(feature = "cuda", feature = "vulkan", feature = "metal"))
+}
+
+/// A context of `context` tokens on `model`, computed with `threads` threads, with flash
+/// attention where llama.cpp finds it fits, or never.
 fn context_on(
     model: &LlamaModel,
     context: u32,
     threads: i32,
+    flash_attention: bool,
 ) -> Result<LlamaContext<'_>, LoadError> {
+    let attention = match flash_attention {
+        true => llama_cpp_sys_2::LLAMA_FLASH_ATTN_TYPE_AUTO,
+        false => llama_cpp_sys_2::LLAMA_FLASH_ATTN_TYPE_DISABLED,
+    };
     let params = LlamaContextParams::default()
         .with_n_ctx(NonZeroU32::new(context))
         .with_n_batch(512)
         .with_n_ubatch(512)
         .with_n_threads(threads)
-        .with_n_threads_batch(threads);
+        .with_n_threads_batch(threads)
+        .with_flash_attention_policy(attention);
     model.new_context(backend()?, params).map_err(|e| {
         LoadError(format!(
             "Could not create a {context}-token context ({e}); try a smaller context"

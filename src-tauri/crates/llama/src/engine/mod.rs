@@ -111,6 +111,9 @@ pub struct ModelFacts {
     pub call_path: CallPath,
     /// Why, in words for the Model page and `lantern probe`.
     pub call_path_why: String,
+    /// Whether llama.cpp may use its flash-attention kernels: only on a GPU; on the CPU the
+    /// plain ones are faster.
+    pub flash_attention: bool,
     pub load_seconds: f64,
 }
 

@@ -71,10 +71,17 @@ impl PromptCache {
         Ok(PromptCache { dir, key })
     }
 
-    /// The state file and its checksum file for `opening`.
-    fn files(&self, opening: &[LlamaToken]) -> (PathBuf, PathBuf) {
+    /// The state file and its checksum file for `opening`, in a context that computes
+    /// attention with flash attention or without (llama.cpp lays its cache out differently
+    /// for each, and refuses the other's state).
+    pub(super) fn files(
+        &self,
+        opening: &[LlamaToken],
+        flash_attention: bool,
+    ) -> (PathBuf, PathBuf) {
         let ids: Vec<String> = opening.iter().map(|t| t.0.to_string()).collect();
-        let name = sha256_hex(format!("{}\n{}", self.key, ids.join(" ")).as_bytes());
+        let key = format!("{}:fa{}", self.key, u8::from(flash_attention));
+        let name = sha256_hex(format!("{key}\n{}", ids.join(" ")).as_bytes());
         (
             self.dir.join(format!("{name}.state")),
             self.dir.join(format!("{name}.sha256")),
@@ -212,7 +219,7 @@ impl LocalModel {
         let Some(cache) = &self.prompt_cache else {
             return false;
         };
-        let (state, sum) = cache.files(opening);
+        let (state, sum) = cache.files(opening, self.facts.flash_attention);
         if !state.exists() {
             return false;
         }
@@ -249,7 +256,7 @@ impl LocalModel {
         if self.cached != opening || std::fs::create_dir_all(&cache.dir).is_err() {
             return;
         }
-        let (state, sum) = cache.files(opening);
+        let (state, sum) = cache.files(opening, self.facts.flash_attention);
         // Unfinished, the file is this save's own: two models of one process (tests run on
         // threads) may save the same opening at once.
         static SAVES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);

@@ -21,6 +21,24 @@ fn a_prompt_batch_is_sized_by_the_model_and_its_threads_never_by_the_clock() {
     assert_eq!(prompt_chunk(134_515_008, 1, 4), 4);
 }
 
+#[test]
+fn flash_attention_is_never_used_on_the_cpu() {
+    assert!(!super::load::flash_attention_for(0));
+    let gpu_built = cfg!(any(feature = "cuda", feature = "vulkan", feature = "metal"));
+    assert_eq!(super::load::flash_attention_for(99), gpu_built);
+}
+
+#[test]
+fn a_saved_opening_is_kept_apart_for_each_way_of_computing_attention() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("model.gguf");
+    std::fs::write(&model, b"the weights").unwrap();
+    let cache = PromptCache::new(dir.path().join("states"), &model, 2048).unwrap();
+    let opening = tokens(&[1, 2, 3]);
+    assert_eq!(cache.files(&opening, false), cache.files(&opening, false));
+    assert_ne!(cache.files(&opening, false), cache.files(&opening, true));
+}
+
 fn tokens(ids: &[i32]) -> Vec<LlamaToken> {
     ids.iter().map(|i| LlamaToken(*i)).collect()
 }
