@@ -307,6 +307,8 @@ const tests = [
       const session = await launch(workspace);
       const after = await openingFact(session);
       assert(/^[\d,]+ tokens loaded from the saved prompt cache in /.test(after), `after a restart the opening is loaded, not evaluated: ${after}`);
+      const attention = await session.text(".model-panel .facts dd.attention");
+      assert(attention.startsWith("plain"), `on the CPU the model computes attention without flash attention: ${attention}`);
       await shot(session, "06-restart-model");
       await session.click('.side-tab[data-page="chat"]');
       const input = await session.find(".chat-input");

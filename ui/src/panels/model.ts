@@ -227,7 +227,7 @@ export class ModelPanel {
 }
 
 /** Facts the tests and styles find by class. */
-const FACT_CLASSES: Record<string, string> = { "Tool calls": "tool-calls-path", Opening: "opening" };
+const FACT_CLASSES: Record<string, string> = { "Tool calls": "tool-calls-path", Opening: "opening", Attention: "attention" };
 
 /** The facts of the model in use, as a list (and, for a local model, its file). */
 export function describeModel(info: ModelInfo): HTMLElement[] {
