@@ -137,6 +137,13 @@ fn probe_local(toolbox: &Toolbox, args: &ModelArgs, json: bool) -> Result<u8, Fa
     outln!("chat template: {}", f.chat_template);
     outln!("tool calls: {}", f.call_path_why);
     outln!(
+        "attention: {}",
+        match f.flash_attention {
+            true => "flash attention (layers on the GPU)",
+            false => "plain (flash attention is slower on the CPU)",
+        }
+    );
+    outln!(
         "system prompt: {} tokens of a {}-token context{}",
         report.system_prompt_tokens,
         report.context,
