@@ -8,7 +8,7 @@ use super::texts::{code_map, VisibleTexts};
 use super::{compaction, Session};
 use crate::attachments;
 use crate::event::{Event, FinishedReason, RefusedServerCall, NO_ANSWER};
-use crate::mentions::named_paths;
+use crate::mentions::{named_paths, NamedPaths};
 use crate::model::{
     CallPath, CancelToken, Flow, GenerateRequest, Generation, MadeCall, Message, Model, Role,
 };
@@ -105,6 +105,7 @@ impl Session {
         }
         // The user may have changed the files since the last turn.
         self.seen.forget();
+        let named = named_paths(&question, self.seen.look(&self.ctx, self.toolbox.specs()).0);
         let opening = self.history.len() == 1;
         if let Some(rules) = opening
             .then(|| ProjectRules::of(&self.ctx.workspace))
@@ -115,8 +116,6 @@ impl Session {
                 .push(Message::new(Role::System, rules.message()));
         }
         if self.config.repo_map > 0 && opening {
-            let (known, _) = self.seen.look(&self.ctx, self.toolbox.specs());
-            let named = named_paths(&question, known);
             let map = code_map(&self.ctx, &question, &named, self.config.repo_map);
             if !map.is_empty() {
                 self.history.push(Message::new(Role::System, map));
@@ -130,7 +129,7 @@ impl Session {
             }
         }
         if self.config.project_rules {
-            self.give_folder_rules(&question);
+            self.give_folder_rules(&named);
         }
         self.attach_mentions(message, emit);
         self.history.push(Message::new(Role::User, message));
@@ -143,11 +142,10 @@ impl Session {
         }
     }
 
-    /// The instructions of the folders the question's paths are in, when a folder has its own
-    /// (`packages/api/AGENTS.md`), each given once per conversation.
-    fn give_folder_rules(&mut self, question: &Question) {
-        let (known, _) = self.seen.look(&self.ctx, self.toolbox.specs());
-        let named: Vec<String> = named_paths(question, known)
+    /// The instructions of the folders the question's paths (`named`) are in, when a folder has
+    /// its own (`packages/api/AGENTS.md`), each given once per conversation.
+    fn give_folder_rules(&mut self, named: &NamedPaths) {
+        let named: Vec<String> = named
             .all()
             // Looked up from the path itself: a folder named has its own file checked too.
             .map(|path| format!("{path}/."))
