@@ -295,6 +295,28 @@ fn identifier_parts(name: &str) -> Vec<String> {
     parts
 }
 
+/// The values a path argument of `kind` is chosen among, each with its bonus: the paths of
+/// `pool` (of `known`) that share the most words with the question, and, where the argument
+/// may name a new file, the new files the question names.
+fn path_candidates(
+    kind: PathKind,
+    pool: &[String],
+    known: &KnownPaths,
+    asked: &Question,
+) -> Vec<(String, f64)> {
+    let mut candidates: Vec<(String, f64)> = shortlist(pool, asked)
+        .into_iter()
+        .map(|(path, hits)| (format!("{path}\""), WORD_BONUS * hits as f64))
+        .collect();
+    if kind == PathKind::NewOrExistingFile {
+        candidates.extend(new_files_named(asked, known).into_iter().map(|path| {
+            let bonus = WORD_BONUS * question_words_in(&path, &asked.words) as f64 + NAMED_BONUS;
+            (format!("{path}\""), bonus)
+        }));
+    }
+    candidates
+}
+
 /// The defined names worth scoring for a symbol argument, each with its bonus: a name the
 /// question spells out gets [`SPELLED_BONUS`]; every name gets [`WORD_BONUS`] for each of its
 /// parts the question's words share (a part and a word of four letters or more that begin
@@ -387,7 +409,8 @@ impl LocalModel {
                     (PathKind::File | PathKind::NewOrExistingFile, None) => &known.files,
                     (PathKind::Folder, _) => &known.folders,
                 };
-                let path = self.ground_path(kind, pool, known, &asked, logits, grammar, cancel)?;
+                let candidates = path_candidates(kind, pool, known, &asked);
+                let path = self.write_best(&candidates, logits, grammar, cancel)?;
                 stats.grounded_paths += usize::from(path.is_some());
                 Ok(path)
             }
@@ -416,35 +439,6 @@ impl LocalModel {
             }
             _ => Ok(None),
         }
-    }
-
-    /// Chooses the value of the path argument just opened among `pool` (of `known`) and writes
-    /// it, with the closing quote, into the cache and through `grammar`. Returns the text written and the logits
-    /// after it; `None` when there is nothing to choose from or the grammar would not take the
-    /// value (decoding then goes on token by token).
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn ground_path(
-        &mut self,
-        kind: PathKind,
-        pool: &[String],
-        known: &KnownPaths,
-        asked: &Question,
-        logits: &[f32],
-        grammar: &mut LlamaSampler,
-        cancel: &CancelToken,
-    ) -> Result<Option<Grounded>, ModelError> {
-        let mut candidates: Vec<(String, f64)> = shortlist(pool, asked)
-            .into_iter()
-            .map(|(path, hits)| (format!("{path}\""), WORD_BONUS * hits as f64))
-            .collect();
-        if kind == PathKind::NewOrExistingFile {
-            candidates.extend(new_files_named(asked, known).into_iter().map(|path| {
-                let bonus =
-                    WORD_BONUS * question_words_in(&path, &asked.words) as f64 + NAMED_BONUS;
-                (format!("{path}\""), bonus)
-            }));
-        }
-        self.write_best(&candidates, logits, grammar, cancel)
     }
 
     /// Chooses the value of a question-word argument just opened among the question's own
