@@ -14,6 +14,7 @@ function writeRequest(path: string, callId = "call-1"): PermissionRequest {
     command: null,
     rule: "default: writes ask first",
     unpointed: [],
+    drops: [],
     preview_kind: "diff",
     preview: {
       path,
@@ -182,6 +183,7 @@ function commandRequest(command: string): PermissionRequest {
     command,
     rule: "default: commands ask first",
     unpointed: [],
+    drops: [],
     preview_kind: "command",
     preview: {
       command,
@@ -207,6 +209,24 @@ describe("a write to a file nobody named", () => {
     const { host, dialog } = setup();
     dialog.enqueue(1, writeRequest("notes.md"), MODEL_SOURCE);
     expect(host.querySelector(".confirm-unpointed")).toBeNull();
+  });
+});
+
+describe("a write that drops lines of a file", () => {
+  it("says how many lines would be lost, above the diff", () => {
+    const { host, dialog } = setup();
+    const drops = [{ path: "notes.md", dropped: 4, of: 5 }];
+    dialog.enqueue(1, { ...writeRequest("notes.md"), drops }, MODEL_SOURCE);
+    const warning = host.querySelector(".confirm-drops");
+    expect(warning?.textContent).toContain("Lines would be lost: 4 of the 5 lines of notes.md");
+    expect(warning?.getAttribute("role")).toBe("alert");
+    expect(host.querySelector(".dialog-body")?.firstElementChild).toBe(warning);
+  });
+
+  it("is not flagged when the write keeps every line", () => {
+    const { host, dialog } = setup();
+    dialog.enqueue(1, writeRequest("notes.md"), MODEL_SOURCE);
+    expect(host.querySelector(".confirm-drops")).toBeNull();
   });
 });
 

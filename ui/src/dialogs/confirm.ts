@@ -4,7 +4,7 @@
 // denies with that message. Closing it is a deny. Requests that arrive while one is open wait
 // in a queue.
 
-import type { Answer, PermissionRequest, PreviewKind, WritePreview } from "../ipc/types";
+import type { Answer, DroppedLines, PermissionRequest, PreviewKind, WritePreview } from "../ipc/types";
 import { diffLines } from "../lib/diff";
 import { describeMatch } from "../lib/format";
 import { button, h } from "../lib/dom";
@@ -226,6 +226,7 @@ export class ConfirmationDialog {
           "div",
           { class: "dialog-body" },
           unpointedWarning(request.unpointed),
+          dropsWarning(request.drops),
           request.source
             ? h("p", { class: "confirm-source" }, "A tool of the MCP server ", h("code", { text: request.source.server }), ` · ${request.source.transport} · ${request.source.sandbox}`)
             : null,
@@ -317,6 +318,22 @@ export class ConfirmationDialog {
       first.focus();
     }
   }
+}
+
+/** Says plainly how many lines of each existing file a whole-file write would not keep. */
+function dropsWarning(drops: DroppedLines[]): HTMLElement | null {
+  if (!drops.length) return null;
+  return h(
+    "p",
+    { class: "confirm-unpointed confirm-drops", attrs: { role: "alert" } },
+    h("strong", { text: "Lines would be lost: " }),
+    ...drops.flatMap((d, i) => [
+      i ? ", " : "",
+      `${d.dropped} of the ${d.of} lines of `,
+      h("code", { text: d.path }),
+    ]),
+    ". The model rewrote the whole file without them; allow it only if you meant to remove them.",
+  );
 }
 
 /** Says plainly that the model chose the files it would write: the user named none of them and

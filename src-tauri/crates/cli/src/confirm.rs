@@ -2,7 +2,7 @@
 
 use crate::render::visible;
 use lantern_core::agent::{Answer, Confirmer, PermissionRequest};
-use lantern_core::policy::Scope;
+use lantern_core::policy::{dropped_lines, Scope};
 use lantern_core::tools::PreviewKind;
 use std::io::{BufRead, Write};
 
@@ -31,6 +31,12 @@ fn describe(request: &PermissionRequest) -> String {
         text.push_str(&format!(
             "  NOT NAMED: you did not name {} and no result showed it; the model chose this file on its own.\n",
             visible(&request.unpointed.join(", "), false)
+        ));
+    }
+    if !request.drops.is_empty() {
+        text.push_str(&format!(
+            "  DROPS LINES: {}; what it does not keep is lost unless you undo.\n",
+            visible(&dropped_lines(&request.drops), false)
         ));
     }
     if let Some(source) = &request.source {
@@ -124,6 +130,7 @@ mod tests {
             rule: "default".into(),
             preview: Some(json!({"unified": "-a\n+b\x1b[1A\n", "sandbox": "on"})),
             unpointed: Vec::new(),
+            drops: Vec::new(),
             preview_kind: PreviewKind::Command,
             source: None,
         };
@@ -158,6 +165,7 @@ mod tests {
             rule: "unsure target".into(),
             preview: Some(json!({"unified": "-\"license\": \"MIT\"\n"})),
             unpointed: vec!["package.json".into()],
+            drops: Vec::new(),
             preview_kind: PreviewKind::Diff,
             source: None,
         };
@@ -166,5 +174,34 @@ mod tests {
             .find("NOT NAMED: you did not name package.json")
             .expect(&shown);
         assert!(warning < shown.find("license").unwrap(), "{shown}");
+        assert!(!shown.contains("DROPS LINES"), "{shown}");
+    }
+
+    #[test]
+    fn a_write_that_drops_lines_says_how_many_before_the_diff() {
+        let request = PermissionRequest {
+            call_id: "c1".into(),
+            tool: "write_file".into(),
+            args: json!({"path": ".npmignore", "content": "*.tgz\n"}),
+            reasoning: None,
+            risk: Risk::Write,
+            paths: vec![".npmignore".into()],
+            command: None,
+            rule: "lines dropped".into(),
+            preview: Some(json!({"unified": "-coverage\n-test\n+*.tgz\n"})),
+            unpointed: Vec::new(),
+            drops: vec![lantern_core::tools::DroppedLines {
+                path: ".npmignore".into(),
+                dropped: 2,
+                of: 2,
+            }],
+            preview_kind: PreviewKind::Diff,
+            source: None,
+        };
+        let shown = describe(&request);
+        let warning = shown
+            .find("DROPS LINES: the write would drop 2 of the 2 lines of .npmignore")
+            .expect(&shown);
+        assert!(warning < shown.find("-coverage").unwrap(), "{shown}");
     }
 }

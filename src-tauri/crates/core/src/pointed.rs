@@ -6,12 +6,16 @@
 //! touch. A write's file is *pointed at* when a message of the user names it (by its path, its
 //! name, or its name without the extension: "the README", "the slugify helper") or a tool
 //! result that succeeded reported on it (the file read or written, a search's match; not a
-//! path written inside a file's text, nor a mere entry of a listing). Any other file
+//! path written inside a file's text, nor a mere entry of a listing). A file that does not
+//! exist yet is pointed at only where the user asks for it to be made ("Create NOTES.md"),
+//! not where it is what goes into another file ("Add .env to the .gitignore" asks for no new
+//! `.env`; see [`words_where_made`]). Any other file
 //! is the model's own guess: the policy asks even where a grant would allow, the confirmation
 //! says so, and a fixed answer (`--approve all`) does not approve it; a local model's write is
 //! offered only the files pointed at, when there are any.
 
 use crate::model::{Message, Role, SUMMARY_PREFIX};
+use crate::question::words_where_made;
 use crate::words::message_words;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -21,6 +25,8 @@ use std::collections::HashSet;
 pub struct Pointers {
     /// The user's words, lower-case, with a final `.` or `/` and a leading `./` taken off.
     named: HashSet<String>,
+    /// The user's words that stand where a file is made ([`words_where_made`]), as `named`.
+    made: HashSet<String>,
     /// The paths successful results report on (see [`paths_reported`]).
     shown: HashSet<String>,
 }
@@ -29,22 +35,23 @@ impl Pointers {
     pub fn of(history: &[Message]) -> Pointers {
         let mut pointers = Pointers {
             named: HashSet::new(),
+            made: HashSet::new(),
             shown: HashSet::new(),
         };
         for message in history {
             match message.role {
                 // A summary of earlier turns stands as a user message, but the model wrote it.
                 Role::User if message.content.starts_with(SUMMARY_PREFIX) => {}
-                Role::User => pointers.named.extend(
-                    message_words(&message.content)
-                        .map(|w| w.replace('\\', "/"))
-                        .map(|w| {
-                            w.trim_end_matches(['.', '/'])
-                                .trim_start_matches("./")
-                                .to_lowercase()
-                        })
-                        .filter(|w| !w.is_empty()),
-                ),
+                Role::User => {
+                    let text = &message.content;
+                    pointers
+                        .named
+                        .extend(message_words(text).filter_map(as_named));
+                    let made = words_where_made(text);
+                    pointers
+                        .made
+                        .extend(made.iter().map(String::as_str).filter_map(as_named));
+                }
                 // What the model itself says points at nothing: it is the one guessing.
                 Role::Tool => {
                     if let Some(result) = message.result().filter(|r| r.seen().succeeded()) {
@@ -57,30 +64,44 @@ impl Pointers {
         pointers
     }
 
-    /// Does the conversation point at `path`: a user's word is its path, its file name or its
-    /// file name without the extension (case aside; a one-letter stem is the article "a" too
-    /// often to count), or a result shows the whole path?
-    pub fn points_at(&self, path: &str) -> bool {
+    /// Does the conversation point at `path`, a file that `exists` or not yet: a result shows
+    /// the whole path, or a user's word is its path, its file name or its file name without
+    /// the extension (case aside; a one-letter stem is the article "a" too often to count),
+    /// standing where a file is made if the file is new?
+    pub fn points_at(&self, path: &str, exists: bool) -> bool {
         let name = path.rsplit('/').next().unwrap_or(path);
         let stem = match name.rsplit_once('.') {
             Some((stem, _)) if stem.chars().count() > 1 => stem,
             _ => name,
         };
+        let words = if exists { &self.named } else { &self.made };
         self.shown.contains(path)
             || [path, name, stem]
                 .iter()
-                .any(|w| self.named.contains(&w.to_lowercase()))
+                .any(|w| words.contains(&w.to_lowercase()))
     }
 }
 
-/// The files of `paths` (workspace-relative) that no user message of `history` names and no
-/// successful tool result of it shows, in the order given.
-pub fn unpointed(paths: &[String], history: &[Message]) -> Vec<String> {
+/// A user's word as [`Pointers`] keeps it: `/` for `\\`, lower-case, with a final `.` or `/`
+/// and a leading `./` taken off; none if nothing is left.
+fn as_named(word: &str) -> Option<String> {
+    let word = word.replace('\\', "/");
+    let word = word
+        .trim_end_matches(['.', '/'])
+        .trim_start_matches("./")
+        .to_lowercase();
+    (!word.is_empty()).then_some(word)
+}
+
+/// The files of `files` (each a workspace-relative path and whether it exists) that no user
+/// message of `history` points at and no successful tool result of it shows, in the order
+/// given.
+pub fn unpointed(files: &[(String, bool)], history: &[Message]) -> Vec<String> {
     let pointers = Pointers::of(history);
-    paths
+    files
         .iter()
-        .filter(|path| !pointers.points_at(path))
-        .cloned()
+        .filter(|(path, exists)| !pointers.points_at(path, *exists))
+        .map(|(path, _)| path.clone())
         .collect()
 }
 
@@ -118,7 +139,38 @@ mod tests {
     }
 
     fn unpointed_of(path: &str, history: &[Message]) -> Vec<String> {
-        unpointed(&[path.to_string()], history)
+        unpointed(&[(path.to_string(), true)], history)
+    }
+
+    fn unpointed_new(path: &str, history: &[Message]) -> Vec<String> {
+        unpointed(&[(path.to_string(), false)], history)
+    }
+
+    #[test]
+    fn a_new_file_is_pointed_at_where_the_user_asks_for_it_to_be_made() {
+        for text in [
+            "Create docs/faq.md with three questions.",
+            "I'd like a FAQ in the docs folder.",
+            "Write the totals to docs/faq.md.",
+        ] {
+            assert!(
+                unpointed_new("docs/faq.md", &[user(text)]).is_empty(),
+                "{text}"
+            );
+        }
+        // Named as what goes into another file, or as a file asked about: not to be made.
+        for text in [
+            "Add docs/faq.md to the .prettierignore.",
+            "Does docs/faq.md exist yet?",
+        ] {
+            assert_eq!(
+                unpointed_new("docs/faq.md", &[user(text)]),
+                ["docs/faq.md"],
+                "{text}"
+            );
+        }
+        // The same words point at a file that exists.
+        assert!(unpointed_of("docs/faq.md", &[user("Does docs/faq.md exist yet?")]).is_empty());
     }
 
     #[test]

@@ -13,6 +13,9 @@
 //!    only command grants allow: a grant for the whole tool or for paths never lets a
 //!    command run unasked (a deny grant of any scope still denies). An exec call with no
 //!    command line (checkers that would run unsandboxed) may be allowed for the whole tool.
+//!    A model's write to a file the conversation never pointed at, or one that would drop
+//!    most of a file that exists, is asked about before any allow grant is read: a grant
+//!    was given for the files the user meant and the changes they asked for.
 //! 4. **The tool's risk** — safe and read tools run; write and exec tools ask.
 //!
 //! Calls that would leave the workspace never get here: the sandbox refuses them first.
@@ -20,7 +23,7 @@
 use crate::error::ToolError;
 use crate::paths::{sha256_hex, workspace_key, write_state_file};
 use crate::sandbox::protected_reason;
-use crate::tools::Risk;
+use crate::tools::{DroppedLines, Risk};
 use globset::GlobBuilder;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -230,6 +233,10 @@ pub struct Subject<'a> {
     /// The files among `paths` a write would change that the conversation never pointed at
     /// (see [`crate::pointed`]): the model's own guess, which no grant allows unasked.
     pub unpointed: Vec<String>,
+    /// The lines of existing files a model's write would take out unquoted (see
+    /// [`crate::tools::Tool::drops`]): losing most of a file is a loss no grant allows
+    /// unasked.
+    pub drops: Vec<DroppedLines>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -264,10 +271,16 @@ pub fn decide(call: &Subject<'_>, grants: &[Grant]) -> Decision {
                 .unwrap_or_else(|| format!("The user does not allow {} here", call.tool)),
         };
     }
-    // Before the allowing grants: a grant was given for the files the user meant.
+    // Before the allowing grants: a grant was given for the files the user meant and the
+    // changes they asked for.
     if call.risk == Risk::Write && !call.unpointed.is_empty() {
         return Decision::Ask {
             rule: unpointed_rule(&call.unpointed),
+        };
+    }
+    if call.risk == Risk::Write && call.drops.iter().any(DroppedLines::loses_most_of_the_file) {
+        return Decision::Ask {
+            rule: format!("lines dropped: {}", dropped_lines(&call.drops)),
         };
     }
     if let Some(g) = grants.iter().find(|g| {
@@ -304,6 +317,15 @@ fn unpointed_rule(unpointed: &[String]) -> String {
         "unsure target: you did not name {} and no result showed it; the model chose it on its own",
         unpointed.join(", ")
     )
+}
+
+/// The lines a write drops, in words: "5 of the 6 lines of .gitignore".
+pub fn dropped_lines(drops: &[DroppedLines]) -> String {
+    let each: Vec<String> = drops
+        .iter()
+        .map(|d| format!("{} of the {} lines of {}", d.dropped, d.of, d.path))
+        .collect();
+    format!("the write would drop {}", each.join(", "))
 }
 
 /// The persisted ("always") grants of one workspace, in the user's config directory.
@@ -453,6 +475,7 @@ mod tests {
             paths: paths.iter().map(|p| p.to_string()).collect(),
             command: None,
             unpointed: Vec::new(),
+            drops: Vec::new(),
         }
     }
 
@@ -532,6 +555,31 @@ mod tests {
         let mut git = subject("write_file", Risk::Write, &[".git/config"]);
         git.unpointed = vec![".git/config".to_string()];
         assert!(matches!(decide(&git, &[]), Decision::Deny { .. }));
+    }
+
+    #[test]
+    fn a_write_that_drops_most_of_a_file_is_asked_about_even_with_a_grant() {
+        let mut call = subject("write_file", Risk::Write, &["NOTES.md"]);
+        call.drops = vec![DroppedLines {
+            path: "NOTES.md".to_string(),
+            dropped: 3,
+            of: 4,
+        }];
+        let allow = grant("write_file", Scope::Tool, Effect::Allow);
+        for grants in [vec![], vec![allow.clone()]] {
+            match decide(&call, &grants) {
+                Decision::Ask { rule } => assert_eq!(
+                    rule,
+                    "lines dropped: the write would drop 3 of the 4 lines of NOTES.md"
+                ),
+                other => panic!("{other:?}"),
+            }
+        }
+        let deny = grant("write_file", Scope::Tool, Effect::Deny);
+        assert!(matches!(decide(&call, &[deny]), Decision::Deny { .. }));
+        // A rewrite that keeps most of the file is a change the grant covers.
+        call.drops[0].dropped = 2;
+        assert!(matches!(decide(&call, &[allow]), Decision::Allow { .. }));
     }
 
     fn grant(tool: &str, scope: Scope, effect: Effect) -> Grant {

@@ -27,8 +27,9 @@
 use crate::arithmetic::expressions_in;
 use crate::words::{
     alphanumeric_words, code_words, is_code_name, is_common_word, lower_code_words, lower_words,
-    message_words, names_a_path, spelled_words, AFTER_FILES, CHANGE_VERBS, POINTING, PROJECT_NOUNS,
-    PROJECT_QUESTION_WORDS, QUESTION_FILLER, QUESTION_ONLY_WORDS, USE_WORDS,
+    message_words, names_a_path, spelled_words, AFTER_FILES, ARTICLES, CHANGE_VERBS,
+    DESTINATION_WORDS, MAKING_WORDS, POINTING, PROJECT_NOUNS, PROJECT_QUESTION_WORDS,
+    QUESTION_FILLER, QUESTION_ONLY_WORDS, USE_WORDS,
 };
 
 /// A user's message and what its words say it asks.
@@ -68,6 +69,11 @@ pub struct Question {
     /// `src/app.ts`, `src/`), as written but for the dots that end a sentence, in order, once
     /// each.
     pub paths: Vec<String>,
+    /// Its [`Question::written`] words that stand where a file is made or written to (see
+    /// [`words_where_made`]): a file it names that does not exist yet is one it asks for only
+    /// if its name stands here ("Create NOTES.md"), not when it is what goes into another file
+    /// ("Add .env to the .gitignore").
+    pub made: Vec<String>,
     /// What it asks about, to find in a file's lines: the parts ([`lower_words`]) of the words
     /// of [`Question::outside_paths`] that are not common ([`is_common_word`]), in order, once
     /// each; each with whether its word is shaped like code (a number, `MAX_LENGTH`,
@@ -97,11 +103,7 @@ pub struct Question {
 impl Question {
     /// Reads `message`.
     pub fn read(message: &str) -> Question {
-        let written: Vec<String> = message_words(message)
-            .map(|word| word.trim_end_matches('.'))
-            .filter(|word| !word.is_empty())
-            .map(str::to_string)
-            .collect();
+        let written = written_words(message);
         let outside_paths = outside_paths(&written);
         let paths = shaped_words(&written, names_a_path);
         // Lower-case code words: how its form and the names it asks about are read.
@@ -119,6 +121,7 @@ impl Question {
             terms: terms_in(&outside_paths),
             outside_paths,
             paths,
+            made: made_in(&written),
             code_names: shaped_words(&written, is_code_name),
             written,
             words: lower_words(message),
@@ -126,6 +129,84 @@ impl Question {
             search_words: search_words_in(message),
         }
     }
+}
+
+/// See [`Question::written`].
+fn written_words(message: &str) -> Vec<String> {
+    message_words(message)
+        .map(|word| word.trim_end_matches('.'))
+        .filter(|word| !word.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The words of `message` (as [`Question::written`] holds them) that stand where a file is
+/// made or written to:
+///
+/// - within four words after a word of [`MAKING_WORDS`] ("Create a file NOTES.md", "Add a
+///   test file tests/multiply.rs"), or right after "a" or "an" ("I'd like a NOTES.md");
+/// - after a word of [`DESTINATION_WORDS`], articles between, in a message that makes
+///   something before it ("Write the total to out.txt");
+///
+/// but not a word that itself goes to or into a file named within the next few words: that
+/// one is what is added ("Add .env to the .gitignore" makes no `.env`).
+///
+/// The agent's safety reading of every message ([`crate::pointed`]) and the grounding of a new
+/// file's path both read it here.
+pub fn words_where_made(message: &str) -> Vec<String> {
+    made_in(&written_words(message))
+}
+
+/// See [`words_where_made`].
+fn made_in(written: &[String]) -> Vec<String> {
+    let lower: Vec<String> = written.iter().map(|w| w.to_lowercase()).collect();
+    let is = |list: &[&str], at: usize| lower.get(at).is_some_and(|w| list.contains(&w.as_str()));
+    let making = |w: &String| {
+        MAKING_WORDS
+            .iter()
+            .any(|m| w == m || w.strip_suffix('s') == Some(m))
+    };
+    let first_making = lower.iter().position(making);
+    // The word after `at` once the articles are passed.
+    let past_articles = |mut at: usize| {
+        while is(ARTICLES, at) {
+            at += 1;
+        }
+        at
+    };
+    let goes_into_a_file = |at: usize| {
+        (at + 1..(at + 4).min(lower.len())).any(|to| {
+            is(DESTINATION_WORDS, to)
+                && written
+                    .get(past_articles(to + 1))
+                    .is_some_and(|w| names_a_file(w))
+        })
+    };
+    let after_destination = |at: usize| {
+        let mut before = at;
+        while before > 0 && is(ARTICLES, before - 1) {
+            before -= 1;
+        }
+        before > 0 && is(DESTINATION_WORDS, before - 1) && first_making.is_some_and(|m| m < at)
+    };
+    (0..written.len())
+        .filter(|&at| {
+            let after_making = lower[at.saturating_sub(4)..at].iter().any(making);
+            let after_a = at > 0 && (lower[at - 1] == "a" || lower[at - 1] == "an");
+            (after_making || after_a || after_destination(at)) && !goes_into_a_file(at)
+        })
+        .map(|at| written[at].clone())
+        .collect()
+}
+
+/// Does this word name a file, not a folder: a path whose last part has a dot (`notes.md`,
+/// `.gitignore`, `src/app.ts`)?
+fn names_a_file(word: &str) -> bool {
+    names_a_path(word)
+        && word
+            .rsplit('/')
+            .next()
+            .is_some_and(|name| name.contains('.'))
 }
 
 /// Does a message of these [`Question::written`] words ask for a change to the project or for
@@ -308,6 +389,43 @@ mod tests {
                 ("see", false)
             ]
         );
+    }
+
+    #[test]
+    fn a_new_file_is_asked_for_where_its_name_stands_to_be_made() {
+        let made = |text: &str| -> Vec<String> {
+            let asked = Question::read(text);
+            asked
+                .paths
+                .into_iter()
+                .filter(|p| asked.made.contains(p))
+                .collect()
+        };
+        assert_eq!(
+            made("Please write a file TODO.txt listing the open bugs."),
+            ["TODO.txt"]
+        );
+        assert_eq!(
+            made("Save the results as out/report.csv."),
+            ["out/report.csv"]
+        );
+        assert_eq!(made("We need an .editorconfig here."), [".editorconfig"]);
+        assert_eq!(
+            made("Put a new page docs/setup.md in the docs."),
+            ["docs/setup.md"]
+        );
+        // What goes into a file named after it is the content, not a file to make.
+        assert_eq!(
+            made("Add *.tmp to the .dockerignore, please."),
+            [".dockerignore"]
+        );
+        assert_eq!(
+            made("Add a rule for coverage.xml into my .gitignore."),
+            [".gitignore"]
+        );
+        // A file named without a making word is one asked about.
+        assert!(made("I keep my secrets in secrets.toml; which key holds the token?").is_empty());
+        assert!(made("Does Cargo.lock pin serde?").is_empty());
     }
 
     #[test]

@@ -279,6 +279,41 @@ pub const CHANGE_VERBS: &[&str] = &[
     "update", "upgrade", "write",
 ];
 
+/// Verbs (and the adjective "new") after which a file's name is one to make or write to
+/// ("Create notes.md", "write it to out.txt", "a new CHANGELOG.md"), in their base forms:
+/// the making verbs of [`CHANGE_VERBS`] and the verbs of copying and exporting a file.
+pub const MAKING_WORDS: &[&str] = &[
+    "add",
+    "copy",
+    "create",
+    "draft",
+    "dump",
+    "export",
+    "generate",
+    "init",
+    "initialize",
+    "make",
+    "move",
+    "new",
+    "output",
+    "put",
+    "rename",
+    "save",
+    "scaffold",
+    "start",
+    "store",
+    "touch",
+    "write",
+];
+
+/// Words after which a file's name says where something goes: "write it *to* out.txt", "save
+/// it *as* notes.md", "add .env *to* .gitignore".
+pub const DESTINATION_WORDS: &[&str] = &["to", "into", "as"];
+
+/// English articles and the determiners that stand where one would ("to *the* .gitignore",
+/// "into *my* notes.md").
+pub const ARTICLES: &[&str] = &["a", "an", "the", "my", "our", "this", "that", "your"];
+
 /// Words of an edit request that say what to do, never what to write (the words an edit's new
 /// text may not be taken from): the change verbs, where an edit goes, and what it names.
 pub const EDIT_WORDS: &[&str] = &[

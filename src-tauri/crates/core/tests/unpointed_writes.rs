@@ -24,6 +24,17 @@ fn feedback(model: &ScriptedModel, step: usize) -> String {
         .clone()
 }
 
+/// The rules under which the user was asked, in order.
+fn rules_asked(events: &[Event]) -> Vec<&str> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::PermissionAsked { rule, .. } => Some(rule.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Answers every request with `answer` and keeps what it was asked.
 struct Recorder {
     answer: Answer,
@@ -67,13 +78,7 @@ fn an_automatic_yes_does_not_approve_an_edit_of_a_file_the_user_did_not_name() {
     );
     // The file the user named is edited under the same automatic yes.
     assert_eq!(read_back(dir.path(), ".gitignore"), "node_modules\n*.log\n");
-    let asked: Vec<&str> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::PermissionAsked { rule, .. } => Some(rule.as_str()),
-            _ => None,
-        })
-        .collect();
+    let asked = rules_asked(&events);
     assert!(asked[0].starts_with("unsure target"), "{asked:?}");
     assert!(
         asked[1].starts_with("default: writes ask first"),
@@ -130,7 +135,7 @@ fn a_grant_does_not_silently_allow_a_write_nobody_pointed_at() {
             ),
             call(
                 "write_file",
-                r#"{"path": "notes.md", "content": "hello!\n"}"#,
+                r#"{"path": "notes.md", "content": "hello\nagain\n"}"#,
             ),
             call("write_file", r#"{"path": "other.md", "content": "x\n"}"#),
             "Done.".into(),
@@ -181,4 +186,124 @@ fn a_call_written_by_hand_is_the_user_s_own_choice() {
     );
     assert!(outcome.into_result().success);
     assert_eq!(read_back(dir.path(), "notes.md"), "by hand\n");
+}
+
+#[test]
+fn a_new_file_named_as_what_goes_into_another_is_not_one_to_create() {
+    let dir = workspace();
+    std::fs::write(dir.path().join(".gitignore"), "node_modules\n").unwrap();
+    let mut s = session(dir.path());
+    let (_, model) = asking(
+        &mut s,
+        "Add a coverage.xml entry to the .gitignore.",
+        vec![
+            call(
+                "write_file",
+                r#"{"path": "coverage.xml", "content": "<coverage/>\n"}"#,
+            ),
+            call(
+                "edit_file",
+                r#"{"path": ".gitignore", "old_text": "node_modules", "new_text": "node_modules\ncoverage.xml"}"#,
+            ),
+            "Done.".into(),
+        ],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    assert!(!dir.path().join("coverage.xml").exists());
+    let refusal = feedback(&model, 1);
+    assert!(
+        refusal.contains("coverage.xml, which the user did not name"),
+        "{refusal}"
+    );
+    assert_eq!(
+        read_back(dir.path(), ".gitignore"),
+        "node_modules\ncoverage.xml\n"
+    );
+}
+
+#[test]
+fn a_new_file_the_user_asks_for_is_created_under_an_automatic_yes() {
+    let dir = workspace();
+    let mut s = session(dir.path());
+    asking(
+        &mut s,
+        "Please create docs/faq.md with a heading.",
+        vec![
+            call(
+                "write_file",
+                r##"{"path": "docs/faq.md", "content": "# FAQ\n"}"##,
+            ),
+            "Done.".into(),
+        ],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    assert_eq!(read_back(dir.path(), "docs/faq.md"), "# FAQ\n");
+}
+
+#[test]
+fn an_automatic_yes_does_not_approve_a_rewrite_that_drops_lines() {
+    let dir = workspace();
+    std::fs::write(dir.path().join(".gitignore"), "node_modules\n\ndist\n").unwrap();
+    let mut s = session(dir.path());
+    let (events, model) = asking(
+        &mut s,
+        "Have .gitignore cover *.tmp as well.",
+        vec![
+            call(
+                "write_file",
+                r#"{"path": ".gitignore", "content": "*.tmp\n"}"#,
+            ),
+            call(
+                "write_file",
+                r#"{"path": ".gitignore", "content": "node_modules\ndist\n*.tmp\n"}"#,
+            ),
+            "Done.".into(),
+        ],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    let refusal = feedback(&model, 1);
+    assert!(
+        refusal.contains("the write would drop 2 of the 2 lines of .gitignore"),
+        "{refusal}"
+    );
+    // The rewrite that keeps every line (a blank one aside) is approved.
+    assert_eq!(
+        read_back(dir.path(), ".gitignore"),
+        "node_modules\ndist\n*.tmp\n"
+    );
+    let asked = rules_asked(&events);
+    assert!(asked[0].starts_with("lines dropped"), "{asked:?}");
+}
+
+#[test]
+fn a_person_is_shown_the_lines_a_rewrite_drops_even_under_a_grant() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("notes.md"), "one\ntwo\nthree\n").unwrap();
+    let mut s = session(dir.path());
+    let mut confirmer = Recorder {
+        answer: Answer::AllowSession { scope: Scope::Tool },
+        asked: Vec::new(),
+    };
+    asking(
+        &mut s,
+        "Tidy notes.md.",
+        vec![
+            call(
+                "write_file",
+                r#"{"path": "notes.md", "content": "one\ntwo\nthree\nfour\n"}"#,
+            ),
+            call("write_file", r#"{"path": "notes.md", "content": "one\n"}"#),
+            "Done.".into(),
+        ],
+        &mut confirmer,
+    );
+    // The first write keeps every line and is asked by default; the grant then covers
+    // write_file, but not the rewrite that drops three lines.
+    assert_eq!(confirmer.asked.len(), 2);
+    assert!(confirmer.asked[0].drops.is_empty());
+    let drops = &confirmer.asked[1].drops;
+    assert_eq!(
+        (drops[0].path.as_str(), drops[0].dropped, drops[0].of),
+        ("notes.md", 3, 4)
+    );
 }

@@ -64,6 +64,19 @@ export type Dialect =
   /** Not text: a call a server returned through its API's `tool_calls`. */
   | "api";
 
+/**
+ * The lines of a file that exists which a whole-file write would take out: what a small
+ * model's rewrite loses when it writes only the line it meant to add.
+ */
+export interface DroppedLines {
+  /** The file, workspace-relative. */
+  path: string;
+  /** How many of its lines that are not blank the new content does not keep. */
+  dropped: number;
+  /** How many lines that are not blank it has. */
+  of: number;
+}
+
 /** One step of a turn or a manual call, as the window, the CLI and transcripts see it. */
 export type Event =
   | { event: "turn_started"; message: string; model: string }
@@ -279,6 +292,12 @@ export interface PermissionRequest {
    * answer does not approve such a call.
    */
   unpointed: string[];
+  /**
+   * The lines of existing files the write would take out without quoting them (a whole
+   * file rewritten): a confirmation says so plainly, and a fixed answer does not approve
+   * such a call.
+   */
+  drops: DroppedLines[];
   /** For a tool of an MCP server: which server, and how it runs. */
   source?: ToolSource | null;
 }

@@ -10,7 +10,7 @@ use crate::protocol::Turn;
 use crate::question::Question;
 use crate::relevance::focus_result;
 use crate::tool_result::ToolResult;
-use crate::tools::{PreviewKind, Risk};
+use crate::tools::{DroppedLines, PreviewKind, Risk};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -36,6 +36,10 @@ pub struct PermissionRequest {
     /// showed: the model chose them on its own. A confirmation says so plainly, and a fixed
     /// answer does not approve such a call.
     pub unpointed: Vec<String>,
+    /// The lines of existing files the write would take out without quoting them (a whole
+    /// file rewritten): a confirmation says so plainly, and a fixed answer does not approve
+    /// a call that drops most of a file.
+    pub drops: Vec<DroppedLines>,
     /// For a tool of an MCP server: which server, and how it runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<crate::spec::ToolSource>,
@@ -77,7 +81,8 @@ pub trait Confirmer {
 
 /// A confirmer that gives the same answer every time (`--approve all|none`, `--yes`, `--deny`).
 /// Nobody reads what it approves, so it never approves a write to a file the model chose on
-/// its own ([`PermissionRequest::unpointed`]): that needs a person.
+/// its own ([`PermissionRequest::unpointed`]) nor one that drops most of a file
+/// ([`PermissionRequest::drops`]): those need a person.
 pub struct FixedAnswer(pub Answer);
 
 impl Confirmer for FixedAnswer {
@@ -92,6 +97,20 @@ impl Confirmer for FixedAnswer {
                     "{} would change {}, which the user did not name and no result showed; an automatic yes does not approve a file the model chose on its own. Search for what the user asked about, which finds the file that holds it, or ask the user to name the file.",
                     request.tool,
                     request.unpointed.join(", ")
+                ),
+            };
+        }
+        if approves
+            && request
+                .drops
+                .iter()
+                .any(DroppedLines::loses_most_of_the_file)
+        {
+            return Answer::Unanswerable {
+                reason: format!(
+                    "{} would replace the file and keep less than half of it: {}; an automatic yes does not approve losing most of a file. Change only the lines that need it, or write the file with its lines kept.",
+                    request.tool,
+                    crate::policy::dropped_lines(&request.drops)
                 ),
             };
         }

@@ -9,7 +9,7 @@ use crate::error::ErrorType;
 use crate::event::{AnswerKind, Event};
 use crate::policy::{decide, Decision, Effect, Grant, Lifetime, Subject};
 use crate::tool_result::ToolResult;
-use crate::tools::{Call, PrepareError, PreviewKind, Risk};
+use crate::tools::{Call, DroppedLines, PrepareError, PreviewKind, Risk};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
@@ -21,6 +21,8 @@ struct Judged {
     reasoning: Option<String>,
     /// Files the call would write that the conversation never pointed at.
     unpointed: Vec<String>,
+    /// The lines of existing files the model's write would take out unquoted.
+    drops: Vec<DroppedLines>,
     decision: Decision,
 }
 
@@ -141,12 +143,16 @@ impl Session {
             .map(|p| p.rel().to_string())
             .collect();
         let command = call.target().command().map(str::to_string);
-        let (reasoning, unpointed) = match author {
+        let (reasoning, unpointed, drops) = match author {
             Author::Model { reasoning } if risk == Risk::Write => {
-                (reasoning, crate::pointed::unpointed(&paths, &self.history))
+                let files: Vec<(String, bool)> = (call.target().paths().iter())
+                    .map(|p| (p.rel().to_string(), p.exists()))
+                    .collect();
+                let unpointed = crate::pointed::unpointed(&files, &self.history);
+                (reasoning, unpointed, call.drops(&self.ctx))
             }
-            Author::Model { reasoning } => (reasoning, Vec::new()),
-            Author::User => (None, Vec::new()),
+            Author::Model { reasoning } => (reasoning, Vec::new(), Vec::new()),
+            Author::User => (None, Vec::new(), Vec::new()),
         };
         let subject = Subject {
             tool,
@@ -154,6 +160,7 @@ impl Session {
             paths: paths.clone(),
             command: command.as_deref(),
             unpointed: unpointed.clone(),
+            drops: drops.clone(),
         };
         let grants: Vec<Grant> = self.grants().cloned().collect();
         let decision = decide(&subject, &grants);
@@ -163,6 +170,7 @@ impl Session {
             command,
             reasoning,
             unpointed,
+            drops,
             decision,
         }
     }
@@ -205,6 +213,7 @@ impl Session {
                 .spec(tool)
                 .map_or(PreviewKind::None, |s| s.preview_kind),
             unpointed: judged.unpointed,
+            drops: judged.drops,
             source: self
                 .toolbox
                 .registry()

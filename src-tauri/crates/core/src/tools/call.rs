@@ -7,7 +7,7 @@
 //! resolution; nothing can be resolved a second time in between, differently.
 
 use super::target::Resolved;
-use super::{RemoteTool, Risk, Tool, ToolContext};
+use super::{DroppedLines, RemoteTool, Risk, Tool, ToolContext};
 use crate::error::ToolError;
 use serde_json::Value;
 use std::marker::PhantomData;
@@ -47,6 +47,11 @@ impl Call {
     /// What to show the user before approval.
     pub fn preview(&self, ctx: &ToolContext) -> Option<Value> {
         self.prepared.preview(ctx)
+    }
+
+    /// The lines of existing files the call would take out unquoted (see [`Tool::drops`]).
+    pub fn drops(&self, ctx: &ToolContext) -> Vec<DroppedLines> {
+        self.prepared.drops(ctx)
     }
 
     /// Runs the tool on the resolved target. The caller has cleared the policy.
@@ -91,6 +96,7 @@ trait Prepared {
     fn target(&self) -> &Resolved;
     fn check(&self, ctx: &ToolContext) -> Result<(), ToolError>;
     fn preview(&self, ctx: &ToolContext) -> Option<Value>;
+    fn drops(&self, ctx: &ToolContext) -> Vec<DroppedLines>;
     fn run(self: Box<Self>, ctx: &ToolContext) -> Result<Value, ToolError>;
 }
 
@@ -105,6 +111,10 @@ impl<T: Tool> Prepared for Typed<T> {
 
     fn preview(&self, ctx: &ToolContext) -> Option<Value> {
         T::preview(&self.input, &self.target, ctx)
+    }
+
+    fn drops(&self, ctx: &ToolContext) -> Vec<DroppedLines> {
+        T::drops(&self.input, &self.target, ctx)
     }
 
     fn run(self: Box<Self>, ctx: &ToolContext) -> Result<Value, ToolError> {
@@ -149,6 +159,10 @@ impl Prepared for RemoteCall {
 
     fn preview(&self, _ctx: &ToolContext) -> Option<Value> {
         None
+    }
+
+    fn drops(&self, _ctx: &ToolContext) -> Vec<DroppedLines> {
+        Vec::new()
     }
 
     fn run(self: Box<Self>, ctx: &ToolContext) -> Result<Value, ToolError> {

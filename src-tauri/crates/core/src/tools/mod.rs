@@ -37,7 +37,7 @@ pub use call::{Call, PrepareError};
 pub use target::{Resolved, Target};
 pub use tasks::{Task, TaskList, TaskStatus};
 pub(crate) use writes::current_content;
-pub use writes::{Undo, Written};
+pub use writes::{DroppedLines, Undo, Written};
 
 use crate::checkpoint::CheckpointStore;
 use crate::error::ToolError;
@@ -129,6 +129,13 @@ pub trait Tool: Send + Sync + 'static {
     /// Something to show the user before they approve the call (e.g. a diff), if useful.
     fn preview(_input: &Self::Input, _target: &Resolved, _ctx: &ToolContext) -> Option<Value> {
         None
+    }
+
+    /// The lines of existing files the call would take out without quoting them: what a
+    /// whole-file write drops. An edit names the text it replaces and drops nothing unasked.
+    /// Looks, changes nothing; an automatic yes does not approve a call that drops lines.
+    fn drops(_input: &Self::Input, _target: &Resolved, _ctx: &ToolContext) -> Vec<DroppedLines> {
+        Vec::new()
     }
 
     /// Runs the call on its target, as the sandbox resolved it before the policy decided.

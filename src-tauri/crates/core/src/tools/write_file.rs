@@ -1,4 +1,4 @@
-use super::writes::current_content;
+use super::writes::{current_content, DroppedLines};
 use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use schemars::JsonSchema;
@@ -90,6 +90,21 @@ impl Tool for WriteFile {
             .map(|b| Value::String(String::from_utf8_lossy(&b).into_owned()))
             .unwrap_or(Value::Null);
         Some(preview)
+    }
+
+    fn drops(input: &Input, target: &Resolved, ctx: &ToolContext) -> Vec<DroppedLines> {
+        let Ok(path) = target.path() else {
+            return Vec::new();
+        };
+        match current_content(&ctx.workspace, path) {
+            Ok(Some(old)) => {
+                let old = String::from_utf8_lossy(&old);
+                DroppedLines::between(path.rel(), &old, &input.content)
+                    .into_iter()
+                    .collect()
+            }
+            _ => Vec::new(),
+        }
     }
 
     fn run(input: Input, target: &Resolved, ctx: &ToolContext) -> Result<Value, ToolError> {

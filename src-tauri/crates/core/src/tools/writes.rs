@@ -11,8 +11,49 @@ use super::read_file::MAX_FILE_BYTES;
 use super::ToolContext;
 use crate::error::ToolError;
 use crate::sandbox::{ResolvedPath, Workspace};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::collections::HashSet;
 use std::io::Read;
+
+/// The lines of a file that exists which a whole-file write would take out: what a small
+/// model's rewrite loses when it writes only the line it meant to add. A confirmation shows
+/// every such loss; one that [loses most of the file](Self::loses_most_of_the_file) is asked
+/// about whatever the grants say and is never approved by an automatic yes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DroppedLines {
+    /// The file, workspace-relative.
+    pub path: String,
+    /// How many of its lines that are not blank the new content does not keep.
+    pub dropped: usize,
+    /// How many lines that are not blank it has.
+    pub of: usize,
+}
+
+impl DroppedLines {
+    /// What writing `new` over `old` at `path` drops, if it drops anything: the lines of `old`
+    /// that are not blank and that `new` has nowhere (trailing white space aside). Moving a
+    /// line drops nothing.
+    pub fn between(path: &str, old: &str, new: &str) -> Option<DroppedLines> {
+        let kept: HashSet<&str> = new.lines().map(str::trim_end).collect();
+        let lines: Vec<&str> = (old.lines().map(str::trim_end))
+            .filter(|line| !line.trim().is_empty())
+            .collect();
+        let dropped = lines.iter().filter(|line| !kept.contains(*line)).count();
+        (dropped > 0).then(|| DroppedLines {
+            path: path.to_string(),
+            dropped,
+            of: lines.len(),
+        })
+    }
+
+    /// Does the write keep fewer than half of the file's lines? Then it replaces the file
+    /// rather than changing it: a fix or an added line keeps most of what was there.
+    pub fn loses_most_of_the_file(&self) -> bool {
+        self.dropped * 2 > self.of
+    }
+}
 
 /// What a checkpointed write did.
 #[derive(Debug)]

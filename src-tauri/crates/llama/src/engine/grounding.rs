@@ -79,8 +79,9 @@ pub(super) enum PathKind {
 /// prompt's examples.
 const NAMED_BONUS: f64 = 8.0;
 
-/// The new files the question names (`CHANGELOG.md`, `.gitignore`, `tests/multiply.rs`): the
-/// paths it names ([`Question::paths`]) that are files, not known ones, relative, and in a
+/// The new files the question asks for (`CHANGELOG.md`, `.gitignore`, `tests/multiply.rs`):
+/// the paths it names ([`Question::paths`]) where a file is made ([`Question::made`]: not
+/// `.env` in "Add .env to the .gitignore") that are files, not known ones, relative, and in a
 /// folder that exists.
 pub(super) fn new_files_named(question: &Question, known: &KnownPaths) -> Vec<String> {
     let new_file = |word: &str| {
@@ -99,7 +100,7 @@ pub(super) fn new_files_named(question: &Question, known: &KnownPaths) -> Vec<St
     question
         .paths
         .iter()
-        .filter(|w| new_file(w))
+        .filter(|w| new_file(w) && question.made.contains(w))
         .cloned()
         .collect()
 }
@@ -224,7 +225,7 @@ fn pointed_files(known: &KnownPaths, messages: &[Message]) -> Vec<String> {
     known
         .files
         .iter()
-        .filter(|path| pointers.points_at(path))
+        .filter(|path| pointers.points_at(path, true))
         .cloned()
         .collect()
 }
