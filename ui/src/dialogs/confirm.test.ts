@@ -218,7 +218,7 @@ describe("a write that drops lines of a file", () => {
     const drops = [{ path: "notes.md", dropped: 4, of: 5 }];
     dialog.enqueue(1, { ...writeRequest("notes.md"), drops }, MODEL_SOURCE);
     const warning = host.querySelector(".confirm-drops");
-    expect(warning?.textContent).toContain("Lines would be lost: 4 of the 5 lines of notes.md");
+    expect(warning?.textContent).toContain("Lines would be lost: 4 of the 5 non-blank lines of notes.md");
     expect(warning?.getAttribute("role")).toBe("alert");
     expect(host.querySelector(".dialog-body")?.firstElementChild).toBe(warning);
   });

@@ -320,7 +320,7 @@ export class ConfirmationDialog {
   }
 }
 
-/** Says plainly how many lines of each existing file a whole-file write would not keep. */
+/** Says plainly how many lines of each existing file a write would not keep. */
 function dropsWarning(drops: DroppedLines[]): HTMLElement | null {
   if (!drops.length) return null;
   return h(
@@ -329,10 +329,10 @@ function dropsWarning(drops: DroppedLines[]): HTMLElement | null {
     h("strong", { text: "Lines would be lost: " }),
     ...drops.flatMap((d, i) => [
       i ? ", " : "",
-      `${d.dropped} of the ${d.of} lines of `,
+      `${d.dropped} of the ${d.of} non-blank lines of `,
       h("code", { text: d.path }),
     ]),
-    ". The model rewrote the whole file without them; allow it only if you meant to remove them.",
+    ". The new content leaves them out; allow it only if you meant to remove them.",
   );
 }
 

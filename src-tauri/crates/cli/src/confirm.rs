@@ -200,7 +200,7 @@ mod tests {
         };
         let shown = describe(&request);
         let warning = shown
-            .find("DROPS LINES: the write would drop 2 of the 2 lines of .npmignore")
+            .find("DROPS LINES: the write would drop 2 of the 2 non-blank lines of .npmignore")
             .expect(&shown);
         assert!(warning < shown.find("-coverage").unwrap(), "{shown}");
     }

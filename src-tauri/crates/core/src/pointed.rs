@@ -66,19 +66,20 @@ impl Pointers {
 
     /// Does the conversation point at `path`, a file that `exists` or not yet: a result shows
     /// the whole path, or a user's word is its path, its file name or its file name without
-    /// the extension (case aside; a one-letter stem is the article "a" too often to count),
-    /// standing where a file is made if the file is new?
+    /// the extension (case aside; a one-letter stem is the article "a" too often to count)?
+    /// A new file needs its path or its whole name, standing where a file is made: "Add a
+    /// config option" asks for no new `config.toml`.
     pub fn points_at(&self, path: &str, exists: bool) -> bool {
         let name = path.rsplit('/').next().unwrap_or(path);
         let stem = match name.rsplit_once('.') {
             Some((stem, _)) if stem.chars().count() > 1 => stem,
             _ => name,
         };
-        let words = if exists { &self.named } else { &self.made };
-        self.shown.contains(path)
-            || [path, name, stem]
-                .iter()
-                .any(|w| words.contains(&w.to_lowercase()))
+        let (words, forms) = match exists {
+            true => (&self.named, &[path, name, stem][..]),
+            false => (&self.made, &[path, name][..]),
+        };
+        self.shown.contains(path) || forms.iter().any(|w| words.contains(&w.to_lowercase()))
     }
 }
 
@@ -150,7 +151,7 @@ mod tests {
     fn a_new_file_is_pointed_at_where_the_user_asks_for_it_to_be_made() {
         for text in [
             "Create docs/faq.md with three questions.",
-            "I'd like a FAQ in the docs folder.",
+            "I'd like a faq.md in the docs folder.",
             "Write the totals to docs/faq.md.",
         ] {
             assert!(
@@ -158,10 +159,12 @@ mod tests {
                 "{text}"
             );
         }
-        // Named as what goes into another file, or as a file asked about: not to be made.
+        // Named as what goes into another file, as a file asked about, or by its stem alone:
+        // not to be made.
         for text in [
             "Add docs/faq.md to the .prettierignore.",
             "Does docs/faq.md exist yet?",
+            "Add a faq section to the guide.",
         ] {
             assert_eq!(
                 unpointed_new("docs/faq.md", &[user(text)]),

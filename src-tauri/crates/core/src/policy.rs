@@ -319,11 +319,17 @@ fn unpointed_rule(unpointed: &[String]) -> String {
     )
 }
 
-/// The lines a write drops, in words: "5 of the 6 lines of .gitignore".
+/// The lines a write drops, in words: "the write would drop 5 of the 6 non-blank lines of
+/// .gitignore".
 pub fn dropped_lines(drops: &[DroppedLines]) -> String {
     let each: Vec<String> = drops
         .iter()
-        .map(|d| format!("{} of the {} lines of {}", d.dropped, d.of, d.path))
+        .map(|d| {
+            format!(
+                "{} of the {} non-blank lines of {}",
+                d.dropped, d.of, d.path
+            )
+        })
         .collect();
     format!("the write would drop {}", each.join(", "))
 }
@@ -570,7 +576,7 @@ mod tests {
             match decide(&call, &grants) {
                 Decision::Ask { rule } => assert_eq!(
                     rule,
-                    "lines dropped: the write would drop 3 of the 4 lines of NOTES.md"
+                    "lines dropped: the write would drop 3 of the 4 non-blank lines of NOTES.md"
                 ),
                 other => panic!("{other:?}"),
             }

@@ -13,7 +13,9 @@
 //! - the calculations it spells out (`17 * 23`);
 //! - its form: where something is, or how many files there are;
 //! - the names it asks about, and the globs it names;
-//! - the paths it names, apart from the words of what it asks (the words to look for);
+//! - the paths it names, apart from the words of what it asks (the words to look for), and
+//!   which of its words stand where a file is made ("Create NOTES.md", not the `.env` of "Add
+//!   .env to the .gitignore");
 //! - its words, split each way a step compares them: with tools' purposes, paths and defined
 //!   names, with a file's lines, and as a search looks for them.
 //!
@@ -27,8 +29,8 @@
 use crate::arithmetic::expressions_in;
 use crate::words::{
     alphanumeric_words, code_words, is_code_name, is_common_word, lower_code_words, lower_words,
-    message_words, names_a_path, spelled_words, AFTER_FILES, ARTICLES, CHANGE_VERBS,
-    DESTINATION_WORDS, MAKING_WORDS, POINTING, PROJECT_NOUNS, PROJECT_QUESTION_WORDS,
+    message_words, names_a_path, spelled_words, AFTER_FILES, ARTICLES, CHANGE_VERBS, CONTENT_WORDS,
+    DESTINATION_WORDS, MAKING_WORDS, NEGATIONS, POINTING, PROJECT_NOUNS, PROJECT_QUESTION_WORDS,
     QUESTION_FILLER, QUESTION_ONLY_WORDS, USE_WORDS,
 };
 
@@ -143,13 +145,15 @@ fn written_words(message: &str) -> Vec<String> {
 /// The words of `message` (as [`Question::written`] holds them) that stand where a file is
 /// made or written to:
 ///
-/// - within four words after a word of [`MAKING_WORDS`] ("Create a file NOTES.md", "Add a
-///   test file tests/multiply.rs"), or right after "a" or "an" ("I'd like a NOTES.md");
-/// - after a word of [`DESTINATION_WORDS`], articles between, in a message that makes
-///   something before it ("Write the total to out.txt");
+/// - within four words after a word of [`MAKING_WORDS`] not turned down by a word of
+///   [`NEGATIONS`] ("Create a file NOTES.md", "Add a test file tests/multiply.rs", "I'd like
+///   a NOTES.md"; not "Don't create a .env");
+/// - after a word of [`DESTINATION_WORDS`], articles between, after a making word with no
+///   word of what a file holds ([`CONTENT_WORDS`]) between ("Write the total to out.txt");
 ///
-/// but not a word that itself goes to or into a file named within the next few words: that
-/// one is what is added ("Add .env to the .gitignore" makes no `.env`).
+/// but not a word that itself goes to, into or in a file named a few words on, past a list
+/// of names and before what a file holds ([`CONTENT_WORDS`]): that one is what is added ("Add
+/// .env to the .gitignore", "Add .env, *.log and dist to .gitignore" make no `.env`).
 ///
 /// The agent's safety reading of every message ([`crate::pointed`]) and the grounding of a new
 /// file's path both read it here.
@@ -159,49 +163,93 @@ pub fn words_where_made(message: &str) -> Vec<String> {
 
 /// See [`words_where_made`].
 fn made_in(written: &[String]) -> Vec<String> {
-    let lower: Vec<String> = written.iter().map(|w| w.to_lowercase()).collect();
-    let is = |list: &[&str], at: usize| lower.get(at).is_some_and(|w| list.contains(&w.as_str()));
-    let making = |w: &String| {
-        MAKING_WORDS
-            .iter()
-            .any(|m| w == m || w.strip_suffix('s') == Some(m))
-    };
-    let first_making = lower.iter().position(making);
-    // The word after `at` once the articles are passed.
-    let past_articles = |mut at: usize| {
-        while is(ARTICLES, at) {
-            at += 1;
-        }
-        at
-    };
-    let goes_into_a_file = |at: usize| {
-        (at + 1..(at + 4).min(lower.len())).any(|to| {
-            is(DESTINATION_WORDS, to)
-                && written
-                    .get(past_articles(to + 1))
-                    .is_some_and(|w| names_a_file(w))
-        })
-    };
-    let after_destination = |at: usize| {
-        let mut before = at;
-        while before > 0 && is(ARTICLES, before - 1) {
-            before -= 1;
-        }
-        before > 0 && is(DESTINATION_WORDS, before - 1) && first_making.is_some_and(|m| m < at)
-    };
+    let words = Lowered::of(written);
     (0..written.len())
         .filter(|&at| {
-            let after_making = lower[at.saturating_sub(4)..at].iter().any(making);
-            let after_a = at > 0 && (lower[at - 1] == "a" || lower[at - 1] == "an");
-            (after_making || after_a || after_destination(at)) && !goes_into_a_file(at)
+            let after_making = (at.saturating_sub(4)..at).any(|m| words.makes(m));
+            let after_destination = words.after_destination(at) && words.made_before(at);
+            (after_making || after_destination) && !words.goes_into_a_file(at)
         })
         .map(|at| written[at].clone())
         .collect()
 }
 
+/// A message's written words with their lower-case forms, for [`made_in`]'s tests of place.
+struct Lowered<'a> {
+    written: &'a [String],
+    lower: Vec<String>,
+}
+
+impl<'a> Lowered<'a> {
+    fn of(written: &'a [String]) -> Self {
+        let lower = written.iter().map(|w| w.to_lowercase()).collect();
+        Lowered { written, lower }
+    }
+
+    /// Is the word at `at` one of `list`?
+    fn is(&self, list: &[&str], at: usize) -> bool {
+        self.lower
+            .get(at)
+            .is_some_and(|w| list.contains(&w.as_str()))
+    }
+
+    /// Is the word at `at` a making word (or its third-person form) that no negation in the
+    /// two words before turns down?
+    fn makes(&self, at: usize) -> bool {
+        let word = &self.lower[at];
+        let making = MAKING_WORDS
+            .iter()
+            .any(|m| word == m || word.strip_suffix('s') == Some(m));
+        making && !(at.saturating_sub(2)..at).any(|n| self.is(NEGATIONS, n))
+    }
+
+    /// Does a making word come before `at`, with no word of what a file holds between ("Write
+    /// the total to out.txt", not the link of "Create notes.md with a link to docs/guide.md")?
+    fn made_before(&self, at: usize) -> bool {
+        (0..at)
+            .rev()
+            .take_while(|&before| !self.is(CONTENT_WORDS, before))
+            .any(|before| self.makes(before))
+    }
+
+    /// Does a destination word stand before `at`, articles between?
+    fn after_destination(&self, at: usize) -> bool {
+        let mut before = at;
+        while before > 0 && self.is(ARTICLES, before - 1) {
+            before -= 1;
+        }
+        before > 0 && self.is(DESTINATION_WORDS, before - 1)
+    }
+
+    /// Does the word at `at` go to, into or in a file named within the next few words? Names
+    /// listed with it (paths, globs, code names, "and", "or") are passed over; a making word
+    /// or a word of what a file holds ends the search.
+    fn goes_into_a_file(&self, at: usize) -> bool {
+        let listed =
+            |w: &str| names_a_path(w) || is_glob(w) || is_code_name(w) || w == "and" || w == "or";
+        let mut next = at + 1;
+        while self.written.get(next).is_some_and(|w| listed(w)) {
+            next += 1;
+        }
+        for to in next..(next + 3).min(self.written.len()) {
+            if self.makes(to) || self.is(CONTENT_WORDS, to) {
+                return false;
+            }
+            if self.is(DESTINATION_WORDS, to) {
+                let mut file = to + 1;
+                while self.is(ARTICLES, file) {
+                    file += 1;
+                }
+                return self.written.get(file).is_some_and(|w| names_a_file(w));
+            }
+        }
+        false
+    }
+}
+
 /// Does this word name a file, not a folder: a path whose last part has a dot (`notes.md`,
 /// `.gitignore`, `src/app.ts`)?
-fn names_a_file(word: &str) -> bool {
+pub fn names_a_file(word: &str) -> bool {
     names_a_path(word)
         && word
             .rsplit('/')
@@ -411,6 +459,10 @@ mod tests {
         );
         assert_eq!(made("We need an .editorconfig here."), [".editorconfig"]);
         assert_eq!(
+            made("Create notes.md with a link to docs/guide.md."),
+            ["notes.md"]
+        );
+        assert_eq!(
             made("Put a new page docs/setup.md in the docs."),
             ["docs/setup.md"]
         );
@@ -423,9 +475,19 @@ mod tests {
             made("Add a rule for coverage.xml into my .gitignore."),
             [".gitignore"]
         );
-        // A file named without a making word is one asked about.
+        assert_eq!(
+            made("Add .npmrc, *.tgz and node_modules to the .dockerignore."),
+            [".dockerignore"]
+        );
+        assert_eq!(
+            made("Put coverage.xml in web/.gitignore."),
+            ["web/.gitignore"]
+        );
+        // A file named without a making word, or with one turned down, is one asked about.
         assert!(made("I keep my secrets in secrets.toml; which key holds the token?").is_empty());
         assert!(made("Does Cargo.lock pin serde?").is_empty());
+        assert!(made("Is there a .nvmrc?").is_empty());
+        assert!(made("Please don't create a .env file.").is_empty());
     }
 
     #[test]

@@ -76,9 +76,11 @@ pub fn message_words(message: &str) -> impl Iterator<Item = &str> {
 /// Version numbers (`1.2`) do not.
 pub fn names_a_path(word: &str) -> bool {
     let word = word.trim_end_matches('.');
-    let dotfile = word.len() > 1
-        && word.starts_with('.')
-        && word[1..]
+    // A dotfile, at the top (`.gitignore`) or in a folder (`web/.env`, `./.npmrc`).
+    let name = word.rsplit('/').next().unwrap_or(word);
+    let dotfile = name.len() > 1
+        && name.starts_with('.')
+        && name[1..]
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_".contains(c));
     if dotfile {
@@ -279,9 +281,10 @@ pub const CHANGE_VERBS: &[&str] = &[
     "update", "upgrade", "write",
 ];
 
-/// Verbs (and the adjective "new") after which a file's name is one to make or write to
-/// ("Create notes.md", "write it to out.txt", "a new CHANGELOG.md"), in their base forms:
-/// the making verbs of [`CHANGE_VERBS`] and the verbs of copying and exporting a file.
+/// Words after which a file's name is one to make or write to ("Create notes.md", "write it
+/// to out.txt", "a new CHANGELOG.md", "I'd like a NOTES.md"), in their base forms: the making
+/// verbs of [`CHANGE_VERBS`], the verbs of copying and exporting a file, the adjective "new"
+/// and the verbs of wanting.
 pub const MAKING_WORDS: &[&str] = &[
     "add",
     "copy",
@@ -292,8 +295,10 @@ pub const MAKING_WORDS: &[&str] = &[
     "generate",
     "init",
     "initialize",
+    "like",
     "make",
     "move",
+    "need",
     "new",
     "output",
     "put",
@@ -303,12 +308,29 @@ pub const MAKING_WORDS: &[&str] = &[
     "start",
     "store",
     "touch",
+    "want",
     "write",
 ];
 
+/// Words before a making word that turn it down ("don't create", "never write", "no new"; a
+/// contraction's `t` is what is left of "n't" once a message is split at its quotes).
+pub const NEGATIONS: &[&str] = &["not", "never", "no", "t", "dont", "without"];
+
 /// Words after which a file's name says where something goes: "write it *to* out.txt", "save
-/// it *as* notes.md", "add .env *to* .gitignore".
-pub const DESTINATION_WORDS: &[&str] = &["to", "into", "as"];
+/// it *as* notes.md", "add .env *to* .gitignore", "put it *in* .gitignore".
+pub const DESTINATION_WORDS: &[&str] = &["to", "into", "as", "in"];
+
+/// Words after a file's name that begin what the file holds ("Create notes.md *with* a link to
+/// docs/guide.md"): a destination after them is the content's, not the file's.
+pub const CONTENT_WORDS: &[&str] = &[
+    "with",
+    "that",
+    "which",
+    "containing",
+    "saying",
+    "listing",
+    "holding",
+];
 
 /// English articles and the determiners that stand where one would ("to *the* .gitignore",
 /// "into *my* notes.md").

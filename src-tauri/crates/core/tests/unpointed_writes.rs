@@ -263,7 +263,7 @@ fn an_automatic_yes_does_not_approve_a_rewrite_that_drops_lines() {
     );
     let refusal = feedback(&model, 1);
     assert!(
-        refusal.contains("the write would drop 2 of the 2 lines of .gitignore"),
+        refusal.contains("the write would drop 2 of the 2 non-blank lines of .gitignore"),
         "{refusal}"
     );
     // The rewrite that keeps every line (a blank one aside) is approved.
@@ -305,5 +305,37 @@ fn a_person_is_shown_the_lines_a_rewrite_drops_even_under_a_grant() {
     assert_eq!(
         (drops[0].path.as_str(), drops[0].dropped, drops[0].of),
         ("notes.md", 3, 4)
+    );
+}
+
+#[test]
+fn an_edit_whose_old_text_is_most_of_the_file_needs_a_person_too() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("notes.md"), "# Notes\n- one\n- two\n").unwrap();
+    let mut s = session(dir.path());
+    let (_, model) = asking(
+        &mut s,
+        "Add a third item to notes.md.",
+        vec![
+            call(
+                "edit_file",
+                r##"{"path": "notes.md", "old_text": "# Notes\n- one\n- two", "new_text": "- three"}"##,
+            ),
+            call(
+                "edit_file",
+                r#"{"path": "notes.md", "old_text": "- two", "new_text": "- two\n- three"}"#,
+            ),
+            "Done.".into(),
+        ],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    let refusal = feedback(&model, 1);
+    assert!(
+        refusal.contains("drop 3 of the 3 non-blank lines of notes.md"),
+        "{refusal}"
+    );
+    assert_eq!(
+        read_back(dir.path(), "notes.md"),
+        "# Notes\n- one\n- two\n- three\n"
     );
 }

@@ -65,8 +65,11 @@ export type Dialect =
   | "api";
 
 /**
- * The lines of a file that exists which a whole-file write would take out: what a small
- * model's rewrite loses when it writes only the line it meant to add.
+ * The lines of a file that exists which a write would take out: what a small model's
+ * rewrite loses when it writes only the line it meant to add, or an edit whose old text is
+ * most of the file. A confirmation shows every such loss; one that [loses most of the
+ * file](Self::loses_most_of_the_file) is asked about whatever the grants say and is never
+ * approved by an automatic yes.
  */
 export interface DroppedLines {
   /** The file, workspace-relative. */
@@ -295,7 +298,7 @@ export interface PermissionRequest {
   /**
    * The lines of existing files the write would take out without quoting them (a whole
    * file rewritten): a confirmation says so plainly, and a fixed answer does not approve
-   * such a call.
+   * a call that drops most of a file.
    */
   drops: DroppedLines[];
   /** For a tool of an MCP server: which server, and how it runs. */

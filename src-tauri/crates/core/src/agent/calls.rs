@@ -108,7 +108,7 @@ impl Confirmer for FixedAnswer {
         {
             return Answer::Unanswerable {
                 reason: format!(
-                    "{} would replace the file and keep less than half of it: {}; an automatic yes does not approve losing most of a file. Change only the lines that need it, or write the file with its lines kept.",
+                    "{} would keep less than half of the file: {}; an automatic yes does not approve losing most of a file. Change only the lines that need it, or write the file with its lines kept.",
                     request.tool,
                     crate::policy::dropped_lines(&request.drops)
                 ),

@@ -136,18 +136,14 @@ impl Session {
     /// the files nobody pointed at).
     fn judge(&self, call: &Call, tool: &str, author: Author) -> Judged {
         let risk = call.risk();
-        let paths: Vec<String> = call
-            .target()
-            .paths()
-            .iter()
-            .map(|p| p.rel().to_string())
+        // Each path, and whether it exists: a new file is pointed at only where it is asked for.
+        let files: Vec<(String, bool)> = (call.target().paths().iter())
+            .map(|p| (p.rel().to_string(), p.exists()))
             .collect();
+        let paths: Vec<String> = files.iter().map(|(path, _)| path.clone()).collect();
         let command = call.target().command().map(str::to_string);
         let (reasoning, unpointed, drops) = match author {
             Author::Model { reasoning } if risk == Risk::Write => {
-                let files: Vec<(String, bool)> = (call.target().paths().iter())
-                    .map(|p| (p.rel().to_string(), p.exists()))
-                    .collect();
                 let unpointed = crate::pointed::unpointed(&files, &self.history);
                 (reasoning, unpointed, call.drops(&self.ctx))
             }

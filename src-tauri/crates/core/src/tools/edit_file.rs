@@ -1,6 +1,6 @@
 use super::text_match::{find_unique, Miss, Replacement};
 use super::write_file::diff_summary;
-use super::writes::current_content;
+use super::writes::{current_content, DroppedLines};
 use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use crate::sandbox::ResolvedPath;
@@ -152,6 +152,18 @@ impl Tool for EditFile {
         preview["created"] = json!(false);
         preview["old_content"] = json!(placed.content);
         Some(preview)
+    }
+
+    fn drops(input: &Input, target: &Resolved, ctx: &ToolContext) -> Vec<DroppedLines> {
+        let Ok(path) = target.path() else {
+            return Vec::new();
+        };
+        let Ok(placed) = place(input, path, ctx) else {
+            return Vec::new();
+        };
+        DroppedLines::between(path.rel(), &placed.content, &placed.new_content())
+            .into_iter()
+            .collect()
     }
 
     fn run(input: Input, target: &Resolved, ctx: &ToolContext) -> Result<Value, ToolError> {

@@ -131,9 +131,10 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
-    /// The lines of existing files the call would take out without quoting them: what a
-    /// whole-file write drops. An edit names the text it replaces and drops nothing unasked.
-    /// Looks, changes nothing; an automatic yes does not approve a call that drops lines.
+    /// The lines of existing files the call would take out (see [`DroppedLines`]): what a
+    /// whole-file write does not keep, or what an edit's new text leaves out of the old.
+    /// Looks, changes nothing; an automatic yes does not approve a call that drops most of a
+    /// file.
     fn drops(_input: &Self::Input, _target: &Resolved, _ctx: &ToolContext) -> Vec<DroppedLines> {
         Vec::new()
     }

@@ -14,13 +14,14 @@ use crate::sandbox::{ResolvedPath, Workspace};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::io::Read;
 
-/// The lines of a file that exists which a whole-file write would take out: what a small
-/// model's rewrite loses when it writes only the line it meant to add. A confirmation shows
-/// every such loss; one that [loses most of the file](Self::loses_most_of_the_file) is asked
-/// about whatever the grants say and is never approved by an automatic yes.
+/// The lines of a file that exists which a write would take out: what a small model's
+/// rewrite loses when it writes only the line it meant to add, or an edit whose old text is
+/// most of the file. A confirmation shows every such loss; one that [loses most of the
+/// file](Self::loses_most_of_the_file) is asked about whatever the grants say and is never
+/// approved by an automatic yes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct DroppedLines {
     /// The file, workspace-relative.
@@ -33,25 +34,66 @@ pub struct DroppedLines {
 
 impl DroppedLines {
     /// What writing `new` over `old` at `path` drops, if it drops anything: the lines of `old`
-    /// that are not blank and that `new` has nowhere (trailing white space aside). Moving a
-    /// line drops nothing.
+    /// that are not blank and that `new` does not have as often (white space around a line
+    /// aside, so re-indenting or moving a line drops nothing).
     pub fn between(path: &str, old: &str, new: &str) -> Option<DroppedLines> {
-        let kept: HashSet<&str> = new.lines().map(str::trim_end).collect();
-        let lines: Vec<&str> = (old.lines().map(str::trim_end))
-            .filter(|line| !line.trim().is_empty())
-            .collect();
-        let dropped = lines.iter().filter(|line| !kept.contains(*line)).count();
+        let mut kept: HashMap<&str, usize> = HashMap::new();
+        for line in new.lines() {
+            *kept.entry(line.trim()).or_default() += 1;
+        }
+        let (mut dropped, mut of) = (0, 0);
+        for line in old.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            of += 1;
+            match kept.get_mut(line) {
+                Some(count) if *count > 0 => *count -= 1,
+                _ => dropped += 1,
+            }
+        }
         (dropped > 0).then(|| DroppedLines {
             path: path.to_string(),
             dropped,
-            of: lines.len(),
+            of,
         })
     }
 
-    /// Does the write keep fewer than half of the file's lines? Then it replaces the file
-    /// rather than changing it: a fix or an added line keeps most of what was there.
+    /// Does the write drop more than one line and keep fewer than half of the file's lines?
+    /// Then it replaces the file rather than changing it: a fix or an added line keeps most
+    /// of what was there. A change of one line is never a loss of most of a file, so that the
+    /// version in a file of one line can still be bumped.
     pub fn loses_most_of_the_file(&self) -> bool {
-        self.dropped * 2 > self.of
+        self.dropped > 1 && self.dropped * 2 > self.of
+    }
+}
+
+#[cfg(test)]
+mod dropped_tests {
+    use super::DroppedLines;
+
+    fn dropped(old: &str, new: &str) -> Option<(usize, usize)> {
+        DroppedLines::between("f", old, new).map(|d| (d.dropped, d.of))
+    }
+
+    #[test]
+    fn a_line_kept_anywhere_with_any_indent_is_not_dropped() {
+        assert_eq!(dropped("a\nb\n\nc\n", "c\n  a\nb\nd\n"), None);
+        assert_eq!(dropped("a\nb\nc\n", "a\nx\n"), Some((2, 3)));
+    }
+
+    #[test]
+    fn a_loss_of_most_of_a_file_is_more_than_one_line_and_more_than_half() {
+        let loss = |dropped, of| DroppedLines {
+            path: "f".into(),
+            dropped,
+            of,
+        };
+        assert!(loss(2, 3).loses_most_of_the_file());
+        assert!(!loss(2, 4).loses_most_of_the_file());
+        assert!(!loss(1, 1).loses_most_of_the_file());
+    }
+
+    #[test]
+    fn a_repeated_line_is_kept_only_as_often_as_the_new_content_has_it() {
+        assert_eq!(dropped("}\n}\n}\nfn a() {\n", "}\n"), Some((3, 4)));
     }
 }
 

@@ -87,8 +87,7 @@ pub(super) fn new_files_named(question: &Question, known: &KnownPaths) -> Vec<St
     let new_file = |word: &str| {
         let folder = word.rsplit_once('/').map_or(".", |(parent, _)| parent);
         // A file's name has an extension or is a dotfile; `src/click` is a folder.
-        let file_name = word.rsplit('/').next().unwrap_or(word);
-        file_name.contains('.')
+        lantern_core::question::names_a_file(word)
             && !known.folders.iter().any(|f| f == word)
             // No leading or trailing `/`, no `a//b`, no `..`.
             && !word.split('/').any(|part| part == ".." || part.is_empty())
