@@ -31,7 +31,7 @@ use crate::words::{
     alphanumeric_words, code_words, is_code_name, is_common_word, lower_code_words, lower_words,
     message_words, names_a_path, spelled_words, AFTER_FILES, ARTICLES, CHANGE_VERBS, CONTENT_WORDS,
     DESTINATION_WORDS, MAKING_WORDS, NEGATIONS, POINTING, PROJECT_NOUNS, PROJECT_QUESTION_WORDS,
-    QUESTION_FILLER, QUESTION_ONLY_WORDS, USE_WORDS,
+    QUESTION_FILLER, QUESTION_ONLY_WORDS, USE_WORDS, WANTING_WORDS,
 };
 
 /// A user's message and what its words say it asks.
@@ -145,9 +145,9 @@ fn written_words(message: &str) -> Vec<String> {
 /// The words of `message` (as [`Question::written`] holds them) that stand where a file is
 /// made or written to:
 ///
-/// - within four words after a word of [`MAKING_WORDS`] not turned down by a word of
-///   [`NEGATIONS`] ("Create a file NOTES.md", "Add a test file tests/multiply.rs", "I'd like
-///   a NOTES.md"; not "Don't create a .env");
+/// - within four words after a word of [`MAKING_WORDS`] or [`WANTING_WORDS`] not turned down
+///   by a word of [`NEGATIONS`] ("Create a file NOTES.md", "Add a test file
+///   tests/multiply.rs", "I'd like a NOTES.md"; not "Don't create a .env");
 /// - after a word of [`DESTINATION_WORDS`], articles between, after a making word with no
 ///   word of what a file holds ([`CONTENT_WORDS`]) between ("Write the total to out.txt");
 ///
@@ -166,7 +166,7 @@ fn made_in(written: &[String]) -> Vec<String> {
     let words = Lowered::of(written);
     (0..written.len())
         .filter(|&at| {
-            let after_making = (at.saturating_sub(4)..at).any(|m| words.makes(m));
+            let after_making = (at.saturating_sub(4)..at).any(|m| words.makes_or_wants(m));
             let after_destination = words.after_destination(at) && words.made_before(at);
             (after_making || after_destination) && !words.goes_into_a_file(at)
         })
@@ -196,11 +196,22 @@ impl<'a> Lowered<'a> {
     /// Is the word at `at` a making word (or its third-person form) that no negation in the
     /// two words before turns down?
     fn makes(&self, at: usize) -> bool {
+        self.is_one_of(MAKING_WORDS, at)
+    }
+
+    /// Is the word at `at` a making word or one of wanting, not turned down?
+    fn makes_or_wants(&self, at: usize) -> bool {
+        self.makes(at) || self.is_one_of(WANTING_WORDS, at)
+    }
+
+    /// Is the word at `at` one of `verbs` (or its third-person form), with no negation in the
+    /// two words before?
+    fn is_one_of(&self, verbs: &[&str], at: usize) -> bool {
         let word = &self.lower[at];
-        let making = MAKING_WORDS
+        let listed = verbs
             .iter()
-            .any(|m| word == m || word.strip_suffix('s') == Some(m));
-        making && !(at.saturating_sub(2)..at).any(|n| self.is(NEGATIONS, n))
+            .any(|v| word == v || word.strip_suffix('s') == Some(v));
+        listed && !(at.saturating_sub(2)..at).any(|n| self.is(NEGATIONS, n))
     }
 
     /// Does a making word come before `at`, with no word of what a file holds between ("Write
@@ -488,6 +499,8 @@ mod tests {
         assert!(made("Does Cargo.lock pin serde?").is_empty());
         assert!(made("Is there a .nvmrc?").is_empty());
         assert!(made("Please don't create a .env file.").is_empty());
+        // Wanting names a file close by, not where something goes.
+        assert!(made("We want to log this in server.log, right?").is_empty());
     }
 
     #[test]

@@ -281,10 +281,9 @@ pub const CHANGE_VERBS: &[&str] = &[
     "update", "upgrade", "write",
 ];
 
-/// Words after which a file's name is one to make or write to ("Create notes.md", "write it
-/// to out.txt", "a new CHANGELOG.md", "I'd like a NOTES.md"), in their base forms: the making
-/// verbs of [`CHANGE_VERBS`], the verbs of copying and exporting a file, the adjective "new"
-/// and the verbs of wanting.
+/// Verbs after which a file's name is one to make or write to ("Create notes.md", "write it
+/// to out.txt", "a new CHANGELOG.md"), in their base forms: the making verbs of
+/// [`CHANGE_VERBS`], the verbs of copying and exporting a file, and the adjective "new".
 pub const MAKING_WORDS: &[&str] = &[
     "add",
     "copy",
@@ -295,10 +294,8 @@ pub const MAKING_WORDS: &[&str] = &[
     "generate",
     "init",
     "initialize",
-    "like",
     "make",
     "move",
-    "need",
     "new",
     "output",
     "put",
@@ -308,9 +305,13 @@ pub const MAKING_WORDS: &[&str] = &[
     "start",
     "store",
     "touch",
-    "want",
     "write",
 ];
+
+/// Verbs of wanting, after which a file's name close by is one to make ("I'd like a NOTES.md",
+/// "we need an .editorconfig"); they say nothing of where what follows goes ("I need to pin
+/// this in requirements.txt" makes no file).
+pub const WANTING_WORDS: &[&str] = &["like", "need", "want"];
 
 /// Words before a making word that turn it down ("don't create", "never write", "no new"; a
 /// contraction's `t` is what is left of "n't" once a message is split at its quotes).
