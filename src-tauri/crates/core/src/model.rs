@@ -531,6 +531,10 @@ pub struct GenerationOptions {
     /// In an answer after a tool result, favour tokens that copy a span of the result (a path,
     /// a number, an identifier) exactly, once the answer has begun one (local models).
     pub copy_spans: bool,
+    /// In an answer, refuse a token that would begin a path, number or name only the system
+    /// prompt's worked examples hold (a made-up version or port), unless the conversation
+    /// holds one that begins the same way (local models).
+    pub shun_examples: bool,
     /// Let an argument declared `"x-span-of": KEY` (an edit's old text) become only a piece of
     /// the text of the file the call's KEY argument names, ending where that piece is found
     /// once (local models with the grammar, when the request can read the files).
@@ -593,6 +597,7 @@ impl Default for GenerationOptions {
             question_words: true,
             question_globs: true,
             copy_spans: true,
+            shun_examples: true,
             file_spans: true,
             replace_values: true,
             named_paths: true,

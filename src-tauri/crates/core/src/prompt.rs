@@ -13,6 +13,19 @@ pub const SYSTEM_TEMPLATE: &str = include_str!("../../../../prompts/system.md");
 /// ([`crate::model::CallPath::Native`]): the same rules, no catalog and no protocol.
 pub const NATIVE_SYSTEM_PROMPT: &str = include_str!("../../../../prompts/system-native.md");
 
+/// The heading the template's worked examples follow. Their values (a version, a port, a path)
+/// are made up; a backend that steers answers can keep a model from passing one off as the
+/// project's (see [`examples_of`]).
+pub const EXAMPLES_HEADING: &str = "EXAMPLES:";
+
+/// The worked examples of a system prompt made from the template: all that follows their
+/// heading. `None` for a prompt without them (the native one, or one of the user's own).
+pub fn examples_of(system_prompt: &str) -> Option<&str> {
+    system_prompt
+        .split_once(EXAMPLES_HEADING)
+        .map(|(_, examples)| examples)
+}
+
 /// Renders the system prompt for these tools.
 pub fn render_system_prompt(specs: &[&ToolSpec]) -> String {
     let tools: Vec<String> = specs
@@ -142,5 +155,17 @@ mod tests {
         }
         assert!(prompt.contains("ONE tool call per reply"));
         assert!(!prompt.contains("{{"));
+    }
+
+    #[test]
+    fn the_examples_are_what_follows_their_heading() {
+        let prompt = render_system_prompt(&ToolRegistry::standard().specs());
+        let examples = examples_of(&prompt).expect("the template has worked examples");
+        assert!(examples.contains("TOOL_RESULT"));
+        assert!(
+            !examples.contains("AVAILABLE TOOLS"),
+            "the catalog comes before"
+        );
+        assert_eq!(examples_of(NATIVE_SYSTEM_PROMPT), None);
     }
 }

@@ -37,7 +37,7 @@ pub(super) fn last_word(text: &str, is_separator: fn(char) -> bool) -> &str {
 
 /// Is this word a fact worth copying exactly: a path, a number or version, or a name with a
 /// dot, an underscore or a dash in it? Plain words are left to the model.
-fn is_fact(word: &str) -> bool {
+pub(super) fn is_fact(word: &str) -> bool {
     word.chars().count() >= 2
         && word.chars().any(|c| c.is_alphanumeric())
         && word
@@ -45,9 +45,17 @@ fn is_fact(word: &str) -> bool {
             .any(|c| c.is_ascii_digit() || matches!(c, '/' | '.' | '_' | '-'))
 }
 
+/// The facts a text states, in its order: its words that are facts, without the stop or comma
+/// that may end a sentence after them.
+pub(super) fn facts_in(text: &str) -> impl Iterator<Item = &str> {
+    text.split(ends_a_word)
+        .map(|w| w.trim_end_matches(['.', ',']))
+        .filter(|w| is_fact(w))
+}
+
 /// The strings and numbers of a result, not its keys (`total_lines` is no fact about the
 /// project), and with its escapes undone (a line after `\n` starts a word).
-fn values_of(value: &Value, into: &mut Vec<String>) {
+pub(super) fn values_of(value: &Value, into: &mut Vec<String>) {
     match value {
         Value::String(s) => into.push(s.clone()),
         Value::Number(n) => into.push(n.to_string()),
@@ -77,9 +85,7 @@ impl Evidence {
         }
         let mut spans: Vec<String> = texts
             .iter()
-            .flat_map(|t| t.split(ends_a_word))
-            .map(|w| w.trim_end_matches(['.', ',']))
-            .filter(|w| is_fact(w))
+            .flat_map(|t| facts_in(t))
             .map(str::to_string)
             .collect();
         if spans.is_empty() {

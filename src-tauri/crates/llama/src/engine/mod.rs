@@ -6,6 +6,7 @@ mod decision;
 mod grounding;
 mod kv;
 mod load;
+mod made_up;
 mod opening;
 mod replacing;
 mod reply;

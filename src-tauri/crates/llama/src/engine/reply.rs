@@ -1,8 +1,9 @@
 //! One reply written token by token, once the step is decided to be a call or an answer:
 //! what a call opens is grounded first (a tool name, a path, a quote, a file's text, an
 //! edit's new text; see `grounding`, `spans`, `replacing`), then each token is chosen — by
-//! the file's text, by a closing the grammar allows, or by the sampler under the grammar — and
-//! the reply ends at a stop sequence, the call's end, a loop, the budget or Stop.
+//! the file's text, by a closing the grammar allows, or by the sampler under the grammar (an
+//! answer steered to copy the results, never the prompt's made-up values) — and the reply
+//! ends at a stop sequence, the call's end, a loop, the budget or Stop.
 
 use super::grounding::{self, Grounded};
 use super::*;
@@ -33,6 +34,8 @@ pub(super) struct Reply {
     replacing: Option<(replacing::Replacement, usize)>,
     /// The last results' text an answer is steered to copy from.
     evidence: Option<copying::Evidence>,
+    /// The prompt's made-up values an answer may not write.
+    made_up: Option<made_up::MadeUp>,
 }
 
 /// What grounding did at one position.
@@ -72,6 +75,9 @@ impl LocalModel {
             replacing: None,
             evidence: (!call && self.settings.options.copy_spans)
                 .then(|| copying::Evidence::of_last_results(request.messages))
+                .flatten(),
+            made_up: (!call && self.settings.options.shun_examples)
+                .then(|| made_up::MadeUp::of(request.messages))
                 .flatten(),
         }
     }
@@ -244,12 +250,14 @@ impl LocalModel {
                 // An answer is an answer: once the step is decided (or forced) to be one, the
                 // model cannot open a call after all.
                 let ban_openers = !reply.call;
+                let made_up = reply.made_up.as_ref();
                 let mut banned = |t: LlamaToken| {
                     let ends_equal = new_text.is_some_and(|(r, written)| {
                         !r.may_end(written) && piece_of(t).starts_with('"')
                     });
                     ends_equal
                         || ban_openers && !vocab.is_eog(t) && would_open_a_call(text, &piece_of(t))
+                        || made_up.is_some_and(|m| m.refuses(text, &piece_of(t)))
                 };
                 choose(&reply.logits, grammar, &mut reply.chain, &mut banned)
             }

@@ -18,6 +18,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 #[path = "../support/mod.rs"]
 mod support;
 
+mod answers;
 mod engine;
 mod turns;
 

@@ -1,0 +1,187 @@
+//! The prompt's made-up values: an answer never writes a value that only the system prompt's
+//! worked examples hold.
+//!
+//! The examples teach the protocol with the values of an imagined project (a version `2.4.1`,
+//! a port `9090`, a path `src/config.rs`, a tool's name). A tiny model that has not read what it
+//! is asked about, or cannot make sense of what it read, writes them back as the project's
+//! ("the port is 9090"). While an answer is written, a token is refused when it would make the
+//! answer's current word the beginning of such a value, unless the conversation holds a fact
+//! that begins the same way: then the project has it too. The conversation is what the user
+//! wrote, the project's instructions and maps, and the tool results; the model's own words are
+//! not in it. Plain words, and words shorter than three characters ("2", "12"), are never
+//! refused; the model's own score chooses among the rest.
+
+use super::copying::{facts_in, is_fact, last_word, values_of};
+use lantern_core::model::{Message, Role};
+use lantern_core::prompt::examples_of;
+use lantern_core::words::ends_a_word;
+
+/// The values an answer may not begin, and the facts that free them.
+pub(super) struct MadeUp {
+    /// The examples' facts that nothing in the conversation holds, sorted.
+    only_in_examples: Vec<String>,
+    /// The facts the conversation holds, sorted.
+    known: Vec<String>,
+}
+
+/// Sorts and dedups `facts`.
+fn sorted(mut facts: Vec<String>) -> Vec<String> {
+    facts.sort();
+    facts.dedup();
+    facts
+}
+
+/// Does a fact of `sorted` begin with `prefix`?
+fn one_begins_with(sorted: &[String], prefix: &str) -> bool {
+    let at = sorted.partition_point(|s| s.as_str() < prefix);
+    sorted.get(at).is_some_and(|s| s.starts_with(prefix))
+}
+
+/// The texts of the conversation after its system prompt: the user's messages, later system
+/// messages and the results' values, not the model's own words.
+fn conversation_texts(after_prompt: &[Message]) -> Vec<String> {
+    let mut texts = Vec::new();
+    for message in after_prompt {
+        match (message.result(), message.role) {
+            (Some(result), _) => values_of(result.value(), &mut texts),
+            (None, Role::Assistant) => {}
+            (None, _) => texts.push(message.content.clone()),
+        }
+    }
+    texts
+}
+
+impl MadeUp {
+    /// What an answer to `messages` may not write; `None` when their system prompt has no
+    /// worked examples, or the conversation holds every value of them.
+    pub(super) fn of(messages: &[Message]) -> Option<MadeUp> {
+        let (prompt, after_prompt) = messages.split_first()?;
+        let examples = (prompt.role == Role::System)
+            .then(|| examples_of(&prompt.content))
+            .flatten()?;
+        let texts = conversation_texts(after_prompt);
+        let known = sorted(
+            texts
+                .iter()
+                .flat_map(|t| facts_in(t))
+                .map(str::to_string)
+                .collect(),
+        );
+        let only_in_examples = sorted(
+            facts_in(examples)
+                .filter(|fact| known.binary_search_by(|k| k.as_str().cmp(fact)).is_err())
+                .map(str::to_string)
+                .collect(),
+        );
+        (!only_in_examples.is_empty()).then_some(MadeUp {
+            only_in_examples,
+            known,
+        })
+    }
+
+    /// Would writing `piece` after `answer` make the answer's current word the beginning of a
+    /// value only the examples hold? Only the first word a piece touches is looked at: a
+    /// piece that holds a whole value and more is rare in a small vocabulary.
+    pub(super) fn refuses(&self, answer: &str, piece: &str) -> bool {
+        let rest = piece.trim_start_matches(ends_a_word);
+        let head = rest.split(ends_a_word).next().unwrap_or_default();
+        if head.is_empty() {
+            return false;
+        }
+        let word = match rest.len() < piece.len() {
+            true => head.to_string(),
+            false => format!("{}{head}", last_word(answer, ends_a_word)),
+        };
+        // A stop or a comma after a word ends the sentence, not the value.
+        let word = word.trim_end_matches(['.', ',']);
+        word.chars().count() >= 3
+            && is_fact(word)
+            && one_begins_with(&self.only_in_examples, word)
+            && !one_begins_with(&self.known, word)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lantern_core::prompt::EXAMPLES_HEADING;
+    use lantern_core::tool_result::ShownResult;
+
+    fn prompt() -> Message {
+        let examples = r#"User: Which port? TOOL_RESULT: {"content": "port = 7070\nname = \"demo\""}
+Assistant: The port in settings/app.ini is 7070."#;
+        Message::new(
+            Role::System,
+            format!("Tools: read_file(path)\n{EXAMPLES_HEADING}\n{examples}"),
+        )
+    }
+
+    fn made_up(after_prompt: Vec<Message>) -> MadeUp {
+        let mut messages = vec![prompt()];
+        messages.extend(after_prompt);
+        MadeUp::of(&messages).expect("the examples have values of their own")
+    }
+
+    #[test]
+    fn an_example_value_is_refused_once_the_word_could_only_be_that() {
+        let m = made_up(vec![Message::new(Role::User, "Which port does it use?")]);
+        assert!(m.refuses("The port is ", "707"));
+        assert!(m.refuses("The port is 70", "7"));
+        assert!(m.refuses("It is set in", " settings/"));
+        assert!(
+            !m.refuses("The port is ", "70"),
+            "two characters begin many values"
+        );
+        assert!(!m.refuses("The port is ", "8080"), "not an example's value");
+        assert!(!m.refuses("It is set in", " settings"), "a plain word");
+        assert!(!m.refuses("The port is 7071", "."), "the sentence ends");
+    }
+
+    #[test]
+    fn a_value_the_conversation_holds_is_the_projects_too() {
+        let result =
+            ShownResult::from_json(r#"{"path": "app.toml", "content": "port = 7071"}"#).unwrap();
+        let m = made_up(vec![
+            Message::new(Role::User, "Is settings/app.ini still read?"),
+            Message::tool_result("call_1", result),
+        ]);
+        assert!(
+            !m.refuses("It reads", " settings/app.ini"),
+            "the user named it"
+        );
+        assert!(
+            !m.refuses("The port is ", "707"),
+            "7071 begins the same way"
+        );
+        assert!(m.refuses("The port is 707", "0"));
+    }
+
+    #[test]
+    fn the_models_own_words_are_not_the_conversations() {
+        let m = made_up(vec![
+            Message::new(
+                Role::System,
+                "Project instructions: the demo serves on 7070.",
+            ),
+            Message::new(Role::User, "Where is the port set?"),
+            Message::new(Role::Assistant, "In settings/app.ini."),
+        ]);
+        assert!(
+            !m.refuses("The port is ", "7070"),
+            "the project's instructions say so"
+        );
+        assert!(
+            m.refuses("It is set in", " settings/"),
+            "the model said so, no one else"
+        );
+    }
+
+    #[test]
+    fn a_prompt_without_examples_refuses_nothing() {
+        let messages = [
+            Message::new(Role::System, "Call tools the way you were trained to."),
+            Message::new(Role::User, "Which port?"),
+        ];
+        assert!(MadeUp::of(&messages).is_none());
+    }
+}
