@@ -6,6 +6,7 @@ use crate::model::CallPath;
 use crate::policy::{Decision, Effect};
 use crate::protocol::{Dialect, Problem, Span};
 use crate::tool_result::ToolResult;
+use crate::tools::DroppedLines;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -161,6 +162,13 @@ pub enum Event {
         reasoning: Option<String>,
         rule: String,
         preview: Option<Value>,
+        /// The files the call would write that the conversation never pointed at (see
+        /// [`crate::pointed`]), as the confirmation shows them.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        unpointed: Vec<String>,
+        /// The lines of existing files the call would drop, as the confirmation shows them.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        drops: Vec<DroppedLines>,
     },
     PermissionAnswered {
         call_id: String,

@@ -84,6 +84,15 @@ fn an_automatic_yes_does_not_approve_an_edit_of_a_file_the_user_did_not_name() {
         asked[1].starts_with("default: writes ask first"),
         "{asked:?}"
     );
+    // The transcript keeps what the confirmation flagged, beside the rule.
+    let flagged: Vec<&Vec<String>> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::PermissionAsked { unpointed, .. } => Some(unpointed),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(flagged, [&vec!["package.json".to_string()], &vec![]]);
 }
 
 #[test]
@@ -284,7 +293,7 @@ fn a_person_is_shown_the_lines_a_rewrite_drops_even_under_a_grant() {
         answer: Answer::AllowSession { scope: Scope::Tool },
         asked: Vec::new(),
     };
-    asking(
+    let (events, _) = asking(
         &mut s,
         "Tidy notes.md.",
         vec![
@@ -306,6 +315,12 @@ fn a_person_is_shown_the_lines_a_rewrite_drops_even_under_a_grant() {
         (drops[0].path.as_str(), drops[0].dropped, drops[0].of),
         ("notes.md", 3, 4)
     );
+    // The transcript keeps the loss the person was shown.
+    let logged = events.iter().rev().find_map(|e| match e {
+        Event::PermissionAsked { drops, .. } => Some(drops),
+        _ => None,
+    });
+    assert_eq!(logged, Some(drops));
 }
 
 #[test]

@@ -160,6 +160,13 @@ export type Event =
       reasoning: string | null;
       rule: string;
       preview: unknown;
+      /**
+       * The files the call would write that the conversation never pointed at (see
+       * [`crate::pointed`]), as the confirmation shows them.
+       */
+      unpointed?: string[];
+      /** The lines of existing files the call would drop, as the confirmation shows them. */
+      drops?: DroppedLines[];
     }
   | {
       event: "permission_answered";

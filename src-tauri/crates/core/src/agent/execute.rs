@@ -223,6 +223,8 @@ impl Session {
             reasoning: request.reasoning.clone(),
             rule: rule.clone(),
             preview: request.preview.clone(),
+            unpointed: request.unpointed.clone(),
+            drops: request.drops.clone(),
         });
         let denied = ErrorType::PermissionDenied;
         let (rule, answer) = match confirmer.confirm(&request) {
