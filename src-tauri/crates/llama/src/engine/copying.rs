@@ -65,10 +65,81 @@ pub(super) fn values_of(value: &Value, into: &mut Vec<String>) {
     }
 }
 
+/// What a token's text does to the answer's current word.
+pub(super) struct NextWord<'a> {
+    /// The answer's current word before the piece.
+    pub(super) before: &'a str,
+    /// What the piece adds to a word, up to its first separator.
+    pub(super) head: &'a str,
+    /// The piece begins a new word (it starts with a separator, or no word is begun).
+    pub(super) starts: bool,
+    /// The piece also ends that word.
+    pub(super) ends: bool,
+}
+
+impl<'a> NextWord<'a> {
+    /// What `piece` does after `answer`; `None` when it adds nothing to a word.
+    pub(super) fn of(answer: &'a str, piece: &'a str) -> Option<NextWord<'a>> {
+        let before = last_word(answer, ends_a_word);
+        let rest = piece.trim_start_matches(ends_a_word);
+        let (head, ends) = match rest.find(ends_a_word) {
+            Some(i) => (&rest[..i], true),
+            None => (rest, false),
+        };
+        let starts = rest.len() < piece.len() || before.is_empty();
+        (!head.is_empty()).then_some(NextWord {
+            before,
+            head,
+            starts,
+            ends,
+        })
+    }
+
+    /// The word as the piece leaves it.
+    pub(super) fn whole(&self) -> String {
+        match self.starts {
+            true => self.head.to_string(),
+            false => format!("{}{}", self.before, self.head),
+        }
+    }
+}
+
+/// Facts, sorted and without duplicates, for exact and prefix look-ups.
+pub(super) struct Facts(Vec<String>);
+
+impl Facts {
+    /// The facts `texts` state (see [`facts_in`]).
+    pub(super) fn in_texts(texts: &[String]) -> Facts {
+        Facts::of(texts.iter().flat_map(|t| facts_in(t)))
+    }
+
+    /// These facts, sorted.
+    pub(super) fn of<'a>(facts: impl Iterator<Item = &'a str>) -> Facts {
+        let mut facts: Vec<String> = facts.map(str::to_string).collect();
+        facts.sort();
+        facts.dedup();
+        Facts(facts)
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Is `word` one of the facts?
+    pub(super) fn has(&self, word: &str) -> bool {
+        self.0.binary_search_by(|s| s.as_str().cmp(word)).is_ok()
+    }
+
+    /// Does one of the facts begin with `prefix`?
+    pub(super) fn has_prefix(&self, prefix: &str) -> bool {
+        let at = self.0.partition_point(|s| s.as_str() < prefix);
+        self.0.get(at).is_some_and(|s| s.starts_with(prefix))
+    }
+}
+
 /// The facts of the tool results an answer is written from.
 pub(super) struct Evidence {
-    /// Sorted and without duplicates, for prefix look-ups.
-    spans: Vec<String>,
+    spans: Facts,
 }
 
 impl Evidence {
@@ -83,60 +154,32 @@ impl Evidence {
         for result in messages[since_user..].iter().filter_map(Message::result) {
             values_of(result.value(), &mut texts);
         }
-        let mut spans: Vec<String> = texts
-            .iter()
-            .flat_map(|t| facts_in(t))
-            .map(str::to_string)
-            .collect();
-        if spans.is_empty() {
-            return None;
-        }
-        spans.sort();
-        spans.dedup();
-        Some(Evidence { spans })
-    }
-
-    fn has_prefix(&self, prefix: &str) -> bool {
-        let at = self.spans.partition_point(|s| s.as_str() < prefix);
-        self.spans.get(at).is_some_and(|s| s.starts_with(prefix))
-    }
-
-    fn has(&self, word: &str) -> bool {
-        self.spans
-            .binary_search_by(|s| s.as_str().cmp(word))
-            .is_ok()
+        let spans = Facts::in_texts(&texts);
+        (!spans.is_empty()).then_some(Evidence { spans })
     }
 
     /// The bonus for writing `piece` after `answer`.
     fn bonus(&self, answer: &str, piece: &str) -> f32 {
-        let word = last_word(answer, ends_a_word);
-        let rest = piece.trim_start_matches(ends_a_word);
-        let starts_word = rest.len() < piece.len() || word.is_empty();
-        // What the piece adds to a word, and whether the piece also ends that word.
-        let (head, ends_word) = match rest.find(ends_a_word) {
-            Some(i) => (&rest[..i], true),
-            None => (rest, false),
-        };
-        if head.is_empty() {
+        let Some(next) = NextWord::of(answer, piece) else {
             return 0.0;
-        }
-        let fits = |w: &str| match ends_word {
-            true => self.has(w),
-            false => self.has_prefix(w),
         };
-        if starts_word {
+        let fits = |w: &str| match next.ends {
+            true => self.spans.has(w),
+            false => self.spans.has_prefix(w),
+        };
+        if next.starts {
             // Not the answer's first word, and not a lone digit or letter: those begin many
             // facts and would pull an answer into a list of numbers.
-            let begun = !answer.trim().is_empty() && head.chars().count() >= 3;
-            return if begun && fits(head) {
+            let begun = !answer.trim().is_empty() && next.head.chars().count() >= 3;
+            return if begun && fits(next.head) {
                 START_BONUS
             } else {
                 0.0
             };
         }
         // Going on copying: the word so far must already be the start of a fact.
-        let going_on = word.chars().count() >= 2 && self.has_prefix(word);
-        if going_on && fits(&format!("{word}{head}")) {
+        let going_on = next.before.chars().count() >= 2 && self.spans.has_prefix(next.before);
+        if going_on && fits(&next.whole()) {
             CONTINUE_BONUS
         } else {
             0.0
@@ -176,15 +219,18 @@ mod tests {
         let e = evidence(
             r#"{"path": "package.json", "content": "\"version\": \"3.2.0\", the parse_config name"}"#,
         );
-        assert!(e.has("package.json"));
-        assert!(e.has("3.2.0"));
-        assert!(e.has("parse_config"));
-        assert!(!e.has("the"));
-        assert!(!e.has("version"));
+        assert!(e.spans.has("package.json"));
+        assert!(e.spans.has("3.2.0"));
+        assert!(e.spans.has("parse_config"));
+        assert!(!e.spans.has("the"));
+        assert!(!e.spans.has("version"));
         let keys = evidence(r#"{"data": {"total_lines": 77, "content": "x\nMAX_LENGTH = 256"}}"#);
-        assert!(!keys.has("total_lines"), "a key is not a fact");
-        assert!(keys.has("MAX_LENGTH"), "an escaped line break ends a word");
-        assert!(keys.has("77"));
+        assert!(!keys.spans.has("total_lines"), "a key is not a fact");
+        assert!(
+            keys.spans.has("MAX_LENGTH"),
+            "an escaped line break ends a word"
+        );
+        assert!(keys.spans.has("77"));
     }
 
     #[test]

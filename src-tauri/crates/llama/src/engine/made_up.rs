@@ -11,30 +11,16 @@
 //! not in it. Plain words, and words shorter than three characters ("2", "12"), are never
 //! refused; the model's own score chooses among the rest.
 
-use super::copying::{facts_in, is_fact, last_word, values_of};
+use super::copying::{facts_in, is_fact, values_of, Facts, NextWord};
 use lantern_core::model::{Message, Role};
 use lantern_core::prompt::examples_of;
-use lantern_core::words::ends_a_word;
 
 /// The values an answer may not begin, and the facts that free them.
 pub(super) struct MadeUp {
-    /// The examples' facts that nothing in the conversation holds, sorted.
-    only_in_examples: Vec<String>,
-    /// The facts the conversation holds, sorted.
-    known: Vec<String>,
-}
-
-/// Sorts and dedups `facts`.
-fn sorted(mut facts: Vec<String>) -> Vec<String> {
-    facts.sort();
-    facts.dedup();
-    facts
-}
-
-/// Does a fact of `sorted` begin with `prefix`?
-fn one_begins_with(sorted: &[String], prefix: &str) -> bool {
-    let at = sorted.partition_point(|s| s.as_str() < prefix);
-    sorted.get(at).is_some_and(|s| s.starts_with(prefix))
+    /// The examples' facts that nothing in the conversation holds.
+    only_in_examples: Facts,
+    /// The facts the conversation holds.
+    known: Facts,
 }
 
 /// The texts of the conversation after its system prompt: the user's messages, later system
@@ -59,20 +45,8 @@ impl MadeUp {
         let examples = (prompt.role == Role::System)
             .then(|| examples_of(&prompt.content))
             .flatten()?;
-        let texts = conversation_texts(after_prompt);
-        let known = sorted(
-            texts
-                .iter()
-                .flat_map(|t| facts_in(t))
-                .map(str::to_string)
-                .collect(),
-        );
-        let only_in_examples = sorted(
-            facts_in(examples)
-                .filter(|fact| known.binary_search_by(|k| k.as_str().cmp(fact)).is_err())
-                .map(str::to_string)
-                .collect(),
-        );
+        let known = Facts::in_texts(&conversation_texts(after_prompt));
+        let only_in_examples = Facts::of(facts_in(examples).filter(|fact| !known.has(fact)));
         (!only_in_examples.is_empty()).then_some(MadeUp {
             only_in_examples,
             known,
@@ -83,21 +57,16 @@ impl MadeUp {
     /// value only the examples hold? Only the first word a piece touches is looked at: a
     /// piece that holds a whole value and more is rare in a small vocabulary.
     pub(super) fn refuses(&self, answer: &str, piece: &str) -> bool {
-        let rest = piece.trim_start_matches(ends_a_word);
-        let head = rest.split(ends_a_word).next().unwrap_or_default();
-        if head.is_empty() {
+        let Some(next) = NextWord::of(answer, piece) else {
             return false;
-        }
-        let word = match rest.len() < piece.len() {
-            true => head.to_string(),
-            false => format!("{}{head}", last_word(answer, ends_a_word)),
         };
+        let word = next.whole();
         // A stop or a comma after a word ends the sentence, not the value.
         let word = word.trim_end_matches(['.', ',']);
         word.chars().count() >= 3
             && is_fact(word)
-            && one_begins_with(&self.only_in_examples, word)
-            && !one_begins_with(&self.known, word)
+            && self.only_in_examples.has_prefix(word)
+            && !self.known.has_prefix(word)
     }
 }
 
