@@ -6,6 +6,7 @@ import type {
   AnswerKind,
   CallPath,
   Dialect,
+  DroppedLines,
   ErrorType,
   Problem,
   Span,
@@ -49,6 +50,10 @@ export interface CallRecord {
   rule: string | null;
   asked: boolean;
   askRule: string | null;
+  /** What the confirmation warned of: the files it writes that nobody pointed at… */
+  unpointed: string[];
+  /** …and the lines of existing files it drops. */
+  drops: DroppedLines[];
   answer: AnswerKind | null;
   denyMessage: string | null;
   result: ToolResult | null;
@@ -100,6 +105,8 @@ function blank(key: string, origin: CallRecord["origin"], tool: string, args: un
     rule: null,
     asked: false,
     askRule: null,
+    unpointed: [],
+    drops: [],
     answer: null,
     denyMessage: null,
     result: null,
@@ -255,6 +262,8 @@ export class CallLog {
         if (!call) return null;
         call.asked = true;
         call.askRule = event.rule;
+        call.unpointed = event.unpointed ?? [];
+        call.drops = event.drops ?? [];
         return this.changed(call);
       }
       case "permission_answered": {
@@ -330,6 +339,8 @@ export function callAsJson(call: CallRecord): string {
       decision: call.decision,
       rule: call.rule,
       asked: call.asked,
+      unpointed: call.unpointed.length ? call.unpointed : undefined,
+      drops: call.drops.length ? call.drops : undefined,
       answer: call.answer,
       deny_message: call.denyMessage,
       status: statusOf(call),

@@ -249,6 +249,7 @@ export class InspectorPanel {
     } else if (call.decision) {
       rows.push(h("p", { class: "small muted", text: "Decided by the policy without asking." }));
     }
+    rows.push(...warningsOf(call));
     if (call.denyMessage) rows.push(h("p", { class: "small", text: `Told the model: ${call.denyMessage}` }));
     return section("Permission", ...rows);
   }
@@ -311,6 +312,32 @@ function fromServerApi(call: CallRecord): boolean {
 
 function present(elements: (HTMLElement | null)[]): HTMLElement[] {
   return elements.filter((e): e is HTMLElement => e !== null);
+}
+
+/** What the confirmation warned of when it asked, kept with the call after it is answered. */
+function warningsOf(call: CallRecord): HTMLElement[] {
+  const rows: HTMLElement[] = [];
+  if (call.unpointed.length) {
+    rows.push(
+      h(
+        "p",
+        { class: "small call-warning call-unpointed" },
+        h("strong", { text: "Not named by you, shown by no result: " }),
+        ...call.unpointed.flatMap((path, i) => [i ? ", " : "", h("code", { text: path })]),
+      ),
+    );
+  }
+  if (call.drops.length) {
+    rows.push(
+      h(
+        "p",
+        { class: "small call-warning call-drops" },
+        h("strong", { text: "Lines it drops: " }),
+        ...call.drops.flatMap((d, i) => [i ? ", " : "", `${d.dropped} of the ${d.of} non-blank lines of `, h("code", { text: d.path })]),
+      ),
+    );
+  }
+  return rows;
 }
 
 function section(title: string, ...content: (Node | null)[]): HTMLElement {
