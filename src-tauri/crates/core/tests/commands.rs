@@ -242,6 +242,25 @@ fn commands_report_exit_codes_and_bounded_output() {
 }
 
 #[test]
+fn a_check_of_a_file_no_checker_reads_says_so_and_not_that_the_project_has_no_code() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("app.py"), "def main():\n    return 1\n").unwrap();
+    std::fs::write(ws.path().join("NOTES.rst"), "Notes\n=====\n").unwrap();
+    let data = call(
+        &mut session(ws.path()),
+        "get_diagnostics",
+        json!({"file": "NOTES.rst"}),
+    );
+    let summary = data["summary"].as_str().unwrap();
+    assert!(
+        summary.starts_with("No checker reads NOTES.rst:"),
+        "{summary}"
+    );
+    assert!(!summary.contains("found here"), "{summary}");
+    assert_eq!(data["diagnostics"], json!([]));
+}
+
+#[test]
 fn a_command_or_a_check_reads_the_same_to_the_model_however_long_it_took() {
     // The model reads a result's data: a number of milliseconds in it would change its answer
     // with the machine's load. How long a call took is the call's metadata.

@@ -387,7 +387,8 @@ fn summarised(request: &Request, ran: &Ran) -> Value {
     data
 }
 
-/// "2 error(s), 1 warning(s) from cargo check", or why no checker applies.
+/// "2 error(s), 1 warning(s) from cargo check", or why no checker applies: to the file asked
+/// about (the workspace may well have checkers, just none for that kind of file), or here.
 fn summary_line(
     request: &Request,
     reports: &[Report],
@@ -396,7 +397,10 @@ fn summary_line(
     fresh: bool,
 ) -> String {
     if reports.is_empty() {
-        return "No checker applies: no Cargo.toml, tsconfig.json, package.json with ESLint, Python or Go files found here.".to_string();
+        return match &request.file {
+            Some(file) => format!("No checker reads {file}: diagnostics cover Rust, TypeScript, JavaScript, Python and Go code, and the syntax of JSON and TOML files."),
+            None => "No checker applies: no Cargo.toml, tsconfig.json, package.json with ESLint, Python or Go files found here.".to_string(),
+        };
     }
     let ran: Vec<&str> = reports
         .iter()
