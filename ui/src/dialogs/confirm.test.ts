@@ -215,12 +215,21 @@ describe("a write to a file nobody named", () => {
 describe("a write that drops lines of a file", () => {
   it("says how many lines would be lost, above the diff", () => {
     const { host, dialog } = setup();
-    const drops = [{ path: "notes.md", dropped: 4, of: 5 }];
+    const drops = [{ path: "notes.md", dropped: 4, of: 5, lost: 4, asked_to_keep: false }];
     dialog.enqueue(1, { ...writeRequest("notes.md"), drops }, MODEL_SOURCE);
     const warning = host.querySelector(".confirm-drops");
-    expect(warning?.textContent).toContain("Lines would be lost: 4 of the 5 non-blank lines of notes.md");
+    expect(warning?.textContent).toContain("Lines would be lost: 4 of the 5 non-blank lines of notes.md.");
     expect(warning?.getAttribute("role")).toBe("alert");
     expect(host.querySelector(".dialog-body")?.firstElementChild).toBe(warning);
+  });
+
+  it("says which lines it writes over when the user asked only to add", () => {
+    const { host, dialog } = setup();
+    const drops = [{ path: ".gitignore", dropped: 1, of: 3, lost: 1, asked_to_keep: true }];
+    dialog.enqueue(1, { ...writeRequest(".gitignore"), drops }, MODEL_SOURCE);
+    expect(host.querySelector(".confirm-drops")?.textContent).toContain(
+      "1 of the 3 non-blank lines of .gitignore (1 written over, though you asked only to add).",
+    );
   });
 
   it("is not flagged when the write keeps every line", () => {

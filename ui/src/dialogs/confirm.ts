@@ -6,7 +6,7 @@
 
 import type { Answer, DroppedLines, PermissionRequest, PreviewKind, WritePreview } from "../ipc/types";
 import { diffLines } from "../lib/diff";
-import { describeMatch } from "../lib/format";
+import { describeMatch, writtenOver } from "../lib/format";
 import { button, h } from "../lib/dom";
 import { ConfirmationQueue, type PendingConfirmation } from "./queue";
 import { scopeChoices, toScope, type ScopeChoice } from "./scope";
@@ -331,6 +331,7 @@ function dropsWarning(drops: DroppedLines[]): HTMLElement | null {
       i ? ", " : "",
       `${d.dropped} of the ${d.of} non-blank lines of `,
       h("code", { text: d.path }),
+      writtenOver(d),
     ]),
     ". The new content leaves them out; allow it only if you meant to remove them.",
   );

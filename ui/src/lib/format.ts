@@ -1,6 +1,6 @@
 // Numbers and values as people read them.
 
-import type { PreparedOpening } from "../ipc/types";
+import type { DroppedLines, PreparedOpening } from "../ipc/types";
 
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -83,4 +83,10 @@ export function describeMatch(data: unknown): string | null {
   };
   const how = words[matcher] ?? `by ${matcher}`;
   return typeof line === "number" ? `${how}, at line ${line}` : how;
+}
+
+/** What a loss of lines adds when the user asked only to add and lines were written over:
+ * " (1 written over, though you asked only to add)", or nothing. */
+export function writtenOver(drop: DroppedLines): string {
+  return drop.asked_to_keep && drop.lost > 0 ? ` (${drop.lost} written over, though you asked only to add)` : "";
 }

@@ -49,14 +49,14 @@ describe("a call's permission in the inspector", () => {
   it("keeps what the confirmation warned of after the user answered", () => {
     const log = new CallLog();
     log.apply(writeCall);
-    log.apply(asked({ unpointed: ["notes.md"], drops: [{ path: "notes.md", dropped: 4, of: 5 }] }));
+    log.apply(asked({ unpointed: ["notes.md"], drops: [{ path: "notes.md", dropped: 4, of: 5, lost: 1, asked_to_keep: true }] }));
     log.apply({ event: "permission_answered", call_id: "call-1", decision: "deny", answer: "deny", rule: "the user denied this call" });
     const root = inspect(log);
     expect(root.querySelector(".call-unpointed")?.textContent).toBe("Not named by you, shown by no result: notes.md");
-    expect(root.querySelector(".call-drops")?.textContent).toBe("Lines it drops: 4 of the 5 non-blank lines of notes.md");
+    expect(root.querySelector(".call-drops")?.textContent).toBe("Lines it drops: 4 of the 5 non-blank lines of notes.md (1 written over, though you asked only to add)");
     const copied = JSON.parse(callAsJson(firstCall(log)));
     expect(copied.unpointed).toEqual(["notes.md"]);
-    expect(copied.drops).toEqual([{ path: "notes.md", dropped: 4, of: 5 }]);
+    expect(copied.drops).toEqual([{ path: "notes.md", dropped: 4, of: 5, lost: 1, asked_to_keep: true }]);
   });
 
   it("shows no warning for a write the user pointed at that keeps every line", () => {

@@ -194,6 +194,8 @@ mod tests {
                 path: ".npmignore".into(),
                 dropped: 2,
                 of: 2,
+                lost: 2,
+                asked_to_keep: false,
             }],
             preview_kind: PreviewKind::Diff,
             source: None,

@@ -278,7 +278,7 @@ pub fn decide(call: &Subject<'_>, grants: &[Grant]) -> Decision {
             rule: unpointed_rule(&call.unpointed),
         };
     }
-    if call.risk == Risk::Write && call.drops.iter().any(DroppedLines::loses_most_of_the_file) {
+    if call.risk == Risk::Write && call.drops.iter().any(DroppedLines::needs_a_person) {
         return Decision::Ask {
             rule: format!("lines dropped: {}", dropped_lines(&call.drops)),
         };
@@ -320,13 +320,21 @@ fn unpointed_rule(unpointed: &[String]) -> String {
 }
 
 /// The lines a write drops, in words: "the write would drop 5 of the 6 non-blank lines of
-/// .gitignore".
+/// .gitignore", and how many it writes over where the user asked only to add.
 pub fn dropped_lines(drops: &[DroppedLines]) -> String {
     let each: Vec<String> = drops
         .iter()
         .map(|d| {
+            let over = if d.asked_to_keep && d.lost > 0 {
+                format!(
+                    " ({} written over, where the user asked only to add)",
+                    d.lost
+                )
+            } else {
+                String::new()
+            };
             format!(
-                "{} of the {} non-blank lines of {}",
+                "{} of the {} non-blank lines of {}{over}",
                 d.dropped, d.of, d.path
             )
         })
@@ -570,6 +578,8 @@ mod tests {
             path: "NOTES.md".to_string(),
             dropped: 3,
             of: 4,
+            lost: 3,
+            asked_to_keep: false,
         }];
         let allow = grant("write_file", Scope::Tool, Effect::Allow);
         for grants in [vec![], vec![allow.clone()]] {
@@ -583,9 +593,21 @@ mod tests {
         }
         let deny = grant("write_file", Scope::Tool, Effect::Deny);
         assert!(matches!(decide(&call, &[deny]), Decision::Deny { .. }));
-        // A rewrite that keeps most of the file is a change the grant covers.
+        // A rewrite that keeps most of the file is a change the grant covers…
         call.drops[0].dropped = 2;
-        assert!(matches!(decide(&call, &[allow]), Decision::Allow { .. }));
+        assert!(matches!(
+            decide(&call, std::slice::from_ref(&allow)),
+            Decision::Allow { .. }
+        ));
+        // …unless it writes over a line where the user asked only to add.
+        call.drops[0].asked_to_keep = true;
+        match decide(&call, &[allow]) {
+            Decision::Ask { rule } => assert_eq!(
+                rule,
+                "lines dropped: the write would drop 2 of the 4 non-blank lines of NOTES.md (3 written over, where the user asked only to add)"
+            ),
+            other => panic!("{other:?}"),
+        }
     }
 
     fn grant(tool: &str, scope: Scope, effect: Effect) -> Grant {

@@ -281,6 +281,11 @@ pub const CHANGE_VERBS: &[&str] = &[
     "update", "upgrade", "write",
 ];
 
+/// The verbs of [`CHANGE_VERBS`] that ask for something new beside what is there, and for
+/// nothing there to go: "Add *.tmp to the ignore list", "append a line", "insert a check", "put
+/// it at the end".
+pub const ADDING_VERBS: &[&str] = &["add", "append", "insert", "put"];
+
 /// Verbs after which a file's name is one to make or write to ("Create notes.md", "write it
 /// to out.txt", "a new CHANGELOG.md"), in their base forms: the making verbs of
 /// [`CHANGE_VERBS`], the verbs of copying and exporting a file, and the adjective "new".

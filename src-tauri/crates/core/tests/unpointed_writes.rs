@@ -354,3 +354,79 @@ fn an_edit_whose_old_text_is_most_of_the_file_needs_a_person_too() {
         "# Notes\n- one\n- two\n- three\n"
     );
 }
+
+#[test]
+fn an_automatic_yes_does_not_approve_writing_over_a_line_where_the_user_asked_only_to_add() {
+    let dir = workspace();
+    std::fs::write(dir.path().join(".gitignore"), "node_modules\ncoverage\n").unwrap();
+    let mut s = session(dir.path());
+    let (events, model) = asking(
+        &mut s,
+        "Put the scratch files (*.tmp) into .gitignore too.",
+        vec![
+            call(
+                "edit_file",
+                r#"{"path": ".gitignore", "old_text": "coverage", "new_text": "*.tmp"}"#,
+            ),
+            call(
+                "edit_file",
+                r#"{"path": ".gitignore", "old_text": "coverage", "new_text": "coverage\n*.tmp"}"#,
+            ),
+            "Done.".into(),
+        ],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    let refusal = feedback(&model, 1);
+    assert!(
+        refusal.contains(
+            "1 of the 2 non-blank lines of .gitignore (1 written over, where the user asked only to add)"
+        ),
+        "{refusal}"
+    );
+    assert_eq!(
+        read_back(dir.path(), ".gitignore"),
+        "node_modules\ncoverage\n*.tmp\n"
+    );
+    let logged = events.iter().find_map(|e| match e {
+        Event::PermissionAsked { drops, .. } => drops.first(),
+        _ => None,
+    });
+    assert!(
+        logged.is_some_and(|d| d.asked_to_keep && d.lost == 1),
+        "{logged:?}"
+    );
+}
+
+#[test]
+fn a_line_changed_in_place_is_approved_whether_the_user_asked_to_add_or_to_change() {
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join("client.py"),
+        "def fetch(url):\n    return url\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("server.env"), "PORT=8080\n").unwrap();
+    for (message, edit) in [
+        (
+            "Put a retries argument on fetch in client.py.",
+            r#"{"path": "client.py", "old_text": "def fetch(url):", "new_text": "def fetch(url, retries=3):"}"#,
+        ),
+        (
+            "Set the port in server.env to 9090.",
+            r#"{"path": "server.env", "old_text": "PORT=8080", "new_text": "PORT=9090"}"#,
+        ),
+    ] {
+        let mut s = session(dir.path());
+        asking(
+            &mut s,
+            message,
+            vec![call("edit_file", edit), "Done.".into()],
+            &mut FixedAnswer(Answer::AllowOnce),
+        );
+    }
+    assert_eq!(
+        read_back(dir.path(), "client.py"),
+        "def fetch(url, retries=3):\n    return url\n"
+    );
+    assert_eq!(read_back(dir.path(), "server.env"), "PORT=9090\n");
+}

@@ -67,9 +67,9 @@ export type Dialect =
 /**
  * The lines of a file that exists which a write would take out: what a small model's
  * rewrite loses when it writes only the line it meant to add, or an edit whose old text is
- * most of the file. A confirmation shows every such loss; one that [loses most of the
- * file](Self::loses_most_of_the_file) is asked about whatever the grants say and is never
- * approved by an automatic yes.
+ * most of the file. A confirmation shows every such loss; one that [needs a
+ * person](Self::needs_a_person) is asked about whatever the grants say and is never approved
+ * by an automatic yes.
  */
 export interface DroppedLines {
   /** The file, workspace-relative. */
@@ -78,6 +78,18 @@ export interface DroppedLines {
   dropped: number;
   /** How many lines that are not blank it has. */
   of: number;
+  /**
+   * Of the dropped lines, how many the new content does not keep even changed: no new line
+   * shares with it a start and an end that together make half of it. An edited value
+   * keeps them (`PORT=8080` → `PORT=9090`); an entry written over (`.vscode` → `vendor/`)
+   * does not.
+   */
+  lost: number;
+  /**
+   * The user's message asked only to add ("Add vendor/ to .gitignore"), so every line of
+   * the file was asked to stay: a line lost outright is then a loss nobody asked for.
+   */
+  asked_to_keep: boolean;
 }
 
 /** One step of a turn or a manual call, as the window, the CLI and transcripts see it. */

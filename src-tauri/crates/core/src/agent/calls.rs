@@ -47,8 +47,12 @@ pub struct PermissionRequest {
 
 /// Who wrote a call.
 pub(super) enum Author {
-    /// The model, with the reason it gave.
-    Model { reasoning: Option<String> },
+    /// The model, with the reason it gave, answering a message that asked only to add
+    /// ([`crate::question::Question::asks_only_to_add`]) or not.
+    Model {
+        reasoning: Option<String>,
+        asked_only_to_add: bool,
+    },
     /// The user, by hand (the CLI's `tool`, the inspector's manual call and re-run).
     User,
 }
@@ -81,8 +85,8 @@ pub trait Confirmer {
 
 /// A confirmer that gives the same answer every time (`--approve all|none`, `--yes`, `--deny`).
 /// Nobody reads what it approves, so it never approves a write to a file the model chose on
-/// its own ([`PermissionRequest::unpointed`]) nor one that drops most of a file
-/// ([`PermissionRequest::drops`]): those need a person.
+/// its own ([`PermissionRequest::unpointed`]) nor one that drops most of a file or writes over
+/// a line the user asked to keep ([`DroppedLines::needs_a_person`]): those need a person.
 pub struct FixedAnswer(pub Answer);
 
 impl Confirmer for FixedAnswer {
@@ -100,15 +104,10 @@ impl Confirmer for FixedAnswer {
                 ),
             };
         }
-        if approves
-            && request
-                .drops
-                .iter()
-                .any(DroppedLines::loses_most_of_the_file)
-        {
+        if approves && request.drops.iter().any(DroppedLines::needs_a_person) {
             return Answer::Unanswerable {
                 reason: format!(
-                    "{} would keep less than half of the file: {}; an automatic yes does not approve losing most of a file. Change only the lines that need it, or write the file with its lines kept.",
+                    "{} would lose lines the user did not ask to lose: {}; an automatic yes does not approve that. Keep every line that is there and change or add only what was asked.",
                     request.tool,
                     crate::policy::dropped_lines(&request.drops)
                 ),

@@ -143,11 +143,18 @@ impl Session {
         let paths: Vec<String> = files.iter().map(|(path, _)| path.clone()).collect();
         let command = call.target().command().map(str::to_string);
         let (reasoning, unpointed, drops) = match author {
-            Author::Model { reasoning } if risk == Risk::Write => {
+            Author::Model {
+                reasoning,
+                asked_only_to_add,
+            } if risk == Risk::Write => {
                 let unpointed = crate::pointed::unpointed(&files, &self.history);
-                (reasoning, unpointed, call.drops(&self.ctx))
+                let mut drops = call.drops(&self.ctx);
+                for drop in &mut drops {
+                    drop.asked_to_keep = asked_only_to_add;
+                }
+                (reasoning, unpointed, drops)
             }
-            Author::Model { reasoning } => (reasoning, Vec::new(), Vec::new()),
+            Author::Model { reasoning, .. } => (reasoning, Vec::new(), Vec::new()),
             Author::User => (None, Vec::new(), Vec::new()),
         };
         let subject = Subject {

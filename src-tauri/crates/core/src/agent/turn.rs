@@ -451,7 +451,10 @@ impl Session {
             &call_id,
             &tool,
             args,
-            Author::Model { reasoning },
+            Author::Model {
+                reasoning,
+                asked_only_to_add: state.question.asks_only_to_add,
+            },
             confirmer,
             emit,
         );

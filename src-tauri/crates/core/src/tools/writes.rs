@@ -19,9 +19,9 @@ use std::io::Read;
 
 /// The lines of a file that exists which a write would take out: what a small model's
 /// rewrite loses when it writes only the line it meant to add, or an edit whose old text is
-/// most of the file. A confirmation shows every such loss; one that [loses most of the
-/// file](Self::loses_most_of_the_file) is asked about whatever the grants say and is never
-/// approved by an automatic yes.
+/// most of the file. A confirmation shows every such loss; one that [needs a
+/// person](Self::needs_a_person) is asked about whatever the grants say and is never approved
+/// by an automatic yes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct DroppedLines {
     /// The file, workspace-relative.
@@ -30,6 +30,16 @@ pub struct DroppedLines {
     pub dropped: usize,
     /// How many lines that are not blank it has.
     pub of: usize,
+    /// Of the dropped lines, how many the new content does not keep even changed: no new line
+    /// shares with it a start and an end that together make half of it. An edited value
+    /// keeps them (`PORT=8080` → `PORT=9090`); an entry written over (`coverage` → `*.tmp`)
+    /// does not.
+    #[serde(default)]
+    pub lost: usize,
+    /// The user's message asked only to add ("Add *.tmp to the ignore list"), so every line of
+    /// the file was asked to stay: a line lost outright is then a loss nobody asked for.
+    #[serde(default)]
+    pub asked_to_keep: bool,
 }
 
 impl DroppedLines {
@@ -41,19 +51,37 @@ impl DroppedLines {
         for line in new.lines() {
             *kept.entry(line.trim()).or_default() += 1;
         }
-        let (mut dropped, mut of) = (0, 0);
+        let mut of = 0;
+        let mut gone = Vec::new();
         for line in old.lines().map(str::trim).filter(|l| !l.is_empty()) {
             of += 1;
             match kept.get_mut(line) {
                 Some(count) if *count > 0 => *count -= 1,
-                _ => dropped += 1,
+                _ => gone.push(line),
             }
         }
-        (dropped > 0).then(|| DroppedLines {
+        // The new lines no old line matched: where a dropped line may live on, changed.
+        let added: Vec<&str> = (kept.iter())
+            .filter(|(line, count)| **count > 0 && !line.is_empty())
+            .map(|(line, _)| *line)
+            .collect();
+        let lost = (gone.iter())
+            .filter(|line| !added.iter().any(|new| changed_into(line, new)))
+            .count();
+        (!gone.is_empty()).then(|| DroppedLines {
             path: path.to_string(),
-            dropped,
+            dropped: gone.len(),
             of,
+            lost,
+            asked_to_keep: false,
         })
+    }
+
+    /// Does this loss need a person, whatever the grants or an automatic yes say: does it
+    /// [lose most of the file](Self::loses_most_of_the_file), or lose a line outright when
+    /// the user [asked that every line stay](Self::asked_to_keep)?
+    pub fn needs_a_person(&self) -> bool {
+        self.loses_most_of_the_file() || (self.asked_to_keep && self.lost > 0)
     }
 
     /// Does the write drop more than one line and keep fewer than half of the file's lines?
@@ -63,6 +91,19 @@ impl DroppedLines {
     pub fn loses_most_of_the_file(&self) -> bool {
         self.dropped > 1 && self.dropped * 2 > self.of
     }
+}
+
+/// Is `new` the line `old` changed: do the characters they begin with and end with in common
+/// make at least half of `old`?
+fn changed_into(old: &str, new: &str) -> bool {
+    let length = old.chars().count();
+    let same_start = (old.chars().zip(new.chars()))
+        .take_while(|(a, b)| a == b)
+        .count();
+    let same_end = (old.chars().rev().zip(new.chars().rev()))
+        .take_while(|(a, b)| a == b)
+        .count();
+    (same_start + same_end).min(length) * 2 >= length
 }
 
 #[cfg(test)]
@@ -85,10 +126,41 @@ mod dropped_tests {
             path: "f".into(),
             dropped,
             of,
+            lost: dropped,
+            asked_to_keep: false,
         };
         assert!(loss(2, 3).loses_most_of_the_file());
         assert!(!loss(2, 4).loses_most_of_the_file());
         assert!(!loss(1, 1).loses_most_of_the_file());
+    }
+
+    fn lost(old: &str, new: &str) -> usize {
+        DroppedLines::between("f", old, new).map_or(0, |d| d.lost)
+    }
+
+    #[test]
+    fn a_line_written_over_is_lost_and_a_line_edited_is_not() {
+        assert_eq!(lost("node_modules\ncoverage\n", "node_modules\n*.tmp\n"), 1);
+        assert_eq!(lost("PORT=8080\nHOST=a\n", "PORT=9090\nHOST=a\n"), 0);
+        assert_eq!(lost("def fetch(url):\n", "def fetch(url, retries=3):\n"), 0);
+        assert_eq!(lost("1.2.3\n", "1.2.4\n"), 0);
+        assert_eq!(lost("a\nb\n", "a\n"), 1);
+        // A value changed in the middle keeps the line's start and end.
+        assert_eq!(
+            lost("timeout = 30 # seconds\n", "timeout = 45 # seconds\n"),
+            0
+        );
+    }
+
+    #[test]
+    fn a_line_lost_needs_a_person_only_where_every_line_was_asked_to_stay() {
+        let mut written_over = DroppedLines::between("f", "a\ncoverage\n", "a\n*.tmp\n").unwrap();
+        assert!(!written_over.needs_a_person());
+        written_over.asked_to_keep = true;
+        assert!(written_over.needs_a_person());
+        let mut edited = DroppedLines::between("f", "PORT=8080\n", "PORT=9090\n").unwrap();
+        edited.asked_to_keep = true;
+        assert!(!edited.needs_a_person());
     }
 
     #[test]
