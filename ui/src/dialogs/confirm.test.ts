@@ -223,12 +223,12 @@ describe("a write that drops lines of a file", () => {
     expect(host.querySelector(".dialog-body")?.firstElementChild).toBe(warning);
   });
 
-  it("says which lines it writes over when the user asked only to add", () => {
+  it("says how many lines it writes over that the user did not ask to change", () => {
     const { host, dialog } = setup();
     const drops = [{ path: ".gitignore", dropped: 1, of: 3, lost: 1, asked_to_keep: true }];
     dialog.enqueue(1, { ...writeRequest(".gitignore"), drops }, MODEL_SOURCE);
     expect(host.querySelector(".confirm-drops")?.textContent).toContain(
-      "1 of the 3 non-blank lines of .gitignore (1 written over, though you asked only to add).",
+      "1 of the 3 non-blank lines of .gitignore (1 written over, though you asked to change nothing there).",
     );
   });
 

@@ -85,8 +85,8 @@ export function describeMatch(data: unknown): string | null {
   return typeof line === "number" ? `${how}, at line ${line}` : how;
 }
 
-/** What a loss of lines adds when the user asked only to add and lines were written over:
- * " (1 written over, though you asked only to add)", or nothing. */
+/** What a loss of lines adds when lines were written over that the user did not ask to change:
+ * " (1 written over, though you asked to change nothing there)", or nothing. */
 export function writtenOver(drop: DroppedLines): string {
-  return drop.asked_to_keep && drop.lost > 0 ? ` (${drop.lost} written over, though you asked only to add)` : "";
+  return drop.asked_to_keep && drop.lost > 0 ? ` (${drop.lost} written over, though you asked to change nothing there)` : "";
 }

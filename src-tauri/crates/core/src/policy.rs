@@ -320,14 +320,14 @@ fn unpointed_rule(unpointed: &[String]) -> String {
 }
 
 /// The lines a write drops, in words: "the write would drop 5 of the 6 non-blank lines of
-/// .gitignore", and how many it writes over where the user asked only to add.
+/// .gitignore", and how many it writes over though the user asked to change nothing there.
 pub fn dropped_lines(drops: &[DroppedLines]) -> String {
     let each: Vec<String> = drops
         .iter()
         .map(|d| {
             let over = if d.asked_to_keep && d.lost > 0 {
                 format!(
-                    " ({} written over, where the user asked only to add)",
+                    " ({} written over, though the user asked to change nothing there)",
                     d.lost
                 )
             } else {
@@ -599,12 +599,12 @@ mod tests {
             decide(&call, std::slice::from_ref(&allow)),
             Decision::Allow { .. }
         ));
-        // …unless it writes over a line where the user asked only to add.
+        // …unless it writes over a line though the user asked to change nothing there.
         call.drops[0].asked_to_keep = true;
         match decide(&call, &[allow]) {
             Decision::Ask { rule } => assert_eq!(
                 rule,
-                "lines dropped: the write would drop 2 of the 4 non-blank lines of NOTES.md (3 written over, where the user asked only to add)"
+                "lines dropped: the write would drop 2 of the 4 non-blank lines of NOTES.md (3 written over, though the user asked to change nothing there)"
             ),
             other => panic!("{other:?}"),
         }

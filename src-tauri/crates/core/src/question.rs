@@ -29,9 +29,9 @@
 use crate::arithmetic::expressions_in;
 use crate::words::{
     alphanumeric_words, code_words, is_code_name, is_common_word, lower_code_words, lower_words,
-    message_words, names_a_path, spelled_words, ADDING_VERBS, AFTER_FILES, ARTICLES, CHANGE_VERBS,
-    CONTENT_WORDS, DESTINATION_WORDS, MAKING_WORDS, NEGATIONS, POINTING, PROJECT_NOUNS,
-    PROJECT_QUESTION_WORDS, QUESTION_FILLER, QUESTION_ONLY_WORDS, USE_WORDS, WANTING_WORDS,
+    message_words, names_a_path, spelled_words, AFTER_FILES, ARTICLES, CHANGE_VERBS, CONTENT_WORDS,
+    DESTINATION_WORDS, MAKING_WORDS, NEGATIONS, POINTING, PROJECT_NOUNS, PROJECT_QUESTION_WORDS,
+    QUESTION_FILLER, QUESTION_ONLY_WORDS, REPLACING_VERBS, USE_WORDS, WANTING_WORDS,
 };
 
 /// A user's message and what its words say it asks.
@@ -41,10 +41,10 @@ pub struct Question {
     pub text: String,
     /// It asks for a change to the project or for a command to be run.
     pub asks_for_a_change: bool,
-    /// It asks only to add: every verb of change it uses is one of [`ADDING_VERBS`] ("Add *.tmp
-    /// to the ignore list"), so what is there was asked to stay. "Add a flag and remove
-    /// the old one" asks more.
-    pub asks_only_to_add: bool,
+    /// It asks to change or take out something that is there: it uses a verb of
+    /// [`REPLACING_VERBS`] ("Fix the check", "Add a flag and remove the old one"). A message
+    /// that does not ("Add *.tmp to the ignore list") asks that every line stay.
+    pub asks_to_replace: bool,
     /// It points at the project it is asked in.
     pub points_at_the_project: bool,
     /// It names a file, asks to add something to something ("Add a retry count to the
@@ -116,8 +116,8 @@ impl Question {
         let lower_code = lower_code_words(message);
         Question {
             text: message.to_string(),
-            asks_for_a_change: !change_verbs(&written).is_empty(),
-            asks_only_to_add: asks_only_to_add(&written),
+            asks_for_a_change: uses_a_verb_of(&written, CHANGE_VERBS).is_some(),
+            asks_to_replace: uses_a_verb_of(&written, REPLACING_VERBS).is_some(),
             points_at_the_project: points_at_the_project(&written),
             sounds_about_the_project: sounds_about_the_project(message, !paths.is_empty()),
             calculations: expressions_in(message),
@@ -273,27 +273,21 @@ pub fn names_a_file(word: &str) -> bool {
             .is_some_and(|name| name.contains('.'))
 }
 
-/// The verbs of [`CHANGE_VERBS`] a message of these [`Question::written`] words uses, by which
-/// it asks for a change to the project or for a command to be run ("Bump the version", "Can
-/// you fix it?", "Run the tests"). A message without one (a question, "Tell me the crate
+/// [`Question::asks_for_a_change`] is whether a message uses a verb of [`CHANGE_VERBS`], by
+/// which it asks for a change to the project or for a command to be run ("Bump the version",
+/// "Can you fix it?", "Run the tests"). A message without one (a question, "Tell me the crate
 /// version") asks only to be answered.
-fn change_verbs(written: &[String]) -> Vec<&'static str> {
-    (written.iter())
-        .filter_map(|word| {
-            let word = word.to_lowercase();
-            CHANGE_VERBS.iter().copied().find(|verb| {
-                word == *verb
-                    || word.strip_suffix('s') == Some(verb)
-                    || word.strip_suffix("es") == Some(verb)
-            })
+/// The first verb of `verbs` these [`Question::written`] words use, in its base form or its
+/// third person ("fixes").
+fn uses_a_verb_of(written: &[String], verbs: &'static [&'static str]) -> Option<&'static str> {
+    written.iter().find_map(|word| {
+        let word = word.to_lowercase();
+        verbs.iter().copied().find(|verb| {
+            word == *verb
+                || word.strip_suffix('s') == Some(verb)
+                || word.strip_suffix("es") == Some(verb)
         })
-        .collect()
-}
-
-/// See [`Question::asks_only_to_add`].
-fn asks_only_to_add(written: &[String]) -> bool {
-    let verbs = change_verbs(written);
-    !verbs.is_empty() && verbs.iter().all(|verb| ADDING_VERBS.contains(verb))
+    })
 }
 
 /// Does a message of these [`Question::written`] words point at the project it is asked in:
@@ -561,21 +555,23 @@ mod tests {
     }
 
     #[test]
-    fn a_message_asks_only_to_add_when_every_verb_of_change_it_uses_adds() {
+    fn a_message_asks_to_replace_by_a_verb_of_changing_or_taking_out() {
         for yes in [
-            "Put node_modules/ in the ignore file on a line of its own.",
-            "Please append a changelog entry for 2.0.",
-            "Adds a timeout option to the client",
-        ] {
-            assert!(Question::read(yes).asks_only_to_add, "{yes}");
-        }
-        for no in [
             "Add a retries flag and remove the old one.",
             "Replace the title of the readme.",
             "Which file adds the header?  Fix it.",
+            "The list of authors is a mess; tidy it up.",
+            "This switches the log level wrongly.",
+        ] {
+            assert!(Question::read(yes).asks_to_replace, "{yes}");
+        }
+        for no in [
+            "Put node_modules/ in the ignore file on a line of its own.",
+            "Please append a changelog entry for 2.0.",
+            "Make git skip the scratch files.",
             "Where is the cache defined?",
         ] {
-            assert!(!Question::read(no).asks_only_to_add, "{no}");
+            assert!(!Question::read(no).asks_to_replace, "{no}");
         }
     }
 

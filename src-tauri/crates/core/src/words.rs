@@ -281,10 +281,62 @@ pub const CHANGE_VERBS: &[&str] = &[
     "update", "upgrade", "write",
 ];
 
-/// The verbs of [`CHANGE_VERBS`] that ask for something new beside what is there, and for
-/// nothing there to go: "Add *.tmp to the ignore list", "append a line", "insert a check", "put
-/// it at the end".
-pub const ADDING_VERBS: &[&str] = &["add", "append", "insert", "put"];
+/// Verbs by which a message asks to change or take out what is there ("Bump the version",
+/// "fix the check", "remove the debug line", "tidy the list"), in their base forms: the verbs of
+/// [`CHANGE_VERBS`] that do, and more of everyday editing English. A message with none of them
+/// ("Add *.tmp to the ignore list", "make git skip the logs") asks that every line stay.
+pub const REPLACING_VERBS: &[&str] = &[
+    "adjust",
+    "apply",
+    "bump",
+    "change",
+    "clean",
+    "clear",
+    "comment",
+    "convert",
+    "correct",
+    "decrease",
+    "delete",
+    "disable",
+    "drop",
+    "edit",
+    "enable",
+    "erase",
+    "fix",
+    "format",
+    "improve",
+    "increase",
+    "lower",
+    "migrate",
+    "modify",
+    "move",
+    "raise",
+    "refactor",
+    "remove",
+    "rename",
+    "reorder",
+    "replace",
+    "reset",
+    "revise",
+    "rewrite",
+    "reword",
+    "set",
+    "shorten",
+    "simplify",
+    "sort",
+    "strip",
+    "swap",
+    "switch",
+    "tidy",
+    "toggle",
+    "translate",
+    "trim",
+    "turn",
+    "tweak",
+    "uncomment",
+    "update",
+    "upgrade",
+];
 
 /// Verbs after which a file's name is one to make or write to ("Create notes.md", "write it
 /// to out.txt", "a new CHANGELOG.md"), in their base forms: the making verbs of

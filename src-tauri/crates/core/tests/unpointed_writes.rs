@@ -356,7 +356,7 @@ fn an_edit_whose_old_text_is_most_of_the_file_needs_a_person_too() {
 }
 
 #[test]
-fn an_automatic_yes_does_not_approve_writing_over_a_line_where_the_user_asked_only_to_add() {
+fn an_automatic_yes_does_not_approve_writing_over_a_line_the_user_did_not_ask_to_change() {
     let dir = workspace();
     std::fs::write(dir.path().join(".gitignore"), "node_modules\ncoverage\n").unwrap();
     let mut s = session(dir.path());
@@ -379,7 +379,7 @@ fn an_automatic_yes_does_not_approve_writing_over_a_line_where_the_user_asked_on
     let refusal = feedback(&model, 1);
     assert!(
         refusal.contains(
-            "1 of the 2 non-blank lines of .gitignore (1 written over, where the user asked only to add)"
+            "1 of the 2 non-blank lines of .gitignore (1 written over, though the user asked to change nothing there)"
         ),
         "{refusal}"
     );

@@ -81,13 +81,14 @@ export interface DroppedLines {
   /**
    * Of the dropped lines, how many the new content does not keep even changed: no new line
    * shares with it a start and an end that together make half of it. An edited value
-   * keeps them (`PORT=8080` → `PORT=9090`); an entry written over (`.vscode` → `vendor/`)
+   * keeps them (`PORT=8080` → `PORT=9090`); an entry written over (`coverage` → `*.tmp`)
    * does not.
    */
   lost: number;
   /**
-   * The user's message asked only to add ("Add vendor/ to .gitignore"), so every line of
-   * the file was asked to stay: a line lost outright is then a loss nobody asked for.
+   * The user's message asked to change or take out nothing that is there ("Add *.tmp to the
+   * ignore list"), so every line of the file was asked to stay: a line lost outright is then
+   * a loss nobody asked for.
    */
   asked_to_keep: boolean;
 }

@@ -47,11 +47,11 @@ pub struct PermissionRequest {
 
 /// Who wrote a call.
 pub(super) enum Author {
-    /// The model, with the reason it gave, answering a message that asked only to add
-    /// ([`crate::question::Question::asks_only_to_add`]) or not.
+    /// The model, with the reason it gave, answering a message that asked to change or take
+    /// out what is there ([`crate::question::Question::asks_to_replace`]) or not.
     Model {
         reasoning: Option<String>,
-        asked_only_to_add: bool,
+        asked_to_replace: bool,
     },
     /// The user, by hand (the CLI's `tool`, the inspector's manual call and re-run).
     User,

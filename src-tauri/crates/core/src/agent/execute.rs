@@ -145,12 +145,12 @@ impl Session {
         let (reasoning, unpointed, drops) = match author {
             Author::Model {
                 reasoning,
-                asked_only_to_add,
+                asked_to_replace,
             } if risk == Risk::Write => {
                 let unpointed = crate::pointed::unpointed(&files, &self.history);
                 let mut drops = call.drops(&self.ctx);
                 for drop in &mut drops {
-                    drop.asked_to_keep = asked_only_to_add;
+                    drop.asked_to_keep = !asked_to_replace;
                 }
                 (reasoning, unpointed, drops)
             }

@@ -453,7 +453,7 @@ impl Session {
             args,
             Author::Model {
                 reasoning,
-                asked_only_to_add: state.question.asks_only_to_add,
+                asked_to_replace: state.question.asks_to_replace,
             },
             confirmer,
             emit,

@@ -36,8 +36,9 @@ pub struct DroppedLines {
     /// does not.
     #[serde(default)]
     pub lost: usize,
-    /// The user's message asked only to add ("Add *.tmp to the ignore list"), so every line of
-    /// the file was asked to stay: a line lost outright is then a loss nobody asked for.
+    /// The user's message asked to change or take out nothing that is there ("Add *.tmp to the
+    /// ignore list"), so every line of the file was asked to stay: a line lost outright is then
+    /// a loss nobody asked for.
     #[serde(default)]
     pub asked_to_keep: bool,
 }
