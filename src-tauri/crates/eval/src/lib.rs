@@ -29,6 +29,7 @@
 //!
 //! [`Model`]: lantern_core::model::Model
 
+mod changes;
 pub mod matching;
 mod report;
 mod run;
@@ -38,7 +39,7 @@ pub use report::{
     markdown_table, summarize, summarize_splits, CategorySummary, EvalSummary, PhrasingScore,
     SplitSummary,
 };
-pub use run::{run_task, TaskOutcome};
+pub use run::{run_task, TaskOutcome, WrittenOver};
 pub use task::{
     load_tasks, EvalTask, FileContains, Split, SuccessCriteria, TaskSet, PHRASING_NAMES,
     TEST_PHRASINGS,

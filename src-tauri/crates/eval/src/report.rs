@@ -35,6 +35,9 @@ pub struct EvalSummary {
     pub contradicted_notes: usize,
     /// Runs that created, changed or removed a file the task did not concern.
     pub stray_edit_runs: usize,
+    /// Runs that wrote over lines of the fixture's files (see [`TaskOutcome::written_over`]).
+    #[serde(default)]
+    pub runs_writing_over_lines: usize,
     /// Runs in which a checker was stopped at its time box (see
     /// [`TaskOutcome::checks_out_of_time`]): their verdicts depend on the machine's load.
     #[serde(default)]
@@ -147,6 +150,7 @@ pub fn summarize(outcomes: &[TaskOutcome]) -> EvalSummary {
         shown_successes: count(&|o| o.shown_success),
         contradicted_notes: count(&|o| o.contradicts_note),
         stray_edit_runs: count(&|o| !o.stray_edits.is_empty()),
+        runs_writing_over_lines: count(&|o| !o.written_over.is_empty()),
         runs_with_checks_out_of_time: count(&|o| o.checks_out_of_time > 0),
         mean_steps: ratio(total_steps, tasks).unwrap_or(0.0),
         mean_seconds: if tasks > 0 {
@@ -273,7 +277,7 @@ fn share(part: usize, whole: usize) -> String {
 /// The headline table: one row per set, the model's own words first.
 fn headline(splits: &[SplitSummary]) -> String {
     let mut out = String::from(
-        "| set | tool tasks right, model's own words (every phrasing) | per phrasing | questions without a tool | shown to the user, with notes (tool / no tool) | protocol-shaped answers | edits to other files |\n|---|---|---|---|---|---|---|\n",
+        "| set | tool tasks right, model's own words (every phrasing) | per phrasing | questions without a tool | shown to the user, with notes (tool / no tool) | protocol-shaped answers | edits to other files | runs that wrote over lines |\n|---|---|---|---|---|---|---|---|\n",
     );
     for s in splits {
         let phrasings: Vec<String> = s
@@ -282,7 +286,7 @@ fn headline(splits: &[SplitSummary]) -> String {
             .map(|p| format!("{} {}", p.phrasing, share(p.right, p.runs)))
             .collect();
         out.push_str(&format!(
-            "| {} | **{}** | {} | {} | {} / {} | {} | {} |\n",
+            "| {} | **{}** | {} | {} | {} / {} | {} | {} | {} |\n",
             s.split.name(),
             share(s.tool_tasks_right, s.tool_tasks),
             phrasings.join("; "),
@@ -291,6 +295,7 @@ fn headline(splits: &[SplitSummary]) -> String {
             share(s.no_tool_right_shown, s.no_tool_tasks),
             s.runs.mangled_answers,
             s.runs.stray_edit_runs,
+            s.runs.runs_writing_over_lines,
         ));
     }
     out
@@ -360,6 +365,10 @@ fn metrics(s: &EvalSummary) -> String {
         (
             "runs that changed a file the task did not concern",
             s.stray_edit_runs.to_string(),
+        ),
+        (
+            "runs that wrote over lines of a file (kept nothing like them)",
+            s.runs_writing_over_lines.to_string(),
         ),
         (
             "runs with a check stopped at its time box (verdict depends on the load)",
@@ -436,6 +445,9 @@ fn runs_table(outcomes: &[TaskOutcome]) -> String {
         if !o.stray_edits.is_empty() {
             verdict += &format!(" (changed {})", o.stray_edits.join(", "));
         }
+        for over in &o.written_over {
+            verdict += &format!(" (wrote over {} of {})", lines(over.lines), over.path);
+        }
         if o.contradicts_note {
             verdict += " (contradicts a note)";
         }
@@ -462,6 +474,11 @@ fn runs_table(outcomes: &[TaskOutcome]) -> String {
         ));
     }
     out
+}
+
+/// "1 line", "3 lines".
+fn lines(count: usize) -> String {
+    format!("{count} line{}", if count == 1 { "" } else { "s" })
 }
 
 /// Text made safe for a table cell: no pipes or line breaks.

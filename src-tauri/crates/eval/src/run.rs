@@ -6,6 +6,8 @@
 //! adds from the tool results). An answer that contradicts a note (another number, another
 //! file) fails both: the user is told two things.
 
+use crate::changes::Changes;
+pub use crate::changes::WrittenOver;
 use crate::matching::{mentions, numbers_in};
 use crate::task::{EvalTask, Split, SuccessCriteria};
 use lantern_core::agent::{AgentConfig, Answer, FixedAnswer, Session, SessionOptions};
@@ -18,7 +20,6 @@ use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::{PrepareError, Risk, ToolContext, ToolRegistry};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -77,6 +78,10 @@ pub struct TaskOutcome {
     pub edits_applied: usize,
     /// Files the run created, changed or removed that the task did not name in `may_change`.
     pub stray_edits: Vec<String>,
+    /// Lines of the fixture's files the run wrote over or took out, kept nowhere even changed
+    /// (see [`WrittenOver`]), in any file, the task's own too.
+    #[serde(default)]
+    pub written_over: Vec<WrittenOver>,
     /// The final answer itself is protocol-shaped: what the user would see as tag soup.
     pub mangled_answer: bool,
     /// The task succeeded in the model's own words: the headline figure.
@@ -147,6 +152,7 @@ impl TaskOutcome {
             edit_calls: 0,
             edits_applied: 0,
             stray_edits: Vec::new(),
+            written_over: Vec::new(),
             mangled_answer: false,
             success: false,
             shown_success: false,
@@ -218,12 +224,12 @@ pub fn run_task(
     );
     let seconds = started.elapsed().as_secs_f64();
     // Before the checks, which may build the project or write a test of their own.
-    let stray_edits = changed_files(&fixture, &root)
-        .into_iter()
+    let changes = Changes::between(&fixture, &root);
+    let mut outcome = score(task, phrasing, &events, &root, toolbox.registry(), seconds);
+    outcome.stray_edits = (changes.files.into_iter())
         .filter(|path| !task.may_change.contains(path))
         .collect();
-    let mut outcome = score(task, phrasing, &events, &root, toolbox.registry(), seconds);
-    outcome.stray_edits = stray_edits;
+    outcome.written_over = changes.written_over;
     if !outcome.stray_edits.is_empty() {
         outcome.success = false;
         outcome.shown_success = false;
@@ -553,45 +559,6 @@ fn check_passes(command: &str, root: &Path) -> bool {
     let spec =
         lantern_core::exec::launch(&profile, &[], &shell).spec(root, CHECK_TIMEOUT, 64 * 1024);
     lantern_core::exec::run(&spec).is_ok_and(|done| done.exit_code == Some(0))
-}
-
-/// The files (relative, `/`-separated) that differ between the fixture and the workspace a run
-/// left: created, changed or removed. Lantern's own state folder is not the project's.
-fn changed_files(fixture: &Path, root: &Path) -> Vec<String> {
-    let before = file_contents(fixture);
-    let after = file_contents(root);
-    let mut changed: Vec<String> = after
-        .iter()
-        .filter(|(path, bytes)| before.get(*path) != Some(bytes))
-        .map(|(path, _)| path.clone())
-        .chain(before.keys().filter(|p| !after.contains_key(*p)).cloned())
-        .filter(|path| !path.starts_with(".lantern/"))
-        .collect();
-    changed.sort();
-    changed
-}
-
-/// Every plain file under `root`, by its relative path.
-fn file_contents(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut files = BTreeMap::new();
-    let mut folders = vec![PathBuf::new()];
-    while let Some(rel) = folders.pop() {
-        let Ok(entries) = std::fs::read_dir(root.join(&rel)) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = rel.join(entry.file_name());
-            match entry.file_type() {
-                Ok(kind) if kind.is_dir() => folders.push(path),
-                Ok(kind) if kind.is_file() => {
-                    let bytes = std::fs::read(root.join(&path)).unwrap_or_default();
-                    files.insert(path.to_string_lossy().replace('\\', "/"), bytes);
-                }
-                _ => {}
-            }
-        }
-    }
-    files
 }
 
 /// A uniquely named folder under the system temp dir, removed when dropped.

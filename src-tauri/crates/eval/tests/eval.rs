@@ -7,7 +7,8 @@ use lantern_core::model::{Role, ScriptedModel};
 use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::ToolRegistry;
 use lantern_eval::{
-    load_tasks, markdown_table, run_task, summarize, summarize_splits, EvalTask, Split, TaskOutcome,
+    load_tasks, markdown_table, run_task, summarize, summarize_splits, EvalTask, Split,
+    TaskOutcome, WrittenOver,
 };
 use serde_json::json;
 use std::path::PathBuf;
@@ -529,6 +530,34 @@ fn an_edit_to_a_file_the_task_did_not_concern_fails_it() {
     assert_eq!(o.stray_edits, ["package.json"], "{o:?}");
     assert!(!o.success && !o.shown_success, "{o:?}");
     assert_eq!(summarize(&outcomes).stray_edit_runs, 1);
+}
+
+#[test]
+fn lines_a_run_wrote_over_are_counted_in_the_task_s_own_file_too() {
+    let mut model = ScriptedModel::new([
+        call("search_code", json!({"query": "removeItem"})),
+        call(
+            "edit_file",
+            json!({"path": "src/cart.ts", "old_text": "return items.filter((item) => item.id === id);", "new_text": "return [];"}),
+        ),
+        "Done.".to_string(),
+    ]);
+    let outcomes = run_all(&["node-fix-remove"], &mut model);
+    let o = &outcomes[0];
+    assert!(o.stray_edits.is_empty(), "{o:?}");
+    assert_eq!(
+        o.written_over,
+        [WrittenOver {
+            path: "src/cart.ts".into(),
+            lines: 1
+        }]
+    );
+    assert_eq!(summarize(&outcomes).runs_writing_over_lines, 1);
+    let table = markdown_table("over", &summarize_splits(&outcomes), &outcomes);
+    assert!(
+        table.contains("no (wrote over 1 line of src/cart.ts)"),
+        "{table}"
+    );
 }
 
 #[test]
