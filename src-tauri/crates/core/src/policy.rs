@@ -233,9 +233,9 @@ pub struct Subject<'a> {
     /// The files among `paths` a write would change that the conversation never pointed at
     /// (see [`crate::pointed`]): the model's own guess, which no grant allows unasked.
     pub unpointed: Vec<String>,
-    /// The lines of existing files a model's write would take out unquoted (see
-    /// [`crate::tools::Tool::drops`]): losing most of a file is a loss no grant allows
-    /// unasked.
+    /// The lines of existing files a model's write would take out unquoted, since the turn
+    /// began (see [`DroppedLines`]): a loss that [needs a person](DroppedLines::needs_a_person)
+    /// is one no grant allows unasked.
     pub drops: Vec<DroppedLines>,
 }
 

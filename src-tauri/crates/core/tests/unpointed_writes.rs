@@ -307,13 +307,14 @@ fn a_person_is_shown_the_lines_a_rewrite_drops_even_under_a_grant() {
         &mut confirmer,
     );
     // The first write keeps every line and is asked by default; the grant then covers
-    // write_file, but not the rewrite that drops three lines.
+    // write_file, but not the rewrite that drops most of the file.
     assert_eq!(confirmer.asked.len(), 2);
     assert!(confirmer.asked[0].drops.is_empty());
+    // Counted from what the file held when the turn began: two of its three lines.
     let drops = &confirmer.asked[1].drops;
     assert_eq!(
         (drops[0].path.as_str(), drops[0].dropped, drops[0].of),
-        ("notes.md", 3, 4)
+        ("notes.md", 2, 3)
     );
     // The transcript keeps the loss the person was shown.
     let logged = events.iter().rev().find_map(|e| match e {
@@ -429,4 +430,48 @@ fn a_line_changed_in_place_is_approved_whether_the_user_asked_to_add_or_to_chang
         "def fetch(url, retries=3):\n    return url\n"
     );
     assert_eq!(read_back(dir.path(), "server.env"), "PORT=9090\n");
+}
+
+#[test]
+fn lines_lost_one_call_at_a_time_add_up_over_the_turn() {
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join("todo.md"),
+        "- one\n- two\n- three\n- four\n",
+    )
+    .unwrap();
+    let take = |line: &str| {
+        call(
+            "edit_file",
+            &format!(r#"{{"path": "todo.md", "old_text": "- {line}\n", "new_text": ""}}"#),
+        )
+    };
+    let mut s = session(dir.path());
+    let (_, model) = asking(
+        &mut s,
+        "Remove the finished items from todo.md.",
+        vec![take("one"), take("two"), take("three"), "Done.".into()],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    // Each call takes one line of what is left; the third makes three of the four lines
+    // the file had when the turn began.
+    let refusal = feedback(&model, 3);
+    assert!(
+        refusal.contains("drop 3 of the 4 non-blank lines of todo.md"),
+        "{refusal}"
+    );
+    assert_eq!(read_back(dir.path(), "todo.md"), "- three\n- four\n");
+    // A new turn starts counting again.
+    let (_, model) = asking(
+        &mut s,
+        "Remove the finished items from todo.md.",
+        vec![take("three"), "Done.".into()],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    assert!(
+        !feedback(&model, 1).contains("drop"),
+        "{}",
+        feedback(&model, 1)
+    );
+    assert_eq!(read_back(dir.path(), "todo.md"), "- four\n");
 }

@@ -9,7 +9,7 @@ use crate::error::ErrorType;
 use crate::event::{AnswerKind, Event};
 use crate::policy::{decide, Decision, Effect, Grant, Lifetime, Subject};
 use crate::tool_result::ToolResult;
-use crate::tools::{Call, DroppedLines, PrepareError, PreviewKind, Risk};
+use crate::tools::{Call, DroppedLines, PrepareError, PreviewKind, Rewrite, Risk};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
@@ -21,8 +21,11 @@ struct Judged {
     reasoning: Option<String>,
     /// Files the call would write that the conversation never pointed at.
     unpointed: Vec<String>,
-    /// The lines of existing files the model's write would take out unquoted.
+    /// The lines of existing files the model's write would take out unquoted, since the turn
+    /// began.
     drops: Vec<DroppedLines>,
+    /// The existing files the model's write would change, as they are now.
+    rewrites: Vec<Rewrite>,
     decision: Decision,
 }
 
@@ -89,7 +92,8 @@ impl Session {
                 return deny(emit, call_id, rule, None, e.kind, e.model_text());
             }
         };
-        let judged = self.judge(&call, tool, author);
+        let mut judged = self.judge(&call, tool, author);
+        let rewrites = std::mem::take(&mut judged.rewrites);
         // A call its tool can tell will fail (an edit whose old text is not in the file) fails
         // here, before the user is asked to approve a change that cannot be made; a call the
         // policy refuses is refused without its files being looked at.
@@ -123,6 +127,13 @@ impl Session {
         });
         let started = Instant::now();
         let mut result = ToolResult::from_outcome(call.run(&self.ctx), started.elapsed());
+        if result.success {
+            for rewrite in rewrites {
+                (self.turn_start_contents)
+                    .entry(rewrite.path)
+                    .or_insert(rewrite.old);
+            }
+        }
         result.metadata.exchange = self
             .ctx
             .exchange
@@ -142,21 +153,32 @@ impl Session {
             .collect();
         let paths: Vec<String> = files.iter().map(|(path, _)| path.clone()).collect();
         let command = call.target().command().map(str::to_string);
-        let (reasoning, unpointed, drops) = match author {
+        let (reasoning, unpointed, rewrites, asked_to_keep) = match author {
             Author::Model {
                 reasoning,
                 asked_to_replace,
             } if risk == Risk::Write => {
                 let unpointed = crate::pointed::unpointed(&files, &self.history);
-                let mut drops = call.drops(&self.ctx);
-                for drop in &mut drops {
-                    drop.asked_to_keep = !asked_to_replace;
-                }
-                (reasoning, unpointed, drops)
+                (
+                    reasoning,
+                    unpointed,
+                    call.rewrites(&self.ctx),
+                    !asked_to_replace,
+                )
             }
-            Author::Model { reasoning, .. } => (reasoning, Vec::new(), Vec::new()),
-            Author::User => (None, Vec::new(), Vec::new()),
+            Author::Model { reasoning, .. } => (reasoning, Vec::new(), Vec::new(), false),
+            Author::User => (None, Vec::new(), Vec::new(), false),
         };
+        let drops: Vec<DroppedLines> = (rewrites.iter())
+            .filter_map(|rewrite| {
+                let before = (self.turn_start_contents.get(&rewrite.path)).unwrap_or(&rewrite.old);
+                DroppedLines::between(&rewrite.path, before, &rewrite.new)
+            })
+            .map(|drop| DroppedLines {
+                asked_to_keep,
+                ..drop
+            })
+            .collect();
         let subject = Subject {
             tool,
             risk,
@@ -174,6 +196,7 @@ impl Session {
             reasoning,
             unpointed,
             drops,
+            rewrites,
             decision,
         }
     }

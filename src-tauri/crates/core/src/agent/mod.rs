@@ -67,6 +67,10 @@ pub struct Session {
     offer: Option<Arc<crate::toolbox::Offer>>,
     /// The folders' own instructions given in this conversation so far, by file.
     folder_rules: Vec<String>,
+    /// What each file the model's writes changed in this turn held before the first of them:
+    /// the lines a write loses are counted from there, so that losses one call at a time add
+    /// up.
+    turn_start_contents: std::collections::HashMap<String, String>,
 }
 
 /// Where a session keeps its state. `None` fields disable that kind of persistence (tests).
@@ -140,6 +144,7 @@ impl Session {
             filled: None,
             offer: None,
             folder_rules: Vec::new(),
+            turn_start_contents: std::collections::HashMap::new(),
         }
     }
 

@@ -105,6 +105,7 @@ impl Session {
         }
         // The user may have changed the files since the last turn.
         self.seen.forget();
+        self.turn_start_contents.clear();
         let named = named_paths(&question, self.seen.look(&self.ctx, self.toolbox.specs()).0);
         let opening = self.history.len() == 1;
         if let Some(rules) = opening

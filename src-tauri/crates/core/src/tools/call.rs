@@ -7,7 +7,7 @@
 //! resolution; nothing can be resolved a second time in between, differently.
 
 use super::target::Resolved;
-use super::{DroppedLines, RemoteTool, Risk, Tool, ToolContext};
+use super::{RemoteTool, Rewrite, Risk, Tool, ToolContext};
 use crate::error::ToolError;
 use serde_json::Value;
 use std::marker::PhantomData;
@@ -49,9 +49,9 @@ impl Call {
         self.prepared.preview(ctx)
     }
 
-    /// The lines of existing files the call would take out unquoted (see [`Tool::drops`]).
-    pub fn drops(&self, ctx: &ToolContext) -> Vec<DroppedLines> {
-        self.prepared.drops(ctx)
+    /// The existing files the call would change, and how (see [`Tool::rewrites`]).
+    pub fn rewrites(&self, ctx: &ToolContext) -> Vec<Rewrite> {
+        self.prepared.rewrites(ctx)
     }
 
     /// Runs the tool on the resolved target. The caller has cleared the policy.
@@ -96,7 +96,7 @@ trait Prepared {
     fn target(&self) -> &Resolved;
     fn check(&self, ctx: &ToolContext) -> Result<(), ToolError>;
     fn preview(&self, ctx: &ToolContext) -> Option<Value>;
-    fn drops(&self, ctx: &ToolContext) -> Vec<DroppedLines>;
+    fn rewrites(&self, ctx: &ToolContext) -> Vec<Rewrite>;
     fn run(self: Box<Self>, ctx: &ToolContext) -> Result<Value, ToolError>;
 }
 
@@ -113,8 +113,8 @@ impl<T: Tool> Prepared for Typed<T> {
         T::preview(&self.input, &self.target, ctx)
     }
 
-    fn drops(&self, ctx: &ToolContext) -> Vec<DroppedLines> {
-        T::drops(&self.input, &self.target, ctx)
+    fn rewrites(&self, ctx: &ToolContext) -> Vec<Rewrite> {
+        T::rewrites(&self.input, &self.target, ctx)
     }
 
     fn run(self: Box<Self>, ctx: &ToolContext) -> Result<Value, ToolError> {
@@ -161,7 +161,7 @@ impl Prepared for RemoteCall {
         None
     }
 
-    fn drops(&self, _ctx: &ToolContext) -> Vec<DroppedLines> {
+    fn rewrites(&self, _ctx: &ToolContext) -> Vec<Rewrite> {
         Vec::new()
     }
 

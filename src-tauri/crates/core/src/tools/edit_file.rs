@@ -1,6 +1,6 @@
 use super::text_match::{find_unique, Miss, Replacement};
 use super::write_file::diff_summary;
-use super::writes::{current_content, DroppedLines};
+use super::writes::{current_content, Rewrite};
 use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use crate::sandbox::ResolvedPath;
@@ -154,16 +154,19 @@ impl Tool for EditFile {
         Some(preview)
     }
 
-    fn drops(input: &Input, target: &Resolved, ctx: &ToolContext) -> Vec<DroppedLines> {
+    fn rewrites(input: &Input, target: &Resolved, ctx: &ToolContext) -> Vec<Rewrite> {
         let Ok(path) = target.path() else {
             return Vec::new();
         };
         let Ok(placed) = place(input, path, ctx) else {
             return Vec::new();
         };
-        DroppedLines::between(path.rel(), &placed.content, &placed.new_content())
-            .into_iter()
-            .collect()
+        let new = placed.new_content();
+        vec![Rewrite {
+            path: path.rel().to_string(),
+            old: placed.content,
+            new,
+        }]
     }
 
     fn run(input: Input, target: &Resolved, ctx: &ToolContext) -> Result<Value, ToolError> {

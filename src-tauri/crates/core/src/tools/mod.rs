@@ -37,7 +37,7 @@ pub use call::{Call, PrepareError};
 pub use target::{Resolved, Target};
 pub use tasks::{Task, TaskList, TaskStatus};
 pub(crate) use writes::current_content;
-pub use writes::{DroppedLines, Undo, Written};
+pub use writes::{DroppedLines, Rewrite, Undo, Written};
 
 use crate::checkpoint::CheckpointStore;
 use crate::error::ToolError;
@@ -131,11 +131,10 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
-    /// The lines of existing files the call would take out (see [`DroppedLines`]): what a
-    /// whole-file write does not keep, or what an edit's new text leaves out of the old.
-    /// Looks, changes nothing; an automatic yes does not approve a call that drops most of a
-    /// file.
-    fn drops(_input: &Self::Input, _target: &Resolved, _ctx: &ToolContext) -> Vec<DroppedLines> {
+    /// The existing files the call would change and what it would make of each (see
+    /// [`Rewrite`]): a whole-file write's content, an edit placed in the file. The agent weighs
+    /// the lines they lose ([`DroppedLines`]). Looks, changes nothing.
+    fn rewrites(_input: &Self::Input, _target: &Resolved, _ctx: &ToolContext) -> Vec<Rewrite> {
         Vec::new()
     }
 

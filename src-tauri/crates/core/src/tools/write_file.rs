@@ -1,4 +1,4 @@
-use super::writes::{current_content, DroppedLines};
+use super::writes::{current_content, Rewrite};
 use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use schemars::JsonSchema;
@@ -92,17 +92,16 @@ impl Tool for WriteFile {
         Some(preview)
     }
 
-    fn drops(input: &Input, target: &Resolved, ctx: &ToolContext) -> Vec<DroppedLines> {
+    fn rewrites(input: &Input, target: &Resolved, ctx: &ToolContext) -> Vec<Rewrite> {
         let Ok(path) = target.path() else {
             return Vec::new();
         };
         match current_content(&ctx.workspace, path) {
-            Ok(Some(old)) => {
-                let old = String::from_utf8_lossy(&old);
-                DroppedLines::between(path.rel(), &old, &input.content)
-                    .into_iter()
-                    .collect()
-            }
+            Ok(Some(old)) => vec![Rewrite {
+                path: path.rel().to_string(),
+                old: String::from_utf8_lossy(&old).into_owned(),
+                new: input.content.clone(),
+            }],
             _ => Vec::new(),
         }
     }

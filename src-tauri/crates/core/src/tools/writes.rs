@@ -17,6 +17,19 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::Read;
 
+/// A file that exists and the content a call would give it: what the agent weighs the call's
+/// losses by ([`DroppedLines::between`]), from the content the file had before the turn's
+/// first write to it, so that lines lost one call at a time add up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rewrite {
+    /// The file, workspace-relative.
+    pub path: String,
+    /// Its content now.
+    pub old: String,
+    /// Its content after the call.
+    pub new: String,
+}
+
 /// The lines of a file that exists which a write would take out: what a small model's
 /// rewrite loses when it writes only the line it meant to add, or an edit whose old text is
 /// most of the file. A confirmation shows every such loss; one that [needs a
