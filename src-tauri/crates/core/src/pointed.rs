@@ -70,16 +70,36 @@ impl Pointers {
     /// A new file needs its path or its whole name, standing where a file is made: "Add a
     /// config option" asks for no new `config.toml`.
     pub fn points_at(&self, path: &str, exists: bool) -> bool {
+        self.points_at_where_defined(path, exists, &|_| Vec::new())
+    }
+
+    /// [`Self::points_at`], where a word that is also a name the project's code defines
+    /// (`defined_in` gives the files that define it) names by its stem only a file that
+    /// defines it: "the slugify helper" points at `src/slugify.js`, which defines `slugify`,
+    /// but "the indent helper" does not point at `tests/indent.rs` when `indent` is defined in
+    /// `src/indentation.rs`.
+    pub fn points_at_where_defined(
+        &self,
+        path: &str,
+        exists: bool,
+        defined_in: &dyn Fn(&str) -> Vec<String>,
+    ) -> bool {
         let name = path.rsplit('/').next().unwrap_or(path);
         let stem = match name.rsplit_once('.') {
             Some((stem, _)) if stem.chars().count() > 1 => stem,
             _ => name,
         };
         let (words, forms) = match exists {
-            true => (&self.named, &[path, name, stem][..]),
+            true => (&self.named, &[path, name][..]),
             false => (&self.made, &[path, name][..]),
         };
-        self.shown.contains(path) || forms.iter().any(|w| words.contains(&w.to_lowercase()))
+        let by_stem = exists && stem != name && self.named.contains(&stem.to_lowercase()) && {
+            let places = defined_in(stem);
+            places.is_empty() || places.iter().any(|place| place == path)
+        };
+        self.shown.contains(path)
+            || forms.iter().any(|w| words.contains(&w.to_lowercase()))
+            || by_stem
     }
 }
 
@@ -96,12 +116,17 @@ fn as_named(word: &str) -> Option<String> {
 
 /// The files of `files` (each a workspace-relative path and whether it exists) that no user
 /// message of `history` points at and no successful tool result of it shows, in the order
-/// given.
-pub fn unpointed(files: &[(String, bool)], history: &[Message]) -> Vec<String> {
+/// given; `defined_in` gives the files that define a name (see
+/// [`Pointers::points_at_where_defined`]).
+pub fn unpointed(
+    files: &[(String, bool)],
+    history: &[Message],
+    defined_in: &dyn Fn(&str) -> Vec<String>,
+) -> Vec<String> {
     let pointers = Pointers::of(history);
     files
         .iter()
-        .filter(|(path, exists)| !pointers.points_at(path, *exists))
+        .filter(|(path, exists)| !pointers.points_at_where_defined(path, *exists, defined_in))
         .map(|(path, _)| path.clone())
         .collect()
 }
@@ -140,11 +165,30 @@ mod tests {
     }
 
     fn unpointed_of(path: &str, history: &[Message]) -> Vec<String> {
-        unpointed(&[(path.to_string(), true)], history)
+        unpointed(&[(path.to_string(), true)], history, &|_| Vec::new())
     }
 
     fn unpointed_new(path: &str, history: &[Message]) -> Vec<String> {
-        unpointed(&[(path.to_string(), false)], history)
+        unpointed(&[(path.to_string(), false)], history, &|_| Vec::new())
+    }
+
+    #[test]
+    fn a_stem_that_the_code_defines_elsewhere_does_not_point_at_the_file_it_names() {
+        let history = [user("The wrap helper drops the last word. Please fix it.")];
+        let defined_in = |name: &str| match name {
+            "wrap" => vec!["src/wrapping.rs".to_string()],
+            _ => Vec::new(),
+        };
+        let files = |path: &str| [(path.to_string(), true)];
+        // The test file named after the function is not where it is defined.
+        assert_eq!(
+            unpointed(&files("tests/wrap.rs"), &history, &defined_in),
+            ["tests/wrap.rs"]
+        );
+        // A file that defines it, or a name no code defines, is pointed at by its stem.
+        let defined_here = |_: &str| vec!["lib/wrap.js".to_string()];
+        assert!(unpointed(&files("lib/wrap.js"), &history, &defined_here).is_empty());
+        assert!(unpointed(&files("tests/wrap.rs"), &history, &|_| Vec::new()).is_empty());
     }
 
     #[test]

@@ -475,3 +475,37 @@ fn lines_lost_one_call_at_a_time_add_up_over_the_turn() {
     );
     assert_eq!(read_back(dir.path(), "todo.md"), "- four\n");
 }
+
+#[test]
+fn a_file_named_like_a_function_defined_elsewhere_is_not_pointed_at_by_that_name() {
+    let dir = workspace();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::create_dir_all(dir.path().join("tests")).unwrap();
+    std::fs::write(
+        dir.path().join("src/text.rs"),
+        "pub fn shout(s: &str) -> String {\n    s.to_uppercase()\n}\n",
+    )
+    .unwrap();
+    let test = "#[test]\nfn loud() {\n    assert_eq!(shout(\"a\"), \"A!\");\n}\n";
+    std::fs::write(dir.path().join("tests/shout.rs"), test).unwrap();
+    let mut s = session(dir.path());
+    let (_, model) = asking(
+        &mut s,
+        "The shout helper forgets the exclamation mark. Please fix it.",
+        vec![
+            call(
+                "edit_file",
+                r#"{"path": "tests/shout.rs", "old_text": "\"A!\"", "new_text": "\"A\""}"#,
+            ),
+            "Done.".into(),
+        ],
+        &mut FixedAnswer(Answer::AllowOnce),
+    );
+    // `shout` is defined in src/text.rs: the test file named after it is the model's guess.
+    let refusal = feedback(&model, 1);
+    assert!(
+        refusal.contains("tests/shout.rs, which the user did not name"),
+        "{refusal}"
+    );
+    assert_eq!(read_back(dir.path(), "tests/shout.rs"), test);
+}

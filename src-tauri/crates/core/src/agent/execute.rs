@@ -158,7 +158,16 @@ impl Session {
                 reasoning,
                 asked_to_replace,
             } if risk == Risk::Write => {
-                let unpointed = crate::pointed::unpointed(&files, &self.history);
+                let index = &self.ctx.code_index;
+                let defined_in = |name: &str| {
+                    (index
+                        .places_of(&self.ctx.workspace, name)
+                        .unwrap_or_default())
+                    .into_iter()
+                    .map(|place| place.path)
+                    .collect()
+                };
+                let unpointed = crate::pointed::unpointed(&files, &self.history, &defined_in);
                 (
                     reasoning,
                     unpointed,
