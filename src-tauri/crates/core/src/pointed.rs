@@ -4,7 +4,8 @@
 //! A small model asked to add a line to `.gitignore` may propose an edit of `package.json`
 //! instead; a user who allows it without reading the diff loses content they never asked to
 //! touch. A write's file is *pointed at* when a message of the user names it (by its path, its
-//! name, or its name without the extension: "the README", "the slugify helper") or a tool
+//! name, or its name without the extension: "the README", "the slugify helper"; a name the
+//! project's code defines counts that way only for a file that defines it) or a tool
 //! result that succeeded reported on it (the file read or written, a search's match; not a
 //! path written inside a file's text, nor a mere entry of a listing). A file that does not
 //! exist yet is pointed at only where the user asks for it to be made ("Create NOTES.md"),
