@@ -116,8 +116,8 @@ impl Question {
         let lower_code = lower_code_words(message);
         Question {
             text: message.to_string(),
-            asks_for_a_change: uses_a_verb_of(&written, CHANGE_VERBS).is_some(),
-            asks_to_replace: uses_a_verb_of(&written, REPLACING_VERBS).is_some(),
+            asks_for_a_change: uses_a_verb_of(&written, CHANGE_VERBS),
+            asks_to_replace: uses_a_verb_of(&written, REPLACING_VERBS),
             points_at_the_project: points_at_the_project(&written),
             sounds_about_the_project: sounds_about_the_project(message, !paths.is_empty()),
             calculations: expressions_in(message),
@@ -273,16 +273,15 @@ pub fn names_a_file(word: &str) -> bool {
             .is_some_and(|name| name.contains('.'))
 }
 
-/// [`Question::asks_for_a_change`] is whether a message uses a verb of [`CHANGE_VERBS`], by
-/// which it asks for a change to the project or for a command to be run ("Bump the version",
-/// "Can you fix it?", "Run the tests"). A message without one (a question, "Tell me the crate
-/// version") asks only to be answered.
-/// The first verb of `verbs` these [`Question::written`] words use, in its base form or its
-/// third person ("fixes").
-fn uses_a_verb_of(written: &[String], verbs: &'static [&'static str]) -> Option<&'static str> {
-    written.iter().find_map(|word| {
+/// Do these [`Question::written`] words use a verb of `verbs`, in its base form or its third
+/// person ("fixes")? With [`CHANGE_VERBS`], a message that does asks for a change to the
+/// project or for a command to be run ("Bump the version", "Can you fix it?", "Run the
+/// tests"); one that does not (a question, "Tell me the crate version") asks only to be
+/// answered.
+fn uses_a_verb_of(written: &[String], verbs: &[&str]) -> bool {
+    written.iter().any(|word| {
         let word = word.to_lowercase();
-        verbs.iter().copied().find(|verb| {
+        verbs.iter().any(|verb| {
             word == *verb
                 || word.strip_suffix('s') == Some(verb)
                 || word.strip_suffix("es") == Some(verb)

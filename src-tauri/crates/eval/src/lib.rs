@@ -35,11 +35,12 @@ mod report;
 mod run;
 mod task;
 
+pub use changes::WrittenOver;
 pub use report::{
     markdown_table, summarize, summarize_splits, CategorySummary, EvalSummary, PhrasingScore,
     SplitSummary,
 };
-pub use run::{run_task, TaskOutcome, WrittenOver};
+pub use run::{run_task, TaskOutcome};
 pub use task::{
     load_tasks, EvalTask, FileContains, Split, SuccessCriteria, TaskSet, PHRASING_NAMES,
     TEST_PHRASINGS,

@@ -6,8 +6,7 @@
 //! adds from the tool results). An answer that contradicts a note (another number, another
 //! file) fails both: the user is told two things.
 
-use crate::changes::Changes;
-pub use crate::changes::WrittenOver;
+use crate::changes::{Changes, WrittenOver};
 use crate::matching::{mentions, numbers_in};
 use crate::task::{EvalTask, Split, SuccessCriteria};
 use lantern_core::agent::{AgentConfig, Answer, FixedAnswer, Session, SessionOptions};
