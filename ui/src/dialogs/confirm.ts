@@ -6,7 +6,8 @@
 
 import type { Answer, DroppedLines, PermissionRequest, PreviewKind, WritePreview } from "../ipc/types";
 import { diffLines } from "../lib/diff";
-import { describeMatch, writtenOver } from "../lib/format";
+import { describeMatch } from "../lib/format";
+import { lossList } from "../lib/warnings";
 import { button, h } from "../lib/dom";
 import { ConfirmationQueue, type PendingConfirmation } from "./queue";
 import { scopeChoices, toScope, type ScopeChoice } from "./scope";
@@ -327,12 +328,7 @@ function dropsWarning(drops: DroppedLines[]): HTMLElement | null {
     "p",
     { class: "confirm-unpointed confirm-drops", attrs: { role: "alert" } },
     h("strong", { text: "Lines would be lost: " }),
-    ...drops.flatMap((d, i) => [
-      i ? ", " : "",
-      `${d.dropped} of the ${d.of} non-blank lines of `,
-      h("code", { text: d.path }),
-      writtenOver(d),
-    ]),
+    ...lossList(drops),
     ". The new content leaves them out; allow it only if you meant to remove them.",
   );
 }

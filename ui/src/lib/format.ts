@@ -1,6 +1,6 @@
 // Numbers and values as people read them.
 
-import type { DroppedLines, PreparedOpening } from "../ipc/types";
+import type { PreparedOpening } from "../ipc/types";
 
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -83,10 +83,4 @@ export function describeMatch(data: unknown): string | null {
   };
   const how = words[matcher] ?? `by ${matcher}`;
   return typeof line === "number" ? `${how}, at line ${line}` : how;
-}
-
-/** What a loss of lines adds when lines were written over that the user did not ask to change:
- * " (1 written over, though you asked to change nothing there)", or nothing. */
-export function writtenOver(drop: DroppedLines): string {
-  return drop.asked_to_keep && drop.lost > 0 ? ` (${drop.lost} written over, though you asked to change nothing there)` : "";
 }

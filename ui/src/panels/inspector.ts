@@ -6,9 +6,10 @@
 
 import { type CallFilter, type CallLog, type CallRecord, type CallStatus, callAsJson, matches, STATUS_LABELS, statusOf } from "../lib/calls";
 import { button, clear, h } from "../lib/dom";
-import { describeMatch, formatBytes, formatDuration, formatTime, summarizeArgs, writtenOver } from "../lib/format";
+import { describeMatch, formatBytes, formatDuration, formatTime, summarizeArgs } from "../lib/format";
 import { pretty, shorten } from "../lib/json";
 import { splitAround, splitAtSpan } from "../lib/spans";
+import { lossList } from "../lib/warnings";
 
 export interface InspectorActions {
   rerun: (call: CallRecord) => void;
@@ -333,7 +334,7 @@ function warningsOf(call: CallRecord): HTMLElement[] {
         "p",
         { class: "small call-warning call-drops" },
         h("strong", { text: "Lines it drops: " }),
-        ...call.drops.flatMap((d, i) => [i ? ", " : "", `${d.dropped} of the ${d.of} non-blank lines of `, h("code", { text: d.path }), writtenOver(d)]),
+        ...lossList(call.drops),
       ),
     );
   }

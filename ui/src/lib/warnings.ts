@@ -1,0 +1,15 @@
+// A write's loss of lines in words, as the confirmation and the inspector both show it.
+
+import type { DroppedLines } from "../ipc/types";
+import { h } from "./dom";
+
+/** "4 of the 5 non-blank lines of `notes.md`" for each file, and how many lines were written
+ * over where the user asked to change nothing there. */
+export function lossList(drops: DroppedLines[]): (string | HTMLElement)[] {
+  return drops.flatMap((d, i) => [
+    i ? ", " : "",
+    `${d.dropped} of the ${d.of} non-blank lines of `,
+    h("code", { text: d.path }),
+    d.asked_to_keep && d.lost > 0 ? ` (${d.lost} written over, though you asked to change nothing there)` : "",
+  ]);
+}
