@@ -33,7 +33,9 @@ mod changes;
 pub mod matching;
 mod report;
 mod run;
+mod scratch;
 mod task;
+mod verdict;
 
 pub use changes::WrittenOver;
 pub use report::{

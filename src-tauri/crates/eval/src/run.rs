@@ -7,10 +7,10 @@
 //! file) fails both: the user is told two things.
 
 use crate::changes::{Changes, WrittenOver};
-use crate::matching::{mentions, numbers_in};
-use crate::task::{EvalTask, Split, SuccessCriteria};
+use crate::scratch::{copy_tree, ScratchDir};
+use crate::task::{EvalTask, Split};
+use crate::verdict::{judge, Ending};
 use lantern_core::agent::{AgentConfig, Answer, FixedAnswer, Session, SessionOptions};
-use lantern_core::answer_notes::{AnswerNote, NoteKind};
 use lantern_core::event::{Event, FinishedReason};
 use lantern_core::model::{CancelToken, Model};
 use lantern_core::protocol::markers::{is_protocol_shaped_text, protocol_fragment};
@@ -19,8 +19,7 @@ use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::{PrepareError, Risk, ToolContext, ToolRegistry};
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -282,7 +281,17 @@ fn score(
     if outcome.finish_reason == Some(FinishedReason::Answer) {
         outcome.model_answer = cut.unwrap_or(last_reply).trim().to_string();
     }
-    judge(&mut outcome, task, notes, &ran_tools, root);
+    let ending = Ending {
+        answered: outcome.finish_reason == Some(FinishedReason::Answer),
+        model_answer: &outcome.model_answer,
+        shown: &outcome.answer,
+        notes: &notes,
+    };
+    let verdict = judge(&ending, task, &ran_tools, root);
+    outcome.contradicts_note = verdict.contradicts_note;
+    outcome.success = verdict.success;
+    outcome.shown_success = verdict.shown_success;
+    outcome.notes = notes.into_iter().map(|note| note.text).collect();
     outcome
 }
 
@@ -407,84 +416,6 @@ impl<'a> Reading<'a> {
     }
 }
 
-/// Scores the answer twice, in the model's own words and as shown, against the task's
-/// criteria and the turn's notes.
-fn judge(
-    outcome: &mut TaskOutcome,
-    task: &EvalTask,
-    notes: Vec<AnswerNote>,
-    ran_tools: &[&str],
-    root: &Path,
-) {
-    let answered = outcome.finish_reason == Some(FinishedReason::Answer);
-    outcome.contradicts_note = notes
-        .iter()
-        .any(|note| contradicts(&outcome.model_answer, note.kind, &note.text));
-    outcome.notes = notes.into_iter().map(|note| note.text).collect();
-    let contradicts_note = outcome.contradicts_note;
-    let holds = |answer: &str| {
-        answered && !contradicts_note && criteria_hold(&task.success, answer, ran_tools, root)
-    };
-    let success = holds(&outcome.model_answer);
-    // The files and the check are the same for both: run them once more only when needed.
-    let shown_success = success || outcome.answer != outcome.model_answer && holds(&outcome.answer);
-    outcome.success = success;
-    outcome.shown_success = shown_success;
-}
-
-/// Whether `answer` says another number or another file than a note of `kind` with `text`.
-fn contradicts(answer: &str, kind: NoteKind, text: &str) -> bool {
-    match kind {
-        NoteKind::Count => {
-            let Some(count) = text
-                .split("found ")
-                .nth(1)
-                .and_then(|rest| numbers_in(rest).into_iter().next())
-            else {
-                return false;
-            };
-            let said = numbers_in(answer);
-            !said.is_empty() && !said.contains(&count)
-        }
-        NoteKind::Definition => {
-            let places: Vec<&str> = text
-                .split(" defined in ")
-                .nth(1)
-                .unwrap_or_default()
-                .split(", ")
-                .filter_map(|place| place.split(" (line").next())
-                .map(|p| p.trim().trim_end_matches('.'))
-                .filter(|p| !p.is_empty())
-                .collect();
-            let named = file_names_in(answer);
-            !places.is_empty()
-                && !named.is_empty()
-                && !named.iter().any(|file| {
-                    places
-                        .iter()
-                        .any(|place| place == file || place.ends_with(&format!("/{file}")))
-                })
-        }
-    }
-}
-
-/// The words of `text` that look like files: a name with an extension, or a path.
-fn file_names_in(text: &str) -> Vec<String> {
-    text.split(|c: char| c.is_whitespace() || "`'\"(),;:".contains(c))
-        .map(|w| w.trim_end_matches(['.', '!', '?']))
-        .filter(|w| {
-            let name = w.rsplit('/').next().unwrap_or(w);
-            name.rsplit_once('.').is_some_and(|(stem, ext)| {
-                !stem.is_empty()
-                    && (1..=5).contains(&ext.len())
-                    && ext.chars().all(|c| c.is_ascii_alphanumeric())
-                    && !ext.chars().all(|c| c.is_ascii_digit())
-            })
-        })
-        .map(str::to_string)
-        .collect()
-}
-
 /// Whether every workspace path a call names is grounded (see [`TaskOutcome::path_calls`]);
 /// `None` for a call that names none. Judged on the workspace the run left, so a file the
 /// turn created before reading it counts as existing.
@@ -510,149 +441,4 @@ fn paths_grounded(
             .iter()
             .all(|p| p.exists() || (writes && p.abs().parent().is_some_and(Path::is_dir))),
     )
-}
-
-fn criteria_hold(
-    criteria: &SuccessCriteria,
-    answer: &str,
-    ran_tools: &[&str],
-    root: &Path,
-) -> bool {
-    let answer_ok = (criteria.answer_contains_any.is_empty()
-        || criteria
-            .answer_contains_any
-            .iter()
-            .any(|expected| mentions(answer, expected)))
-        && criteria
-            .answer_contains_all
-            .iter()
-            .all(|expected| mentions(answer, expected));
-    let file_ok = criteria.file_contains.as_ref().is_none_or(|check| {
-        std::fs::read_to_string(root.join(&check.path))
-            .is_ok_and(|content| content.contains(&check.text))
-    });
-    let tool_ok = criteria
-        .tool_called
-        .as_ref()
-        .is_none_or(|tool| ran_tools.contains(&tool.as_str()));
-    // Run last, and only when everything else holds: it may build the project.
-    answer_ok
-        && file_ok
-        && tool_ok
-        && criteria
-            .check_command
-            .as_ref()
-            .is_none_or(|command| check_passes(command, root))
-}
-
-/// How long a task's check command may run.
-const CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
-
-/// Runs a task's check command in the workspace its run left; true when it exits 0.
-fn check_passes(command: &str, root: &Path) -> bool {
-    let Ok(workspace) = Workspace::open(root) else {
-        return false;
-    };
-    let shell = ["/bin/sh".to_string(), "-c".to_string(), command.to_string()];
-    let profile = lantern_core::exec::profile::for_workspace(&workspace, root);
-    let spec =
-        lantern_core::exec::launch(&profile, &[], &shell).spec(root, CHECK_TIMEOUT, 64 * 1024);
-    lantern_core::exec::run(&spec).is_ok_and(|done| done.exit_code == Some(0))
-}
-
-/// A uniquely named folder under the system temp dir, removed when dropped.
-struct ScratchDir {
-    path: PathBuf,
-}
-
-impl ScratchDir {
-    fn create() -> Result<Self, String> {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let path = std::env::temp_dir().join(format!(
-            "lantern-eval-{}-{nanos}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        // `create_dir`, not `create_dir_all`: it fails rather than reuse a folder that exists.
-        std::fs::create_dir(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-        Ok(ScratchDir { path })
-    }
-}
-
-impl Drop for ScratchDir {
-    fn drop(&mut self) {
-        // Best effort: a leftover in the temp dir is harmless.
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
-}
-
-/// Copies a folder tree. Symbolic links are refused: a fixture is plain files and folders, and
-/// copying a link could pull in something from outside it.
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        let target = to.join(entry.file_name());
-        if kind.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target)?;
-        } else {
-            return Err(std::io::Error::other(format!(
-                "{} is not a plain file or folder",
-                entry.path().display()
-            )));
-        }
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn another_number_than_a_count_note_contradicts_it() {
-        let note = "The listing of `classes` found 4 files.";
-        assert!(contradicts("There are 3 files.", NoteKind::Count, note));
-        assert!(!contradicts("There are 4 files.", NoteKind::Count, note));
-        assert!(!contradicts(
-            "comparator.js and range.js",
-            NoteKind::Count,
-            note
-        ));
-    }
-
-    #[test]
-    fn another_file_than_a_definition_note_contradicts_it() {
-        let note = "The search shows `coerce` defined in functions/coerce.js (line 5).";
-        assert!(contradicts(
-            "It is in index.js.",
-            NoteKind::Definition,
-            note
-        ));
-        assert!(!contradicts(
-            "It is in coerce.js.",
-            NoteKind::Definition,
-            note
-        ));
-        assert!(!contradicts(
-            "See functions/coerce.js.",
-            NoteKind::Definition,
-            note
-        ));
-        assert!(!contradicts("I do not know.", NoteKind::Definition, note));
-    }
-
-    #[test]
-    fn file_names_are_words_with_an_extension() {
-        assert_eq!(
-            file_names_in("In `lib/a.js`, b.py and v1.2 (see README.md)."),
-            ["lib/a.js", "b.py", "README.md"]
-        );
-    }
 }
