@@ -107,6 +107,26 @@ pub fn names_a_defined_name_in(request: &GenerateRequest<'_>, question: &Questio
     }
 }
 
+/// Does `question` ask where something the request's workspace defines is ("Where is the
+/// Shelf class declared?", "Which file holds parse_row?")? It asks where (see
+/// [`Question::asks_where`]) and names a defined name: by a word only code uses (see
+/// [`names_a_defined_name_in`]), or by a word of three characters or more, not a common one,
+/// spelled exactly as the code index has a definition named (`Shelf`, `render`). Where-ness
+/// lets a plain word count: in "Where does render live?" `render` can only be the name
+/// looked for.
+pub fn asks_where_a_definition_is(request: &GenerateRequest<'_>, question: &Question) -> bool {
+    let indexed = |word: &String| {
+        word.chars().count() >= 3
+            && !crate::words::is_common_word(&word.to_lowercase())
+            && request
+                .defined_names
+                .binary_search_by(|d| d.as_str().cmp(word))
+                .is_ok()
+    };
+    question.asks_where
+        && (question.spelled.iter().any(indexed) || names_a_defined_name_in(request, question))
+}
+
 /// Does `question` name the project of the request's workspace, by its manifest's name (see
 /// [`names_the_project`]; not when the request cannot read files) or by pointing at it (see
 /// [`Question::points_at_the_project`]; when the request has a workspace)?
@@ -169,6 +189,28 @@ pub fn first_step_must_call(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_where_question_about_a_defined_name_asks_where_a_definition_is() {
+        let cancel = crate::model::CancelToken::new();
+        let defined = ["Shelf".to_string(), "parse_row".to_string()];
+        let request = GenerateRequest::new(&[], 16, &cancel).with_defined_names(&defined);
+        let asks = |message: &str| asks_where_a_definition_is(&request, &Question::read(message));
+        assert!(
+            asks("Where is the Shelf class defined?"),
+            "a plain word as spelled"
+        );
+        assert!(asks("Which file holds parse_row?"));
+        assert!(
+            !asks("Where is the shelf class defined?"),
+            "not as the code spells it"
+        );
+        assert!(!asks("What does Shelf hold?"), "not a where-question");
+        assert!(
+            !asks("Where is the Basket class defined?"),
+            "not a defined name"
+        );
+    }
 
     #[test]
     fn the_first_step_must_call_when_the_message_names_a_file_a_definition_or_the_project() {

@@ -529,11 +529,12 @@ pub struct GenerationOptions {
     /// among those globs (local models with the grammar).
     pub question_globs: bool,
     /// In an answer after a tool result, favour tokens that copy a span of the result (a path,
-    /// a number, an identifier) exactly, once the answer has begun one (local models).
+    /// a number, an identifier) exactly, once the answer has begun one, and a path's start
+    /// when the question asks where something is (local models).
     pub copy_spans: bool,
     /// In an answer, refuse a token that would begin a path, number or name only the system
-    /// prompt's worked examples hold (a made-up version or port), unless the conversation
-    /// holds one that begins the same way (local models).
+    /// prompt's worked examples hold (a made-up version or port), or a tool's name, unless the
+    /// conversation holds one that begins the same way (local models).
     pub shun_examples: bool,
     /// Let an argument declared `"x-span-of": KEY` (an edit's old text) become only a piece of
     /// the text of the file the call's KEY argument names, ending where that piece is found
@@ -561,6 +562,11 @@ pub struct GenerationOptions {
     /// Decide the step after a result that found nothing (a failed call, a search or listing
     /// with no entries) to be another call, not an answer (local models).
     pub call_after_nothing: bool,
+    /// Favour, as a call's tool, the one that looks names up (an `"x-symbol"` argument) when
+    /// the user's message asks where something the workspace defines is (see
+    /// [`crate::intent::asks_where_a_definition_is`]; local models with the grammar).
+    #[serde(default = "yes")]
+    pub where_lookups: bool,
     /// Offer a write's path argument only the files the conversation points at (see
     /// [`crate::pointed`]: the user named them, or a result reported on them) when there are
     /// any, so a file nobody meant is never the model's pick (local models with the grammar).
@@ -580,6 +586,10 @@ pub struct GenerationOptions {
 /// Thinking of 512 tokens takes a few seconds on a small model and leaves most of a small
 /// context to the conversation.
 pub const DEFAULT_THINKING_BUDGET: u32 = 512;
+
+fn yes() -> bool {
+    true
+}
 
 fn default_thinking_budget() -> u32 {
     DEFAULT_THINKING_BUDGET
@@ -606,6 +616,7 @@ impl Default for GenerationOptions {
             changes_when_asked: true,
             call_after_nothing: true,
             pointed_writes: false,
+            where_lookups: true,
             thinking_budget: DEFAULT_THINKING_BUDGET,
             temperature: 0.0,
             seed: 42,

@@ -30,8 +30,9 @@ use crate::arithmetic::expressions_in;
 use crate::words::{
     alphanumeric_words, code_words, is_code_name, is_common_word, lower_code_words, lower_words,
     message_words, names_a_path, spelled_words, AFTER_FILES, ARTICLES, CHANGE_VERBS, CONTENT_WORDS,
-    DESTINATION_WORDS, MAKING_WORDS, NEGATIONS, POINTING, PROJECT_NOUNS, PROJECT_QUESTION_WORDS,
-    QUESTION_FILLER, QUESTION_ONLY_WORDS, REPLACING_VERBS, USE_WORDS, WANTING_WORDS,
+    DESTINATION_WORDS, MAKING_WORDS, NEGATIONS, PLACE_NOUNS, POINTING, PROJECT_NOUNS,
+    PROJECT_QUESTION_WORDS, QUESTION_FILLER, QUESTION_ONLY_WORDS, REPLACING_VERBS, USE_WORDS,
+    WANTING_WORDS,
 };
 
 /// A user's message and what its words say it asks.
@@ -339,12 +340,13 @@ fn asks_how_many_files(words: &[String]) -> bool {
 }
 
 /// Does a question of these lower-case code words ask where something is ("Where is…", "In
-/// which file…", "What file…"), and not where it is used ("Where is echo called?")?
+/// which file…", "What module…", "Locate…"), and not where it is used ("Where is echo
+/// called?")?
 fn asks_where(words: &[String]) -> bool {
-    let asks = words.iter().any(|w| w == "where")
+    let asks = words.iter().any(|w| w == "where" || w == "locate")
         || words
             .windows(2)
-            .any(|w| (w[0] == "which" || w[0] == "what") && (w[1] == "file" || w[1] == "files"));
+            .any(|w| (w[0] == "which" || w[0] == "what") && PLACE_NOUNS.contains(&w[1].as_str()));
     asks && !words.iter().any(|w| USE_WORDS.contains(&w.as_str()))
 }
 
@@ -426,6 +428,25 @@ fn search_words_in(message: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_asks_where_when_it_asks_for_a_place_not_for_uses() {
+        for asking in [
+            "Where does the Shelf class live?",
+            "What module has the parse_row helper?",
+            "In which files is Shelf declared?",
+            "Please locate the code of parse_row.",
+        ] {
+            assert!(Question::read(asking).asks_where, "{asking}");
+        }
+        for not_asking in [
+            "Where is parse_row called?",
+            "Which version is this?",
+            "What does the module do?",
+        ] {
+            assert!(!Question::read(not_asking).asks_where, "{not_asking}");
+        }
+    }
 
     #[test]
     fn a_search_looks_for_what_is_asked_about_as_it_was_written() {

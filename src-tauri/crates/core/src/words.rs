@@ -489,6 +489,11 @@ pub const AFTER_FILES: &[&str] = &[
     "are", "is", "exist", "does", "do", "in", "under", "inside", "there", "of", "at", "here",
 ];
 
+/// What a "which …" or "what …" question asks for when it asks where something is: the
+/// units a project's code is kept in, as users of its languages name them ("Which file…",
+/// "What module…").
+pub const PLACE_NOUNS: &[&str] = &["file", "files", "module", "modules"];
+
 /// Words by which a "where" question asks where a name is used rather than defined.
 pub const USE_WORDS: &[&str] = &[
     "used",

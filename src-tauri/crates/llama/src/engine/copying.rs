@@ -19,6 +19,10 @@ use serde_json::Value;
 /// Log-probability (nats) added to a token that begins a fact of the result at a word start.
 const START_BONUS: f32 = 2.0;
 
+/// Log-probability (nats) added instead of [`START_BONUS`] to a token that begins a path of the
+/// result when the question asks where something is: the answer it asks for is a place.
+const PLACE_BONUS: f32 = 5.0;
+
 /// Log-probability (nats) added to a token that goes on copying the fact the word has begun.
 const CONTINUE_BONUS: f32 = 6.0;
 
@@ -140,12 +144,15 @@ impl Facts {
 /// The facts of the tool results an answer is written from.
 pub(super) struct Evidence {
     spans: Facts,
+    /// The question asks where something is (see
+    /// [`lantern_core::question::Question::asks_where`]).
+    asks_where: bool,
 }
 
 impl Evidence {
-    /// The facts of the tool results since the user's last message; `None` when the answer
-    /// follows no result.
-    pub(super) fn of_last_results(messages: &[Message]) -> Option<Evidence> {
+    /// The facts of the tool results since the user's last message, for an answer to a
+    /// question that asks where something is or not; `None` when the answer follows no result.
+    pub(super) fn of_last_results(messages: &[Message], asks_where: bool) -> Option<Evidence> {
         let since_user = messages
             .iter()
             .rposition(|m| m.role == Role::User)
@@ -155,7 +162,7 @@ impl Evidence {
             values_of(result.value(), &mut texts);
         }
         let spans = Facts::in_texts(&texts);
-        (!spans.is_empty()).then_some(Evidence { spans })
+        (!spans.is_empty()).then_some(Evidence { spans, asks_where })
     }
 
     /// The bonus for writing `piece` after `answer`.
@@ -171,10 +178,11 @@ impl Evidence {
             // Not the answer's first word, and not a lone digit or letter: those begin many
             // facts and would pull an answer into a list of numbers.
             let begun = !answer.trim().is_empty() && next.head.chars().count() >= 3;
-            return if begun && fits(next.head) {
-                START_BONUS
-            } else {
-                0.0
+            let place = self.asks_where && self.spans.has_prefix(&format!("{}/", next.head));
+            return match (begun && fits(next.head), place) {
+                (true, true) => PLACE_BONUS,
+                (true, false) => START_BONUS,
+                (false, _) => 0.0,
             };
         }
         // Going on copying: the word so far must already be the start of a fact.
@@ -207,10 +215,17 @@ mod tests {
     use lantern_core::tool_result::ShownResult;
 
     fn evidence(result: &str) -> Evidence {
-        Evidence::of_last_results(&[
-            Message::new(Role::User, "Which version is this?"),
-            Message::tool_result("call_1", ShownResult::from_json(result).unwrap()),
-        ])
+        evidence_for(result, false)
+    }
+
+    fn evidence_for(result: &str, asks_where: bool) -> Evidence {
+        Evidence::of_last_results(
+            &[
+                Message::new(Role::User, "Which version is this?"),
+                Message::tool_result("call_1", ShownResult::from_json(result).unwrap()),
+            ],
+            asks_where,
+        )
         .expect("the result has facts")
     }
 
@@ -257,8 +272,19 @@ mod tests {
     }
 
     #[test]
+    fn a_path_is_begun_more_readily_when_the_question_asks_where() {
+        let result = r#"{"path": "functions/coerce.js", "text": "const MAX_SAFE = 16"}"#;
+        let e = evidence_for(result, true);
+        assert_eq!(e.bonus("It is defined in", " functions"), PLACE_BONUS);
+        assert_eq!(e.bonus("It is", " MAX_SAFE"), START_BONUS, "not a path");
+        assert_eq!(e.bonus("It is defined in", " src"), 0.0);
+        let e = evidence_for(result, false);
+        assert_eq!(e.bonus("It is defined in", " functions"), START_BONUS);
+    }
+
+    #[test]
     fn an_answer_after_no_result_has_no_evidence() {
         let messages = [Message::new(Role::User, "What does HTTP stand for?")];
-        assert!(Evidence::of_last_results(&messages).is_none());
+        assert!(Evidence::of_last_results(&messages, false).is_none());
     }
 }

@@ -384,11 +384,14 @@ impl LocalModel {
                         .is_some_and(|known| !new_files_named(&asked, known).is_empty());
                     let finds = self.settings.options.named_definitions
                         && lantern_core::intent::names_a_defined_name_in(request, &asked);
+                    let locates = self.settings.options.where_lookups
+                        && lantern_core::intent::asks_where_a_definition_is(request, &asked);
                     let reads_only =
                         self.settings.options.changes_when_asked && !asked.asks_for_a_change;
                     let wanted = WantedTools {
                         creates,
                         finds,
+                        locates,
                         reads_only,
                         // Only a tool that calculates gets the bonus for it.
                         calculates: !asked.calculations.is_empty(),

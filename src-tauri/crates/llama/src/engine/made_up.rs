@@ -1,5 +1,5 @@
 //! The prompt's made-up values: an answer never writes a value that only the system prompt's
-//! worked examples hold.
+//! worked examples hold, nor the name of a tool.
 //!
 //! The examples teach the protocol with the values of an imagined project (a version `2.4.1`,
 //! a port `9090`, a path `src/config.rs`, a tool's name). A tiny model that has not read what it
@@ -10,14 +10,20 @@
 //! wrote, the project's instructions and maps, and the tool results; the model's own words are
 //! not in it. Plain words, and words shorter than three characters ("2", "12"), are never
 //! refused; the model's own score chooses among the rest.
+//!
+//! A tool's name (`find_definition`, `list_files`) is Lantern's word, not the project's, in the
+//! same way: a tiny model that has just called a tool answers "It is defined in
+//! find_definition.js". It is refused like an example's value, unless the conversation holds
+//! it too (the user asked about the tool, or a file of the project has a function so named).
 
 use super::copying::{facts_in, is_fact, values_of, Facts, NextWord};
 use lantern_core::model::{Message, Role};
 use lantern_core::prompt::examples_of;
+use lantern_core::spec::ToolSpec;
 
 /// The values an answer may not begin, and the facts that free them.
 pub(super) struct MadeUp {
-    /// The examples' facts that nothing in the conversation holds.
+    /// The examples' facts and the tools' names that nothing in the conversation holds.
     only_in_examples: Facts,
     /// The facts the conversation holds.
     known: Facts,
@@ -38,15 +44,22 @@ fn conversation_texts(after_prompt: &[Message]) -> Vec<String> {
 }
 
 impl MadeUp {
-    /// What an answer to `messages` may not write; `None` when their system prompt has no
-    /// worked examples, or the conversation holds every value of them.
-    pub(super) fn of(messages: &[Message]) -> Option<MadeUp> {
+    /// What an answer to `messages`, with `tools` offered, may not write; `None` when their
+    /// system prompt has no worked examples and no tool's name is a fact, or the conversation
+    /// holds every value of them.
+    pub(super) fn of(messages: &[Message], tools: &[ToolSpec]) -> Option<MadeUp> {
         let (prompt, after_prompt) = messages.split_first()?;
         let examples = (prompt.role == Role::System)
             .then(|| examples_of(&prompt.content))
-            .flatten()?;
+            .flatten()
+            .unwrap_or_default();
+        let names = tools.iter().map(|t| t.name.as_str()).filter(|n| is_fact(n));
         let known = Facts::in_texts(&conversation_texts(after_prompt));
-        let only_in_examples = Facts::of(facts_in(examples).filter(|fact| !known.has(fact)));
+        let only_in_examples = Facts::of(
+            facts_in(examples)
+                .chain(names)
+                .filter(|fact| !known.has(fact)),
+        );
         (!only_in_examples.is_empty()).then_some(MadeUp {
             only_in_examples,
             known,
@@ -63,10 +76,13 @@ impl MadeUp {
         let word = next.whole();
         // A stop or a comma after a word ends the sentence, not the value.
         let word = word.trim_end_matches(['.', ',']);
+        // A tool's name written with dashes (`find-definition`) is still its name.
+        let underscored = word.replace('-', "_");
         word.chars().count() >= 3
             && is_fact(word)
-            && self.only_in_examples.has_prefix(word)
-            && !self.known.has_prefix(word)
+            && [word, underscored.as_str()]
+                .iter()
+                .any(|w| self.only_in_examples.has_prefix(w) && !self.known.has_prefix(w))
     }
 }
 
@@ -88,7 +104,7 @@ Assistant: The port in settings/app.ini is 7070."#;
     fn made_up(after_prompt: Vec<Message>) -> MadeUp {
         let mut messages = vec![prompt()];
         messages.extend(after_prompt);
-        MadeUp::of(&messages).expect("the examples have values of their own")
+        MadeUp::of(&messages, &[]).expect("the examples have values of their own")
     }
 
     #[test]
@@ -151,6 +167,29 @@ Assistant: The port in settings/app.ini is 7070."#;
             Message::new(Role::System, "Call tools the way you were trained to."),
             Message::new(Role::User, "Which port?"),
         ];
-        assert!(MadeUp::of(&messages).is_none());
+        assert!(MadeUp::of(&messages, &[]).is_none());
+    }
+
+    #[test]
+    fn a_tools_name_is_refused_unless_the_conversation_holds_it() {
+        let tools = lantern_core::toolbox::Toolbox::standard().specs().to_vec();
+        let asked = |question: &str| {
+            let messages = [
+                Message::new(Role::System, "Call tools the way you were trained to."),
+                Message::new(Role::User, question),
+            ];
+            MadeUp::of(&messages, &tools).expect("the tools' names are facts")
+        };
+        let m = asked("Where is the Shelf class defined?");
+        assert!(m.refuses("Shelf is defined in", " find_def"));
+        assert!(m.refuses("Shelf is defined in find", "_definition"));
+        assert!(
+            m.refuses("Shelf is defined in find", "-definition"),
+            "dashed"
+        );
+        assert!(!m.refuses("Shelf is defined in", " src/shelf.py"));
+        assert!(!m.refuses("It can", " find"), "a plain word");
+        let m = asked("What does list_files skip?");
+        assert!(!m.refuses("The", " list_files"), "the user named it");
     }
 }

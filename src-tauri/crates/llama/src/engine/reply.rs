@@ -74,10 +74,15 @@ impl LocalModel {
             span: None,
             replacing: None,
             evidence: (!call && self.settings.options.copy_spans)
-                .then(|| copying::Evidence::of_last_results(request.messages))
+                .then(|| {
+                    copying::Evidence::of_last_results(
+                        request.messages,
+                        request.question().asks_where,
+                    )
+                })
                 .flatten(),
             made_up: (!call && self.settings.options.shun_examples)
-                .then(|| made_up::MadeUp::of(request.messages))
+                .then(|| made_up::MadeUp::of(request.messages, request.tools))
                 .flatten(),
         }
     }

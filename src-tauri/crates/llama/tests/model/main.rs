@@ -20,6 +20,7 @@ mod support;
 
 mod answers;
 mod engine;
+mod lookups;
 mod turns;
 
 fn model() -> MutexGuard<'static, LocalModel> {
