@@ -191,6 +191,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn only_a_step_with_nothing_after_the_users_message_is_the_first() {
+        use crate::model::{MadeCall, Message, Role};
+        use crate::tool_result::ShownResult;
+        let cancel = crate::model::CancelToken::new();
+        let asked = [
+            Message::new(Role::System, "prompt"),
+            Message::new(Role::User, "Where is Shelf?"),
+        ];
+        assert!(GenerateRequest::new(&asked, 16, &cancel).is_first_step());
+        let mut called = asked.to_vec();
+        called.push(Message::assistant_call(
+            "call-1",
+            "call",
+            MadeCall::new("find_definition", serde_json::json!({"name": "Shelf"})),
+        ));
+        called.push(Message::tool_result(
+            "call-1",
+            ShownResult::from_json(r#"{"success":true}"#).unwrap(),
+        ));
+        assert!(!GenerateRequest::new(&called, 16, &cancel).is_first_step());
+        called.push(Message::new(Role::User, "And Basket?"));
+        assert!(GenerateRequest::new(&called, 16, &cancel).is_first_step());
+    }
+
+    #[test]
     fn a_where_question_about_a_defined_name_asks_where_a_definition_is() {
         let cancel = crate::model::CancelToken::new();
         let defined = ["Shelf".to_string(), "parse_row".to_string()];

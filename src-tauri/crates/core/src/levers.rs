@@ -121,7 +121,7 @@ pub const GENERATION_LEVERS: &[Lever<GenerationOptions>] = &[
         "Make the step after a result that found nothing (a failed call, no matches, no files) another call (local models).",
         "llama: engine/decision.rs", "no call after an empty result"),
     lever!(GenerationOptions, where_lookups, "where-lookups",
-        "Favour the tool that looks names up when the message asks where something the workspace defines is (local models).",
+        "Make the turn's first call the tool that looks names up when the message asks where something the workspace defines is (local models).",
         "llama: engine/choosing_tools.rs", "where-questions not sent to the name lookup"),
     lever!(GenerationOptions, pointed_writes, "pointed-writes",
         "Offer a write's path only the files the conversation points at (the user named them or a result showed them), when there are any (local models).",

@@ -368,6 +368,16 @@ impl<'a> GenerateRequest<'a> {
         }
     }
 
+    /// Is this the turn's first step: has nothing come after the user's last message (no call,
+    /// no result, no refusal)?
+    pub fn is_first_step(&self) -> bool {
+        self.messages
+            .iter()
+            .rev()
+            .take_while(|m| m.role != Role::User)
+            .all(|m| m.role == Role::System)
+    }
+
     /// The tools this step may call.
     pub fn with_tools(mut self, tools: &'a [ToolSpec]) -> Self {
         self.tools = tools;
@@ -562,7 +572,7 @@ pub struct GenerationOptions {
     /// Decide the step after a result that found nothing (a failed call, a search or listing
     /// with no entries) to be another call, not an answer (local models).
     pub call_after_nothing: bool,
-    /// Favour, as a call's tool, the one that looks names up (an `"x-symbol"` argument) when
+    /// Make the turn's first call the tool that looks names up (an `"x-symbol"` argument) when
     /// the user's message asks where something the workspace defines is (see
     /// [`crate::intent::asks_where_a_definition_is`]; local models with the grammar).
     #[serde(default = "yes")]

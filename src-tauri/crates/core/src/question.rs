@@ -340,13 +340,19 @@ fn asks_how_many_files(words: &[String]) -> bool {
 }
 
 /// Does a question of these lower-case code words ask where something is ("Where is…", "In
-/// which file…", "What module…", "Locate…"), and not where it is used ("Where is echo
-/// called?")?
+/// which file…", "What module…", "Which source file…", "Locate…"), and not where it is used
+/// ("Where is echo called?")?
 fn asks_where(words: &[String]) -> bool {
+    // A place noun right after "which" or "what", or one word later ("which source file").
+    let asks_which_place = |at: usize| {
+        words[at + 1..]
+            .iter()
+            .take(2)
+            .any(|w| PLACE_NOUNS.contains(&w.as_str()))
+    };
     let asks = words.iter().any(|w| w == "where" || w == "locate")
-        || words
-            .windows(2)
-            .any(|w| (w[0] == "which" || w[0] == "what") && PLACE_NOUNS.contains(&w[1].as_str()));
+        || (0..words.len())
+            .any(|i| (words[i] == "which" || words[i] == "what") && asks_which_place(i));
     asks && !words.iter().any(|w| USE_WORDS.contains(&w.as_str()))
 }
 
@@ -435,6 +441,7 @@ mod tests {
             "Where does the Shelf class live?",
             "What module has the parse_row helper?",
             "In which files is Shelf declared?",
+            "In which source file is Shelf.add implemented?",
             "Please locate the code of parse_row.",
         ] {
             assert!(Question::read(asking).asks_where, "{asking}");
@@ -443,6 +450,7 @@ mod tests {
             "Where is parse_row called?",
             "Which version is this?",
             "What does the module do?",
+            "Which version does the manifest file give?",
         ] {
             assert!(!Question::read(not_asking).asks_where, "{not_asking}");
         }

@@ -18,11 +18,6 @@ const CREATES_BONUS: f64 = 4.0;
 /// listing or file the question names does.
 const FINDS_BONUS: f64 = 4.0;
 
-/// Log-probability (nats) the tool that looks names up is worth, beyond [`FINDS_BONUS`], when
-/// the question asks where something the workspace defines is: a search for its name finds
-/// every line that mentions it (a changelog's first), a look-up its definition alone.
-const LOCATES_BONUS: f64 = 8.0;
-
 /// Log-probability (nats) given to the tool that calculates when the question spells out a
 /// calculation: the model's own score for a tool's name knows nothing of arithmetic.
 const CALCULATES_BONUS: f64 = 8.0;
@@ -38,7 +33,9 @@ pub(super) struct WantedTools {
     pub(super) creates: bool,
     /// It names something the workspace defines.
     pub(super) finds: bool,
-    /// It asks where something the workspace defines is.
+    /// It asks where something the workspace defines is, and no call of the turn has run yet:
+    /// the first call looks the name up. A search for the name finds every line that mentions
+    /// it (a changelog's first), a look-up its definition alone; after that, the model chooses.
     pub(super) locates: bool,
     /// It asks for no change (see [`lantern_core::question::Question::asks_for_a_change`]).
     pub(super) reads_only: bool,
@@ -50,10 +47,11 @@ pub(super) struct WantedTools {
 /// beyond the model's score: the question's words its description shares, more for the tools
 /// the question calls for by what it names (those that can write a new file when it names one,
 /// [`CREATES_BONUS`]; the one that finds a definition when it names something the workspace
-/// defines, [`FINDS_BONUS`], and more, [`LOCATES_BONUS`], for one that looks names up when it
-/// asks where such a thing is; the one that calculates when it spells out a calculation,
+/// defines, [`FINDS_BONUS`]; the one that calculates when it spells out a calculation,
 /// [`CALCULATES_BONUS`]), less for those that write or run a command when it asks for no
-/// change ([`UNASKED_CHANGE_COST`]).
+/// change ([`UNASKED_CHANGE_COST`]). When the first call of a question that asks where a
+/// defined name is ([`WantedTools::locates`]) can look names up, only the tools that do are
+/// candidates.
 pub(super) fn tool_candidates(
     tools: &[ToolSpec],
     question: &Question,
@@ -67,14 +65,15 @@ pub(super) fn tool_candidates(
         true => looks_up_names(tool),
         false => searches(tool),
     };
+    let locating = wanted.locates && has_lookup;
     tools
         .iter()
         .zip(tool_bonuses(question, tools))
+        .filter(|(tool, _)| !locating || looks_up_names(tool))
         .map(|(tool, words)| {
             let bonus = words
                 + bonus_if(wanted.creates && can_create(tool), CREATES_BONUS)
                 + bonus_if(wanted.finds && finder(tool), FINDS_BONUS)
-                + bonus_if(wanted.locates && looks_up_names(tool), LOCATES_BONUS)
                 + bonus_if(wanted.calculates && calculates(tool), CALCULATES_BONUS)
                 - bonus_if(wanted.reads_only && changes(tool), UNASKED_CHANGE_COST);
             (format!("{}\"", tool.name), bonus)
@@ -159,13 +158,14 @@ mod tests {
             ..plain
         };
         let asking = "Where is the Shelf class declared?";
+        let toolbox = Toolbox::standard();
+        let candidates = tool_candidates(toolbox.specs(), &Question::read(asking), locating);
         assert_eq!(
-            worth(asking, locating, "find_definition"),
-            worth(asking, plain, "find_definition") + LOCATES_BONUS
-        );
-        assert_eq!(
-            worth(asking, locating, "search_code"),
-            worth(asking, plain, "search_code")
+            candidates,
+            [(
+                "find_definition\"".to_string(),
+                worth(asking, plain, "find_definition")
+            )]
         );
     }
 }

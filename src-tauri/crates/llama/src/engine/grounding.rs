@@ -385,6 +385,7 @@ impl LocalModel {
                     let finds = self.settings.options.named_definitions
                         && lantern_core::intent::names_a_defined_name_in(request, &asked);
                     let locates = self.settings.options.where_lookups
+                        && request.is_first_step()
                         && lantern_core::intent::asks_where_a_definition_is(request, &asked);
                     let reads_only =
                         self.settings.options.changes_when_asked && !asked.asks_for_a_change;
