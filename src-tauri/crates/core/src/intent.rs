@@ -109,22 +109,22 @@ pub fn names_a_defined_name_in(request: &GenerateRequest<'_>, question: &Questio
 
 /// Does `question` ask where something the request's workspace defines is ("Where is the
 /// Shelf class declared?", "Which file holds parse_row?")? It asks where (see
-/// [`Question::asks_where`]) and names a defined name: by a word only code uses (see
-/// [`names_a_defined_name_in`]), or by a word of three characters or more, not a common one,
-/// spelled exactly as the code index has a definition named (`Shelf`, `render`). Where-ness
-/// lets a plain word count: in "Where does render live?" `render` can only be the name
-/// looked for.
-pub fn asks_where_a_definition_is(request: &GenerateRequest<'_>, question: &Question) -> bool {
+/// [`Question::asks_where`]) and names a defined name: by a word only code uses
+/// (`names_a_defined_name`, what [`names_a_defined_name_in`] says, which the caller has
+/// already asked), or by a word of three characters or more, not a common one, spelled
+/// exactly as the code index has a definition named (`Shelf`, `render`). Where-ness lets a
+/// plain word count: in "Where does render live?" `render` can only be the name looked for.
+pub fn asks_where_a_definition_is(
+    request: &GenerateRequest<'_>,
+    question: &Question,
+    names_a_defined_name: bool,
+) -> bool {
     let indexed = |word: &String| {
         word.chars().count() >= 3
             && !crate::words::is_common_word(&word.to_lowercase())
-            && request
-                .defined_names
-                .binary_search_by(|d| d.as_str().cmp(word))
-                .is_ok()
+            && crate::mentions::is_indexed(request.defined_names, word)
     };
-    question.asks_where
-        && (question.spelled.iter().any(indexed) || names_a_defined_name_in(request, question))
+    question.asks_where && (names_a_defined_name || question.spelled.iter().any(indexed))
 }
 
 /// Does `question` name the project of the request's workspace, by its manifest's name (see
@@ -220,7 +220,11 @@ mod tests {
         let cancel = crate::model::CancelToken::new();
         let defined = ["Shelf".to_string(), "parse_row".to_string()];
         let request = GenerateRequest::new(&[], 16, &cancel).with_defined_names(&defined);
-        let asks = |message: &str| asks_where_a_definition_is(&request, &Question::read(message));
+        let asks = |message: &str| {
+            let question = Question::read(message);
+            let names = names_a_defined_name_in(&request, &question);
+            asks_where_a_definition_is(&request, &question, names)
+        };
         assert!(
             asks("Where is the Shelf class defined?"),
             "a plain word as spelled"

@@ -80,6 +80,11 @@ fn is_the_file(word: &str, file: &str) -> bool {
             .is_some_and(|parent| parent.ends_with('/'))
 }
 
+/// Is `name`, spelled as it is, one of `defined`, the names the code index found (sorted)?
+pub fn is_indexed(defined: &[String], name: &str) -> bool {
+    defined.binary_search_by(|d| d.as_str().cmp(name)).is_ok()
+}
+
 /// Does this question name something the workspace defines, by a word that can only be a
 /// name in code ([`Question::code_names`])? `defined` are the names the code index found
 /// (sorted); the files of languages the index does not read are searched line by line for a
@@ -90,8 +95,11 @@ pub fn names_an_indexed_name(
     known: &KnownPaths,
     files: &dyn FileTexts,
 ) -> bool {
-    let indexed = |word: &String| defined.binary_search_by(|d| d.cmp(word)).is_ok();
-    if question.code_names.iter().any(indexed) {
+    if question
+        .code_names
+        .iter()
+        .any(|word| is_indexed(defined, word))
+    {
         return true;
     }
     let not_indexed = KnownPaths {

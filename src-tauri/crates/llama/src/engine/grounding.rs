@@ -382,13 +382,19 @@ impl LocalModel {
                     let creates = request
                         .paths
                         .is_some_and(|known| !new_files_named(&asked, known).is_empty());
-                    let finds = self.settings.options.named_definitions
+                    let options = &self.settings.options;
+                    let locating = options.where_lookups && request.is_first_step();
+                    // Read once: it may scan the files the code index does not read.
+                    let names_defined = (options.named_definitions || locating)
                         && lantern_core::intent::names_a_defined_name_in(request, &asked);
-                    let locates = self.settings.options.where_lookups
-                        && request.is_first_step()
-                        && lantern_core::intent::asks_where_a_definition_is(request, &asked);
-                    let reads_only =
-                        self.settings.options.changes_when_asked && !asked.asks_for_a_change;
+                    let finds = options.named_definitions && names_defined;
+                    let locates = locating
+                        && lantern_core::intent::asks_where_a_definition_is(
+                            request,
+                            &asked,
+                            names_defined,
+                        );
+                    let reads_only = options.changes_when_asked && !asked.asks_for_a_change;
                     let wanted = WantedTools {
                         creates,
                         finds,

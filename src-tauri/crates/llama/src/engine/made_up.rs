@@ -76,13 +76,11 @@ impl MadeUp {
         let word = next.whole();
         // A stop or a comma after a word ends the sentence, not the value.
         let word = word.trim_end_matches(['.', ',']);
+        let made_up = |w: &str| self.only_in_examples.has_prefix(w) && !self.known.has_prefix(w);
         // A tool's name written with dashes (`find-definition`) is still its name.
-        let underscored = word.replace('-', "_");
         word.chars().count() >= 3
             && is_fact(word)
-            && [word, underscored.as_str()]
-                .iter()
-                .any(|w| self.only_in_examples.has_prefix(w) && !self.known.has_prefix(w))
+            && (made_up(word) || word.contains('-') && made_up(&word.replace('-', "_")))
     }
 }
 
