@@ -62,12 +62,7 @@ fn a_where_question_about_a_defined_name_calls_the_name_lookup() {
 
 /// A small Python project: a ledger with two classes and two functions in two modules.
 fn ledger_project() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "lantern-lookups-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = tempfile_dir().join("ledger-project");
     std::fs::create_dir_all(dir.join("ledger")).unwrap();
     let files = [
         (
@@ -93,10 +88,7 @@ fn ledger_project() -> std::path::PathBuf {
 /// The last reply of a turn on `question` in the ledger project, in the model's own words
 /// (before any note Lantern adds), every call approved.
 fn last_reply(model: &mut LocalModel, dir: &std::path::Path, question: &str) -> String {
-    let mut session = Session::new(
-        Workspace::open(dir).unwrap(),
-        SessionOptions::in_memory(Toolbox::standard().into()),
-    );
+    let mut session = fresh_session(dir, Toolbox::standard().into());
     session.config.max_steps = 3;
     let mut last = String::new();
     session.send(

@@ -79,3 +79,22 @@ fn generate(
         .unwrap();
     (generation, pieces)
 }
+
+/// A session on `dir` that keeps no grants, checkpoints or transcript.
+fn fresh_session(dir: &std::path::Path, toolbox: std::sync::Arc<Toolbox>) -> Session {
+    Session::new(
+        Workspace::open(dir).unwrap(),
+        SessionOptions::in_memory(toolbox),
+    )
+}
+
+/// A fresh folder for one test, named by the process and the test's thread.
+fn tempfile_dir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "lantern-llama-test-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

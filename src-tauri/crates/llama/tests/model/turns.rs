@@ -45,14 +45,6 @@ fn the_agent_reads_a_file_through_a_valid_call() {
     ));
 }
 
-/// A session on `dir` that keeps no grants, checkpoints or transcript.
-fn fresh_session(dir: &std::path::Path, toolbox: std::sync::Arc<Toolbox>) -> Session {
-    Session::new(
-        Workspace::open(dir).unwrap(),
-        SessionOptions::in_memory(toolbox),
-    )
-}
-
 /// One step of a fresh session on `dir` that must be a call, approved; its events.
 fn one_call(
     dir: &std::path::Path,
@@ -203,16 +195,6 @@ fn grounded_calls_name_paths_that_exist_with_only_lean_arguments() {
         named >= 2,
         "too few calls named a path to prove anything: {calls:?}"
     );
-}
-
-fn tempfile_dir() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "lantern-llama-test-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 #[test]
