@@ -103,12 +103,16 @@ pub fn follow_up_probes(tools: &[ToolSpec]) -> Vec<FollowUpProbe<'_>> {
 }
 
 /// A fingerprint of every probe (the follow-ups those of `tools`) and of how they are used, so
-/// a calibration measured on another probe set, or fitted another way, is not reused.
+/// a calibration measured on another probe set, or fitted another way, is not reused. How the
+/// words of a first-step probe are read (whether it sounds about the project, the lexical
+/// prior the fit weighs) is part of it: a change to that reading fits another weight, and a
+/// calibration kept from before it would decide differently from one measured after.
 pub fn probe_set_fingerprint(tools: &[ToolSpec]) -> String {
     let mut text = String::from("first step: score plus a weighted lexical prior\n");
     for probe in TOOL_PROBES.iter().chain(ANSWER_PROBES) {
         text.push_str(probe);
-        text.push('\n');
+        let about = Question::read(probe).sounds_about_the_project;
+        text.push_str(if about { "\tabout the project\n" } else { "\n" });
     }
     for probe in follow_up_probes(tools) {
         let example = probe.example;
