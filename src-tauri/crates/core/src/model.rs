@@ -378,6 +378,18 @@ impl<'a> GenerateRequest<'a> {
             .all(|m| m.role == Role::System)
     }
 
+    /// The calls made since the user's last message, in order.
+    pub fn calls_this_turn(&self) -> impl Iterator<Item = &'a MadeCall> {
+        let since_user = self
+            .messages
+            .iter()
+            .rposition(|m| m.role == Role::User)
+            .map_or(0, |i| i + 1);
+        self.messages[since_user..]
+            .iter()
+            .filter_map(|m| m.call.as_ref())
+    }
+
     /// The tools this step may call.
     pub fn with_tools(mut self, tools: &'a [ToolSpec]) -> Self {
         self.tools = tools;
@@ -542,6 +554,22 @@ pub struct GenerationOptions {
     /// a number, an identifier) exactly, once the answer has begun one, and a path's start
     /// when the question asks where something is (local models).
     pub copy_spans: bool,
+    /// In an answer after a tool result, favour more strongly a token that begins a value that
+    /// answers the question, a lone digit included: a value of the lines Lantern put first as
+    /// those about it (a read's lines about it, a search's definitions and their bodies), or
+    /// the last listing's count when it asks how many files there are (local models, with
+    /// `copy_spans`).
+    #[serde(default = "yes")]
+    pub asked_values: bool,
+    /// Offer a call's tool no tool without arguments that already ran in the turn: every call
+    /// of it is the same call, and its result is already there (local models with the grammar).
+    #[serde(default = "yes")]
+    pub spent_tools: bool,
+    /// Favour, as a path argument, a file or folder of the workspace the user's message names
+    /// (`utils.py` for `src/click/utils.py`), as a new file it names is (local models with the
+    /// grammar).
+    #[serde(default = "yes")]
+    pub named_files: bool,
     /// In an answer, refuse a token that would begin a path, number or name only the system
     /// prompt's worked examples hold (a made-up version or port), or a tool's name, unless the
     /// conversation holds one that begins the same way (local models).
@@ -627,6 +655,9 @@ impl Default for GenerationOptions {
             call_after_nothing: true,
             pointed_writes: false,
             where_lookups: true,
+            asked_values: true,
+            spent_tools: true,
+            named_files: true,
             thinking_budget: DEFAULT_THINKING_BUDGET,
             temperature: 0.0,
             seed: 42,

@@ -1,5 +1,6 @@
 //! What a tool result showed, typed: the members of a result's data that Lantern reads back
-//! (a search's matches, a listing's files, a read file's text), declared once.
+//! (a search's matches, a listing's files, a read file's text), and the lines it put before
+//! them as what answers the question, declared once.
 //!
 //! The tools write their data as JSON, and the history keeps each result as the model reads it
 //! ([`crate::tool_result::ShownResult`]); the notes beneath an answer, the focusing of results,
@@ -74,6 +75,14 @@ pub struct SeenResult {
     pub data: SeenData,
     #[serde(default, deserialize_with = "lenient")]
     pub error: Option<String>,
+    /// The lines of a read file that Lantern put before its data as those about the question
+    /// ([`crate::relevance::focus_result`]), each `LINE: TEXT`.
+    #[serde(default, deserialize_with = "entries")]
+    pub lines_about_the_question: Option<Vec<String>>,
+    /// The matches of a search that define a name of the question, which Lantern put before
+    /// its data, each `PATH:LINE: TEXT`, with lines of their bodies about the rest of it.
+    #[serde(default, deserialize_with = "entries")]
+    pub definitions: Option<Vec<String>>,
 }
 
 /// The members of a result's data that Lantern reads back. A member that is absent, or not of
@@ -128,6 +137,28 @@ impl SeenResult {
     pub fn succeeded(&self) -> bool {
         self.success == Some(true)
     }
+
+    /// The texts of the lines Lantern put first as what answers the question (a read file's
+    /// lines about it, a search's definitions of its names and their bodies' lines), without
+    /// the place each is quoted from.
+    pub fn lines_answering(&self) -> impl Iterator<Item = &str> {
+        let about = self.lines_about_the_question.iter().flatten();
+        let definitions = self.definitions.iter().flatten();
+        about.chain(definitions).map(|line| without_place(line))
+    }
+}
+
+/// The text of a quoted line (`12: text`, `src/a.py:12: text`) without the place it is quoted
+/// from; a line with no such place as it is.
+fn without_place(line: &str) -> &str {
+    match line.split_once(": ") {
+        Some((place, text)) if place.rsplit(':').next().is_some_and(is_line_number) => text,
+        _ => line,
+    }
+}
+
+fn is_line_number(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
 }
 
 impl SeenData {
@@ -194,6 +225,29 @@ mod tests {
         );
         assert_eq!(seen.data.query.as_deref(), Some("echo"));
         assert!(!seen.found_nothing());
+    }
+
+    #[test]
+    fn the_lines_put_first_are_read_back_without_their_places() {
+        let rendered = json!({"success": true,
+            "lines_about_the_question": ["3: \"version\": \"7.6.3\","],
+            "definitions": ["src/errors.py:40: class UsageError(Exception):", "src/errors.py:44: exit_code = 2"],
+            "data": {}, "error": null});
+        let seen = ShownResult::from(rendered).seen();
+        let lines: Vec<&str> = seen.lines_answering().collect();
+        assert_eq!(
+            lines,
+            [
+                "\"version\": \"7.6.3\",",
+                "class UsageError(Exception):",
+                "exit_code = 2"
+            ]
+        );
+        assert_eq!(
+            without_place("ratio: 3: 4"),
+            "ratio: 3: 4",
+            "no line number"
+        );
     }
 
     #[test]

@@ -51,11 +51,13 @@ pub(super) struct WantedTools {
 /// [`CALCULATES_BONUS`]), less for those that write or run a command when it asks for no
 /// change ([`UNASKED_CHANGE_COST`]). When the first call of a question that asks where a
 /// defined name is ([`WantedTools::locates`]) can look names up, only the tools that do are
-/// candidates.
+/// candidates. A tool without arguments named in `spent` (it ran this turn) is none: calling
+/// it again could only bring back the result the conversation holds.
 pub(super) fn tool_candidates(
     tools: &[ToolSpec],
     question: &Question,
     wanted: WantedTools,
+    spent: &[&str],
 ) -> Vec<(String, f64)> {
     let bonus_if = |yes: bool, bonus: f64| if yes { bonus } else { 0.0 };
     // What finds a defined name: a tool that looks names up where there is one, else a
@@ -70,6 +72,7 @@ pub(super) fn tool_candidates(
         .iter()
         .zip(tool_bonuses(question, tools))
         .filter(|(tool, _)| !locating || looks_up_names(tool))
+        .filter(|(tool, _)| !(takes_no_arguments(tool) && spent.contains(&tool.name.as_str())))
         .map(|(tool, words)| {
             let bonus = words
                 + bonus_if(wanted.creates && can_create(tool), CREATES_BONUS)
@@ -93,6 +96,13 @@ pub(super) fn searches(tool: &ToolSpec) -> bool {
 /// argument?
 pub(super) fn looks_up_names(tool: &ToolSpec) -> bool {
     tool.has_argument_marked("x-symbol")
+}
+
+/// Does this tool take no arguments, so that every call of it is the same call?
+fn takes_no_arguments(tool: &ToolSpec) -> bool {
+    tool.input_schema["properties"]
+        .as_object()
+        .is_none_or(|props| props.is_empty())
 }
 
 /// Does this tool calculate: does it declare an `"x-expression"` argument?
@@ -123,7 +133,7 @@ mod tests {
 
     fn worth(question: &str, wanted: WantedTools, tool: &str) -> f64 {
         let toolbox = Toolbox::standard();
-        let candidates = tool_candidates(toolbox.specs(), &Question::read(question), wanted);
+        let candidates = tool_candidates(toolbox.specs(), &Question::read(question), wanted, &[]);
         let name = format!("{tool}\"");
         candidates.iter().find(|(n, _)| *n == name).unwrap().1
     }
@@ -159,13 +169,32 @@ mod tests {
         };
         let asking = "Where is the Shelf class declared?";
         let toolbox = Toolbox::standard();
-        let candidates = tool_candidates(toolbox.specs(), &Question::read(asking), locating);
+        let candidates = tool_candidates(toolbox.specs(), &Question::read(asking), locating, &[]);
         assert_eq!(
             candidates,
             [(
                 "find_definition\"".to_string(),
                 worth(asking, plain, "find_definition")
             )]
+        );
+    }
+
+    #[test]
+    fn a_tool_without_arguments_that_ran_this_turn_is_not_offered_again() {
+        let toolbox = Toolbox::standard();
+        let asked = Question::read("What is on my list?");
+        let names = |spent: &[&str]| -> Vec<String> {
+            tool_candidates(toolbox.specs(), &asked, WantedTools::default(), spent)
+                .into_iter()
+                .map(|(name, _)| name)
+                .collect()
+        };
+        assert!(names(&[]).contains(&"list_tasks\"".to_string()));
+        let after = names(&["list_tasks", "read_file"]);
+        assert!(!after.contains(&"list_tasks\"".to_string()));
+        assert!(
+            after.contains(&"read_file\"".to_string()),
+            "a tool with arguments can be called anew"
         );
     }
 }

@@ -9,10 +9,18 @@
 //! answer's current word is the beginning of a span, a token that continues it gets a large
 //! one, so the copy is finished as it stands in the result. Everything else keeps the model's
 //! own score: the bonus steers among the likely tokens, it never forbids one.
+//!
+//! The answer a question asks for is most often a value of the lines Lantern put first as
+//! those about it (`"version": "0.4.0"` for "Which version is this?", `exit_code = 2` under the
+//! definition asked about), or a listing's count when it asks how many files there are: a
+//! token that begins one of those values gets a larger bonus, even a lone digit, since a
+//! number's first digit is where a small model strays to a number of its own.
 
 use super::sampling::best_by_logit;
 use lantern_core::model::{Message, Role};
-use lantern_core::words::ends_a_word;
+use lantern_core::question::Question;
+use lantern_core::seen_result::SeenResult;
+use lantern_core::words::{ends_a_word, lower_words};
 use llama_cpp_2::token::LlamaToken;
 use serde_json::Value;
 
@@ -22,6 +30,10 @@ const START_BONUS: f32 = 2.0;
 /// Log-probability (nats) added instead of [`START_BONUS`] to a token that begins a path of the
 /// result when the question asks where something is: the answer it asks for is a place.
 const PLACE_BONUS: f32 = 5.0;
+
+/// Log-probability (nats) added instead of [`START_BONUS`] to a token that begins a value that
+/// answers the question (see [`Evidence::asked`]): the value it asks for.
+const ASKED_BONUS: f32 = 5.0;
 
 /// Log-probability (nats) added to a token that goes on copying the fact the word has begun.
 const CONTINUE_BONUS: f32 = 6.0;
@@ -141,28 +153,89 @@ impl Facts {
     }
 }
 
+/// Is this word of a line that answers the question a value worth copying: a fact, or a
+/// number however short (`exit_code = 2`)?
+fn is_value(word: &str) -> bool {
+    is_fact(word) || (!word.is_empty() && word.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// The values `results` hold that answer `question`: those of the lines Lantern put first as
+/// about it (their facts and numbers, but not a name made only of the question's own words,
+/// `unicode-width` asked about), and for a question that asks how many files there are, the
+/// last listing's count. A question that asks where something is asks for a place, not for a
+/// value of its definition's line (`app_name` of `def get_app_dir(app_name)`): none.
+fn values_answering(results: &[SeenResult], question: &Question) -> Facts {
+    if question.asks_where {
+        return Facts::of(std::iter::empty());
+    }
+    let own_words = |value: &str| {
+        let parts = lower_words(value);
+        !parts.is_empty() && parts.iter().all(|p| question.words.contains(p))
+    };
+    let count = question
+        .asks_how_many_files
+        .then(|| {
+            let listings = results.iter().filter(|r| r.succeeded());
+            listings
+                .rev()
+                .find_map(|r| r.data.files.as_ref().and(r.data.count))
+        })
+        .flatten()
+        .map(|count| count.to_string());
+    let mut values: Vec<&str> = results
+        .iter()
+        .flat_map(SeenResult::lines_answering)
+        .flat_map(|line| line.split(ends_a_word))
+        .map(|w| w.trim_end_matches(['.', ',']))
+        .filter(|w| is_value(w) && !own_words(w))
+        .collect();
+    values.extend(count.as_deref());
+    Facts::of(values.into_iter())
+}
+
 /// The facts of the tool results an answer is written from.
 pub(super) struct Evidence {
     spans: Facts,
+    /// The values of those results that answer the question (see [`values_answering`]); empty
+    /// when the lever `asked_values` is off.
+    asked: Facts,
     /// The question asks where something is (see
     /// [`lantern_core::question::Question::asks_where`]).
     asks_where: bool,
 }
 
 impl Evidence {
-    /// The facts of the tool results since the user's last message, for an answer to a
-    /// question that asks where something is or not; `None` when the answer follows no result.
-    pub(super) fn of_last_results(messages: &[Message], asks_where: bool) -> Option<Evidence> {
+    /// The facts of the tool results since the user's last message, for an answer to
+    /// `question`, with the values of the lines that answer it when `asked_values`; `None`
+    /// when the answer follows no result.
+    pub(super) fn of_last_results(
+        messages: &[Message],
+        question: &Question,
+        asked_values: bool,
+    ) -> Option<Evidence> {
         let since_user = messages
             .iter()
             .rposition(|m| m.role == Role::User)
             .map_or(0, |i| i + 1);
+        let results: Vec<_> = messages[since_user..]
+            .iter()
+            .filter_map(Message::result)
+            .collect();
         let mut texts = Vec::new();
-        for result in messages[since_user..].iter().filter_map(Message::result) {
+        for result in &results {
             values_of(result.value(), &mut texts);
         }
         let spans = Facts::in_texts(&texts);
-        (!spans.is_empty()).then_some(Evidence { spans, asks_where })
+        let seen: Vec<SeenResult> = match asked_values {
+            true => results.iter().map(|r| r.seen()).collect(),
+            false => Vec::new(),
+        };
+        let asked = values_answering(&seen, question);
+        (!spans.is_empty() || !asked.is_empty()).then_some(Evidence {
+            spans,
+            asked,
+            asks_where: question.asks_where,
+        })
     }
 
     /// The bonus for writing `piece` after `answer`.
@@ -175,9 +248,15 @@ impl Evidence {
             false => self.spans.has_prefix(w),
         };
         if next.starts {
-            // Not the answer's first word, and not a lone digit or letter: those begin many
-            // facts and would pull an answer into a list of numbers.
-            let begun = !answer.trim().is_empty() && next.head.chars().count() >= 3;
+            if answer.trim().is_empty() {
+                return 0.0;
+            }
+            if self.asked.has_prefix(next.head) && (!next.ends || self.asked.has(next.head)) {
+                return ASKED_BONUS;
+            }
+            // Not a lone digit or letter: those begin many facts and would pull an answer
+            // into a list of numbers.
+            let begun = next.head.chars().count() >= 3;
             let place = self.asks_where && self.spans.has_prefix(&format!("{}/", next.head));
             return match (begun && fits(next.head), place) {
                 (true, true) => PLACE_BONUS,
@@ -185,9 +264,16 @@ impl Evidence {
                 (false, _) => 0.0,
             };
         }
-        // Going on copying: the word so far must already be the start of a fact.
+        // Going on copying: the word so far must already be the start of a fact (or of an
+        // asked value, which may begin with a lone digit).
+        let whole = next.whole();
+        let going_on_asked = self.asked.has_prefix(next.before)
+            && match next.ends {
+                true => self.asked.has(&whole),
+                false => self.asked.has_prefix(&whole),
+            };
         let going_on = next.before.chars().count() >= 2 && self.spans.has_prefix(next.before);
-        if going_on && fits(&next.whole()) {
+        if going_on_asked || (going_on && fits(&whole)) {
             CONTINUE_BONUS
         } else {
             0.0
@@ -215,16 +301,17 @@ mod tests {
     use lantern_core::tool_result::ShownResult;
 
     fn evidence(result: &str) -> Evidence {
-        evidence_for(result, false)
+        evidence_for(result, "Which version is this?")
     }
 
-    fn evidence_for(result: &str, asks_where: bool) -> Evidence {
+    fn evidence_for(result: &str, question: &str) -> Evidence {
         Evidence::of_last_results(
             &[
-                Message::new(Role::User, "Which version is this?"),
+                Message::new(Role::User, question),
                 Message::tool_result("call_1", ShownResult::from_json(result).unwrap()),
             ],
-            asks_where,
+            &Question::read(question),
+            true,
         )
         .expect("the result has facts")
     }
@@ -274,17 +361,80 @@ mod tests {
     #[test]
     fn a_path_is_begun_more_readily_when_the_question_asks_where() {
         let result = r#"{"path": "functions/coerce.js", "text": "const MAX_SAFE = 16"}"#;
-        let e = evidence_for(result, true);
+        let e = evidence_for(result, "Where is coerce defined?");
         assert_eq!(e.bonus("It is defined in", " functions"), PLACE_BONUS);
         assert_eq!(e.bonus("It is", " MAX_SAFE"), START_BONUS, "not a path");
         assert_eq!(e.bonus("It is defined in", " src"), 0.0);
-        let e = evidence_for(result, false);
+        let e = evidence_for(result, "What does coerce do?");
         assert_eq!(e.bonus("It is defined in", " functions"), START_BONUS);
+    }
+
+    #[test]
+    fn a_value_of_the_lines_about_the_question_is_begun_readily_even_by_a_lone_digit() {
+        let result = r#"{"success": true,
+            "lines_about_the_question": ["4: edition = \"2021\""],
+            "data": {"path": "Cargo.toml", "content": "[package]\nname = \"calc\"\nversion = \"0.4.0\"\nedition = \"2021\"\n"}}"#;
+        let e = evidence_for(result, "Which edition is the crate on?");
+        assert_eq!(e.bonus("It is on", " 2"), ASKED_BONUS);
+        assert_eq!(e.bonus("It is on 2", "0"), CONTINUE_BONUS);
+        assert_eq!(e.bonus("It is on 202", "1"), CONTINUE_BONUS);
+        assert_eq!(
+            e.bonus("It is on", " 0"),
+            0.0,
+            "a lone digit of another line"
+        );
+        assert_eq!(
+            e.bonus("It is on", " 0.4.0"),
+            START_BONUS,
+            "a fact, not asked"
+        );
+        assert_eq!(e.bonus("", "2"), 0.0, "not the answer's first word");
+        let off = Evidence::of_last_results(
+            &[Message::tool_result(
+                "c",
+                ShownResult::from_json(result).unwrap(),
+            )],
+            &Question::read("Which edition is the crate on?"),
+            false,
+        )
+        .unwrap();
+        assert_eq!(off.bonus("It is on", " 2"), 0.0, "the lever off");
+    }
+
+    #[test]
+    fn a_where_question_asks_for_no_value_of_the_definition_s_line() {
+        let result = r#"{"success": true,
+            "definitions": ["src/dirs.py:12: def app_dir(app_name, roaming=True):"],
+            "data": {}}"#;
+        let e = evidence_for(result, "Where is app_dir defined?");
+        assert!(e.asked.is_empty());
+        let e = evidence_for(result, "What does app_dir take?");
+        assert!(e.asked.has("app_name"));
+    }
+
+    #[test]
+    fn a_name_made_of_the_question_s_own_words_is_no_value_asked_for() {
+        let result = r#"{"success": true,
+            "lines_about_the_question": ["9: unicode-width = { version = \"0.1.10\" }"],
+            "data": {}}"#;
+        let e = evidence_for(result, "Which unicode-width version?");
+        assert!(e.asked.has("0.1.10"));
+        assert!(!e.asked.has("unicode-width"));
+    }
+
+    #[test]
+    fn the_count_of_a_listing_is_the_value_a_question_of_how_many_files_asks_for() {
+        let listing = r#"{"success": true, "data": {"directory": "tests", "files": ["tests/a.py", "tests/b.py"], "count": 2}}"#;
+        let e = evidence_for(listing, "How many files are in tests?");
+        assert_eq!(e.bonus("There are", " 2"), ASKED_BONUS);
+        let e = evidence_for(listing, "Which files are in tests?");
+        assert_eq!(e.bonus("There are", " 2"), 0.0, "no count asked for");
     }
 
     #[test]
     fn an_answer_after_no_result_has_no_evidence() {
         let messages = [Message::new(Role::User, "What does HTTP stand for?")];
-        assert!(Evidence::of_last_results(&messages, false).is_none());
+        let question = Question::read("What does HTTP stand for?");
+        assert!(Evidence::of_last_results(&messages, &question, true).is_none());
     }
 }

@@ -74,9 +74,9 @@ pub(super) enum PathKind {
     NewOrExistingFile,
 }
 
-/// Log-probability (nats) a new file's path the question spells out is worth, beyond its
-/// words: the user wrote it, where the model's own favourite is a file it has seen in its
-/// prompt's examples.
+/// Log-probability (nats) a path the question spells out is worth, beyond its words (a new
+/// file's, or with the lever `named_files` an existing one's): the user wrote it, where the
+/// model's own favourite is a file it has seen in its prompt's examples.
 const NAMED_BONUS: f64 = 8.0;
 
 /// The new files the question asks for (`CHANGELOG.md`, `.gitignore`, `tests/multiply.rs`):
@@ -297,16 +297,41 @@ fn identifier_parts(name: &str) -> Vec<String> {
 
 /// The values a path argument of `kind` is chosen among, each with its bonus: the paths of
 /// `pool` (of `known`) that share the most words with the question, and, where the argument
-/// may name a new file, the new files the question names.
-fn path_candidates(
+/// may name a new file, the new files the question names. When `named_first`, a path of the
+/// pool the question names (`utils.py` for `src/click/utils.py`; see
+/// [`lantern_core::mentions::named_paths`]) is a candidate worth [`NAMED_BONUS`] more.
+pub(super) fn path_candidates(
     kind: PathKind,
     pool: &[String],
     known: &KnownPaths,
     asked: &Question,
+    named_first: bool,
 ) -> Vec<(String, f64)> {
-    let mut candidates: Vec<(String, f64)> = shortlist(pool, asked)
+    let named = match named_first {
+        true => lantern_core::mentions::named_paths(asked, known),
+        false => Default::default(),
+    };
+    let named: Vec<&str> = named
+        .all()
+        .filter(|p| pool.iter().any(|q| q == p))
+        .collect();
+    let mut shortlisted = shortlist(pool, asked);
+    for path in &named {
+        if !shortlisted.iter().any(|(p, _)| p == path) {
+            shortlisted.push((path, question_words_in(path, &asked.words)));
+        }
+    }
+    let mut candidates: Vec<(String, f64)> = shortlisted
         .into_iter()
-        .map(|(path, hits)| (format!("{path}\""), WORD_BONUS * hits as f64))
+        .map(|(path, hits)| {
+            let bonus = WORD_BONUS * hits as f64
+                + if named.contains(&path) {
+                    NAMED_BONUS
+                } else {
+                    0.0
+                };
+            (format!("{path}\""), bonus)
+        })
         .collect();
     if kind == PathKind::NewOrExistingFile {
         candidates.extend(new_files_named(asked, known).into_iter().map(|path| {
@@ -378,33 +403,7 @@ impl LocalModel {
         let cancel = request.cancel;
         if opens_tool_name(call_text, self.syntax.name_key) {
             return match self.settings.options.ranked_tools {
-                true => {
-                    let creates = request
-                        .paths
-                        .is_some_and(|known| !new_files_named(&asked, known).is_empty());
-                    let options = &self.settings.options;
-                    let locating = options.where_lookups && request.is_first_step();
-                    // Read once: it may scan the files the code index does not read.
-                    let names_defined = (options.named_definitions || locating)
-                        && lantern_core::intent::names_a_defined_name_in(request, &asked);
-                    let finds = options.named_definitions && names_defined;
-                    let locates = locating
-                        && lantern_core::intent::asks_where_a_definition_is(
-                            request,
-                            &asked,
-                            names_defined,
-                        );
-                    let reads_only = options.changes_when_asked && !asked.asks_for_a_change;
-                    let wanted = WantedTools {
-                        creates,
-                        finds,
-                        locates,
-                        reads_only,
-                        // Only a tool that calculates gets the bonus for it.
-                        calculates: !asked.calculations.is_empty(),
-                    };
-                    self.ground_tool_name(request.tools, &asked, wanted, logits, grammar, cancel)
-                }
+                true => self.ground_tool_name(request, &asked, logits, grammar),
                 false => Ok(None),
             };
         }
@@ -419,7 +418,8 @@ impl LocalModel {
                     (PathKind::File | PathKind::NewOrExistingFile, None) => &known.files,
                     (PathKind::Folder, _) => &known.folders,
                 };
-                let candidates = path_candidates(kind, pool, known, &asked);
+                let named_first = self.settings.options.named_files;
+                let candidates = path_candidates(kind, pool, known, &asked, named_first);
                 let path = self.write_best(&candidates, logits, grammar, cancel)?;
                 stats.grounded_paths += usize::from(path.is_some());
                 Ok(path)
@@ -471,19 +471,41 @@ impl LocalModel {
     }
 
     /// Chooses the tool of the call just opened among the request's tools, by the model's
-    /// score for each whole name plus what [`tool_candidates`] gives each, and writes it with
-    /// its closing quote.
+    /// score for each whole name plus what [`tool_candidates`] gives each for what the question
+    /// calls for, and writes it with its closing quote.
     pub(super) fn ground_tool_name(
         &mut self,
-        tools: &[ToolSpec],
-        question: &Question,
-        wanted: WantedTools,
+        request: &GenerateRequest<'_>,
+        asked: &Question,
         logits: &[f32],
         grammar: &mut LlamaSampler,
-        cancel: &CancelToken,
     ) -> Result<Option<Grounded>, ModelError> {
-        let candidates = tool_candidates(tools, question, wanted);
-        self.write_best(&candidates, logits, grammar, cancel)
+        let creates = request
+            .paths
+            .is_some_and(|known| !new_files_named(asked, known).is_empty());
+        let options = &self.settings.options;
+        let locating = options.where_lookups && request.is_first_step();
+        // Read once: it may scan the files the code index does not read.
+        let names_defined = (options.named_definitions || locating)
+            && lantern_core::intent::names_a_defined_name_in(request, asked);
+        let finds = options.named_definitions && names_defined;
+        let locates = locating
+            && lantern_core::intent::asks_where_a_definition_is(request, asked, names_defined);
+        let reads_only = options.changes_when_asked && !asked.asks_for_a_change;
+        let wanted = WantedTools {
+            creates,
+            finds,
+            locates,
+            reads_only,
+            // Only a tool that calculates gets the bonus for it.
+            calculates: !asked.calculations.is_empty(),
+        };
+        let spent: Vec<&str> = match options.spent_tools {
+            true => request.calls_this_turn().map(|c| c.tool.as_str()).collect(),
+            false => Vec::new(),
+        };
+        let candidates = tool_candidates(request.tools, asked, wanted, &spent);
+        self.write_best(&candidates, logits, grammar, request.cancel)
     }
 
     /// Scores every candidate value (its text, the closing quote included, and a bonus in

@@ -77,7 +77,8 @@ impl LocalModel {
                 .then(|| {
                     copying::Evidence::of_last_results(
                         request.messages,
-                        request.question().asks_where,
+                        &request.question(),
+                        self.settings.options.asked_values,
                     )
                 })
                 .flatten(),

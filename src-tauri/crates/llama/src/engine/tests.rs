@@ -348,3 +348,24 @@ fn the_tools_that_search_are_those_whose_schema_takes_the_question_s_words() {
         .collect();
     assert_eq!(searching, ["search_code"]);
 }
+
+#[test]
+fn a_file_the_question_names_is_the_path_worth_most_when_the_lever_is_on() {
+    use super::grounding::{path_candidates, PathKind};
+    let known = lantern_core::model::KnownPaths::from_files(vec![
+        "setup.py".to_string(),
+        "src/shop/helpers.py".to_string(),
+        "src/shop/core.py".to_string(),
+    ]);
+    let asked = Question::read("What does the retry decorator in helpers.py do?");
+    let worth = |named_first: bool, path: &str| {
+        path_candidates(PathKind::File, &known.files, &known, &asked, named_first)
+            .into_iter()
+            .find(|(p, _)| *p == format!("{path}\""))
+            .map(|(_, bonus)| bonus)
+    };
+    let on = worth(true, "src/shop/helpers.py").unwrap();
+    let off = worth(false, "src/shop/helpers.py").unwrap();
+    assert_eq!(on - off, 8.0);
+    assert_eq!(worth(true, "setup.py"), worth(false, "setup.py"));
+}

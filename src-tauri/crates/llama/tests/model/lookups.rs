@@ -62,9 +62,9 @@ fn a_where_question_about_a_defined_name_calls_the_name_lookup() {
 
 /// A small Python project: a ledger with two classes and two functions in two modules.
 fn ledger_project() -> std::path::PathBuf {
-    let dir = tempfile_dir().join("ledger-project");
-    std::fs::create_dir_all(dir.join("ledger")).unwrap();
-    let files = [
+    made_up_project(
+        "ledger-project",
+        &[
         (
             "README.md",
             "# ledger\n\nA tiny double-entry ledger. Use the Ledger class to post entries.\n",
@@ -78,11 +78,8 @@ fn ledger_project() -> std::path::PathBuf {
             "ledger/report.py",
             "from .books import Ledger\n\n\ndef render(ledger: Ledger):\n    return str(len(ledger.postings))\n",
         ),
-    ];
-    for (path, text) in files {
-        std::fs::write(dir.join(path), text).unwrap();
-    }
-    dir
+        ],
+    )
 }
 
 /// The last reply of a turn on `question` in the ledger project, in the model's own words

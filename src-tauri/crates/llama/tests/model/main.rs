@@ -21,6 +21,7 @@ mod support;
 mod answers;
 mod engine;
 mod lookups;
+mod steering;
 mod turns;
 
 fn model() -> MutexGuard<'static, LocalModel> {
@@ -86,6 +87,17 @@ fn fresh_session(dir: &std::path::Path, toolbox: std::sync::Arc<Toolbox>) -> Ses
         Workspace::open(dir).unwrap(),
         SessionOptions::in_memory(toolbox),
     )
+}
+
+/// A made-up project in a fresh folder named `name`: each file's path and text.
+fn made_up_project(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
+    let dir = tempfile_dir().join(name);
+    for (path, text) in files {
+        let file = dir.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
+    dir
 }
 
 /// A fresh folder for one test, named by the process and the test's thread.
