@@ -558,8 +558,8 @@ pub struct GenerationOptions {
     /// answers the question, a lone digit included: a value of the lines Lantern put first as
     /// those about it (a read's lines about it, a search's definitions and their bodies), or
     /// the last listing's count when it asks how many files there are (local models, with
-    /// `copy_spans`).
-    #[serde(default = "yes")]
+    /// `copy_spans`). Off: it won dev runs and lost a held-out one.
+    #[serde(default)]
     pub asked_values: bool,
     /// Offer a call's tool no tool without arguments that already ran in the turn: every call
     /// of it is the same call, and its result is already there (local models with the grammar).
@@ -567,8 +567,8 @@ pub struct GenerationOptions {
     pub spent_tools: bool,
     /// Favour, as a path argument, a file or folder of the workspace the user's message names
     /// (`utils.py` for `src/click/utils.py`), as a new file it names is (local models with the
-    /// grammar).
-    #[serde(default = "yes")]
+    /// grammar). Off: it moved no dev verdict.
+    #[serde(default)]
     pub named_files: bool,
     /// In an answer, refuse a token that would begin a path, number or name only the system
     /// prompt's worked examples hold (a made-up version or port), or a tool's name, unless the
@@ -655,9 +655,9 @@ impl Default for GenerationOptions {
             call_after_nothing: true,
             pointed_writes: false,
             where_lookups: true,
-            asked_values: true,
+            asked_values: false,
             spent_tools: true,
-            named_files: true,
+            named_files: false,
             thinking_budget: DEFAULT_THINKING_BUDGET,
             temperature: 0.0,
             seed: 42,

@@ -1,7 +1,8 @@
 //! Three rules that steer a turn by what the conversation already holds: an answer begins the
 //! value of the lines shown as those about the question, a tool without arguments runs once a
-//! turn, and a path argument is the file the message names. Each test first shows the rule has
-//! work to do (without it the model goes elsewhere), then that with it the turn goes there.
+//! turn, and a path argument is the file the message names (the first and the last are off by
+//! default). Each test first shows the rule has work to do (without it the model goes
+//! elsewhere), then that with it the turn goes there.
 //! The project, its files and its questions are made up for these tests.
 
 use super::*;
@@ -83,7 +84,11 @@ fn an_answer_after_a_read_begins_the_value_of_the_line_asked_about() {
         Some("7311"),
         "precondition: the rule has work to do: {without:?}"
     );
-    let (_, with) = turn(&mut model, &dir, GenerationOptions::default(), question);
+    let on = GenerationOptions {
+        asked_values: true,
+        ..GenerationOptions::default()
+    };
+    let (_, with) = turn(&mut model, &dir, on, question);
     assert_eq!(first_number(&with), Some("7311"), "{with:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -126,7 +131,11 @@ fn a_path_argument_is_the_file_the_message_names() {
         Some("store/keys.py"),
         "precondition: {calls:?}"
     );
-    let (calls, _) = turn(&mut model, &dir, GenerationOptions::default(), question);
+    let on = GenerationOptions {
+        named_files: true,
+        ..GenerationOptions::default()
+    };
+    let (calls, _) = turn(&mut model, &dir, on, question);
     assert_eq!(
         first_path(&calls).as_deref(),
         Some("store/keys.py"),
