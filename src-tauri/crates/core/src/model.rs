@@ -368,26 +368,26 @@ impl<'a> GenerateRequest<'a> {
         }
     }
 
-    /// Is this the turn's first step: has nothing come after the user's last message (no call,
-    /// no result, no refusal)?
-    pub fn is_first_step(&self) -> bool {
-        self.messages
-            .iter()
-            .rev()
-            .take_while(|m| m.role != Role::User)
-            .all(|m| m.role == Role::System)
-    }
-
-    /// The calls made since the user's last message, in order.
-    pub fn calls_this_turn(&self) -> impl Iterator<Item = &'a MadeCall> {
+    /// The messages after the user's last one: this turn's calls, results and refusals (and
+    /// any system message set after it); the whole conversation when there is no user message.
+    pub fn this_turn(&self) -> &'a [Message] {
         let since_user = self
             .messages
             .iter()
             .rposition(|m| m.role == Role::User)
             .map_or(0, |i| i + 1);
-        self.messages[since_user..]
-            .iter()
-            .filter_map(|m| m.call.as_ref())
+        &self.messages[since_user..]
+    }
+
+    /// Is this the turn's first step: has nothing come after the user's last message (no call,
+    /// no result, no refusal)?
+    pub fn is_first_step(&self) -> bool {
+        self.this_turn().iter().all(|m| m.role == Role::System)
+    }
+
+    /// The calls made since the user's last message, in order.
+    pub fn calls_this_turn(&self) -> impl Iterator<Item = &'a MadeCall> {
+        self.this_turn().iter().filter_map(|m| m.call.as_ref())
     }
 
     /// The tools this step may call.

@@ -17,7 +17,7 @@
 //! number's first digit is where a small model strays to a number of its own.
 
 use super::sampling::best_by_logit;
-use lantern_core::model::{Message, Role};
+use lantern_core::model::Message;
 use lantern_core::question::Question;
 use lantern_core::seen_result::SeenResult;
 use lantern_core::words::{ends_a_word, lower_words};
@@ -205,22 +205,16 @@ pub(super) struct Evidence {
 }
 
 impl Evidence {
-    /// The facts of the tool results since the user's last message, for an answer to
+    /// The facts of the tool results of this turn (`turn`: the messages since the user's
+    /// last, see [`lantern_core::model::GenerateRequest::this_turn`]), for an answer to
     /// `question`, with the values of the lines that answer it when `asked_values`; `None`
     /// when the answer follows no result.
     pub(super) fn of_last_results(
-        messages: &[Message],
+        turn: &[Message],
         question: &Question,
         asked_values: bool,
     ) -> Option<Evidence> {
-        let since_user = messages
-            .iter()
-            .rposition(|m| m.role == Role::User)
-            .map_or(0, |i| i + 1);
-        let results: Vec<_> = messages[since_user..]
-            .iter()
-            .filter_map(Message::result)
-            .collect();
+        let results: Vec<_> = turn.iter().filter_map(Message::result).collect();
         let mut texts = Vec::new();
         for result in &results {
             values_of(result.value(), &mut texts);
@@ -306,10 +300,10 @@ mod tests {
 
     fn evidence_for(result: &str, question: &str) -> Evidence {
         Evidence::of_last_results(
-            &[
-                Message::new(Role::User, question),
-                Message::tool_result("call_1", ShownResult::from_json(result).unwrap()),
-            ],
+            &[Message::tool_result(
+                "call_1",
+                ShownResult::from_json(result).unwrap(),
+            )],
             &Question::read(question),
             true,
         )
@@ -433,8 +427,7 @@ mod tests {
 
     #[test]
     fn an_answer_after_no_result_has_no_evidence() {
-        let messages = [Message::new(Role::User, "What does HTTP stand for?")];
         let question = Question::read("What does HTTP stand for?");
-        assert!(Evidence::of_last_results(&messages, &question, true).is_none());
+        assert!(Evidence::of_last_results(&[], &question, true).is_none());
     }
 }

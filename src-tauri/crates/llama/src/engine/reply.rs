@@ -76,7 +76,7 @@ impl LocalModel {
             evidence: (!call && self.settings.options.copy_spans)
                 .then(|| {
                     copying::Evidence::of_last_results(
-                        request.messages,
+                        request.this_turn(),
                         &request.question(),
                         self.settings.options.asked_values,
                     )
