@@ -126,4 +126,12 @@ impl ToolSpec {
             .as_object()
             .is_some_and(|props| props.values().any(|p| p.get(extension).is_some()))
     }
+
+    /// Does the tool take any argument? One that takes none (`list_tasks`) makes the same
+    /// call every time.
+    pub fn takes_arguments(&self) -> bool {
+        self.input_schema["properties"]
+            .as_object()
+            .is_some_and(|props| !props.is_empty())
+    }
 }

@@ -72,7 +72,7 @@ pub(super) fn tool_candidates(
         .iter()
         .zip(tool_bonuses(question, tools))
         .filter(|(tool, _)| !locating || looks_up_names(tool))
-        .filter(|(tool, _)| !(takes_no_arguments(tool) && spent.contains(&tool.name.as_str())))
+        .filter(|(tool, _)| tool.takes_arguments() || !spent.contains(&tool.name.as_str()))
         .map(|(tool, words)| {
             let bonus = words
                 + bonus_if(wanted.creates && can_create(tool), CREATES_BONUS)
@@ -96,13 +96,6 @@ pub(super) fn searches(tool: &ToolSpec) -> bool {
 /// argument?
 pub(super) fn looks_up_names(tool: &ToolSpec) -> bool {
     tool.has_argument_marked("x-symbol")
-}
-
-/// Does this tool take no arguments, so that every call of it is the same call?
-fn takes_no_arguments(tool: &ToolSpec) -> bool {
-    tool.input_schema["properties"]
-        .as_object()
-        .is_none_or(|props| props.is_empty())
 }
 
 /// Does this tool calculate: does it declare an `"x-expression"` argument?
