@@ -151,6 +151,15 @@ impl Facts {
         let at = self.0.partition_point(|s| s.as_str() < prefix);
         self.0.get(at).is_some_and(|s| s.starts_with(prefix))
     }
+
+    /// Can `word` be, or go on to be, one of the facts: is it one when it `ends` there, does
+    /// one begin with it when it goes on?
+    fn fits(&self, word: &str, ends: bool) -> bool {
+        match ends {
+            true => self.has(word),
+            false => self.has_prefix(word),
+        }
+    }
 }
 
 /// Is this word of a line that answers the question a value worth copying: a fact, or a
@@ -237,22 +246,18 @@ impl Evidence {
         let Some(next) = NextWord::of(answer, piece) else {
             return 0.0;
         };
-        let fits = |w: &str| match next.ends {
-            true => self.spans.has(w),
-            false => self.spans.has_prefix(w),
-        };
         if next.starts {
             if answer.trim().is_empty() {
                 return 0.0;
             }
-            if self.asked.has_prefix(next.head) && (!next.ends || self.asked.has(next.head)) {
+            if self.asked.fits(next.head, next.ends) {
                 return ASKED_BONUS;
             }
             // Not a lone digit or letter: those begin many facts and would pull an answer
             // into a list of numbers.
             let begun = next.head.chars().count() >= 3;
             let place = self.asks_where && self.spans.has_prefix(&format!("{}/", next.head));
-            return match (begun && fits(next.head), place) {
+            return match (begun && self.spans.fits(next.head, next.ends), place) {
                 (true, true) => PLACE_BONUS,
                 (true, false) => START_BONUS,
                 (false, _) => 0.0,
@@ -261,13 +266,10 @@ impl Evidence {
         // Going on copying: the word so far must already be the start of a fact (or of an
         // asked value, which may begin with a lone digit).
         let whole = next.whole();
-        let going_on_asked = self.asked.has_prefix(next.before)
-            && match next.ends {
-                true => self.asked.has(&whole),
-                false => self.asked.has_prefix(&whole),
-            };
+        let going_on_asked =
+            self.asked.has_prefix(next.before) && self.asked.fits(&whole, next.ends);
         let going_on = next.before.chars().count() >= 2 && self.spans.has_prefix(next.before);
-        if going_on_asked || (going_on && fits(&whole)) {
+        if going_on_asked || (going_on && self.spans.fits(&whole, next.ends)) {
             CONTINUE_BONUS
         } else {
             0.0
