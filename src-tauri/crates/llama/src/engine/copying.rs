@@ -420,10 +420,10 @@ mod tests {
 
     #[test]
     fn the_count_of_a_listing_is_the_value_a_question_of_how_many_files_asks_for() {
-        let listing = r#"{"success": true, "data": {"directory": "tests", "files": ["tests/a.py", "tests/b.py"], "count": 2}}"#;
-        let e = evidence_for(listing, "How many files are in tests?");
+        let listing = r#"{"success": true, "data": {"directory": "fixtures", "files": ["fixtures/a.py", "fixtures/b.py"], "count": 2}}"#;
+        let e = evidence_for(listing, "How many files does fixtures hold?");
         assert_eq!(e.bonus("There are", " 2"), ASKED_BONUS);
-        let e = evidence_for(listing, "Which files are in tests?");
+        let e = evidence_for(listing, "Which files does fixtures hold?");
         assert_eq!(e.bonus("There are", " 2"), 0.0, "no count asked for");
     }
 

@@ -31,6 +31,13 @@ fn store_project() -> std::path::PathBuf {
     )
 }
 
+/// The default options with one change.
+fn options(change: impl FnOnce(&mut GenerationOptions)) -> GenerationOptions {
+    let mut options = GenerationOptions::default();
+    change(&mut options);
+    options
+}
+
 /// What a turn on `question` did, every call approved: its calls (tool and arguments) and its
 /// last reply in the model's own words.
 fn turn(
@@ -70,10 +77,7 @@ fn an_answer_after_a_read_begins_the_value_of_the_line_asked_about() {
     let dir = store_project();
     let mut model = model();
     let question = "Read store/settings.py: on which port does the server listen?";
-    let off = GenerationOptions {
-        asked_values: false,
-        ..GenerationOptions::default()
-    };
+    let off = options(|o| o.asked_values = false);
     let (calls, without) = turn(&mut model, &dir, off, question);
     assert!(
         calls.iter().any(|(tool, _)| tool == "read_file"),
@@ -84,10 +88,7 @@ fn an_answer_after_a_read_begins_the_value_of_the_line_asked_about() {
         Some("7311"),
         "precondition: the rule has work to do: {without:?}"
     );
-    let on = GenerationOptions {
-        asked_values: true,
-        ..GenerationOptions::default()
-    };
+    let on = options(|o| o.asked_values = true);
     let (_, with) = turn(&mut model, &dir, on, question);
     assert_eq!(first_number(&with), Some("7311"), "{with:?}");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -100,10 +101,7 @@ fn a_tool_without_arguments_is_called_once_a_turn() {
     let question = "What is on my task list?";
     let listed =
         |calls: &[(String, Value)]| calls.iter().filter(|(t, _)| t == "list_tasks").count();
-    let off = GenerationOptions {
-        spent_tools: false,
-        ..GenerationOptions::default()
-    };
+    let off = options(|o| o.spent_tools = false);
     let (calls, _) = turn(&mut model, &dir, off, question);
     assert!(listed(&calls) >= 2, "precondition: {calls:?}");
     let (calls, _) = turn(&mut model, &dir, GenerationOptions::default(), question);
@@ -121,20 +119,14 @@ fn a_path_argument_is_the_file_the_message_names() {
             .iter()
             .find_map(|(_, args)| args.get("path").and_then(Value::as_str).map(str::to_string))
     };
-    let off = GenerationOptions {
-        named_files: false,
-        ..GenerationOptions::default()
-    };
+    let off = options(|o| o.named_files = false);
     let (calls, _) = turn(&mut model, &dir, off, question);
     assert_ne!(
         first_path(&calls).as_deref(),
         Some("store/keys.py"),
         "precondition: {calls:?}"
     );
-    let on = GenerationOptions {
-        named_files: true,
-        ..GenerationOptions::default()
-    };
+    let on = options(|o| o.named_files = true);
     let (calls, _) = turn(&mut model, &dir, on, question);
     assert_eq!(
         first_path(&calls).as_deref(),
