@@ -61,7 +61,7 @@ fn a_where_question_about_a_defined_name_calls_the_name_lookup() {
 }
 
 /// A small Python project: a ledger with two classes and two functions in two modules.
-fn ledger_project() -> std::path::PathBuf {
+fn ledger_project() -> TestFolder {
     made_up_project(
         "ledger-project",
         &[

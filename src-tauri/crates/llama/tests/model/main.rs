@@ -90,8 +90,8 @@ fn fresh_session(dir: &std::path::Path, toolbox: std::sync::Arc<Toolbox>) -> Ses
 }
 
 /// A made-up project in a fresh folder named `name`: each file's path and text.
-fn made_up_project(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
-    let dir = tempfile_dir().join(name);
+fn made_up_project(name: &str, files: &[(&str, &str)]) -> TestFolder {
+    let dir = test_folder(name);
     for (path, text) in files {
         let file = dir.join(path);
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
@@ -100,13 +100,33 @@ fn made_up_project(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
     dir
 }
 
-/// A fresh folder for one test, named by the process and the test's thread.
-fn tempfile_dir() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "lantern-llama-test-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder named `name` for one test, removed with all it holds when the test ends
+/// (a failing one too), so that test runs leave nothing behind in the temporary folder.
+struct TestFolder {
+    _root: tempfile::TempDir,
+    path: std::path::PathBuf,
+}
+
+impl std::ops::Deref for TestFolder {
+    type Target = std::path::Path;
+
+    fn deref(&self) -> &std::path::Path {
+        &self.path
+    }
+}
+
+impl AsRef<std::path::Path> for TestFolder {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.path
+    }
+}
+
+fn test_folder(name: &str) -> TestFolder {
+    let root = tempfile::Builder::new()
+        .prefix("lantern-llama-test-")
+        .tempdir()
+        .unwrap();
+    let path = root.path().join(name);
+    std::fs::create_dir_all(&path).unwrap();
+    TestFolder { _root: root, path }
 }

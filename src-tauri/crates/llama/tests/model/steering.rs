@@ -10,7 +10,7 @@ use lantern_core::model::GenerationOptions;
 use serde_json::Value;
 
 /// A small Python project: a key-value store with its settings in one module.
-fn store_project() -> std::path::PathBuf {
+fn store_project() -> TestFolder {
     made_up_project(
         "store-project",
         &[

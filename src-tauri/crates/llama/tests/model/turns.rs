@@ -4,7 +4,7 @@ use super::*;
 
 #[test]
 fn the_agent_reads_a_file_through_a_valid_call() {
-    let dir = tempfile_dir();
+    let dir = test_folder("workspace");
     std::fs::write(
         dir.join("package.json"),
         "{\n  \"name\": \"shop\",\n  \"version\": \"2.4.1\"\n}\n",
@@ -144,7 +144,7 @@ fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
 
 #[test]
 fn grounded_calls_name_paths_that_exist_with_only_lean_arguments() {
-    let dir = tempfile_dir();
+    let dir = test_folder("workspace");
     let fixture =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/fixtures/semver");
     copy_tree(&fixture, &dir);
@@ -199,7 +199,7 @@ fn grounded_calls_name_paths_that_exist_with_only_lean_arguments() {
 
 #[test]
 fn a_question_that_asks_for_no_change_is_answered_by_reading() {
-    let dir = tempfile_dir().join("asks");
+    let dir = test_folder("asks");
     let fixture =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/fixtures/semver");
     copy_tree(&fixture, &dir);
@@ -237,7 +237,7 @@ fn a_question_that_asks_for_no_change_is_answered_by_reading() {
 
 #[test]
 fn a_message_that_names_the_project_makes_the_first_step_a_call() {
-    let dir = tempfile_dir().join("named-project");
+    let dir = test_folder("named-project");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("pyproject.toml"),
@@ -245,7 +245,7 @@ fn a_message_that_names_the_project_makes_the_first_step_a_call() {
     )
     .unwrap();
     let known = lantern_core::model::KnownPaths::from_files(vec!["pyproject.toml".into()]);
-    let texts = FixtureTexts(dir.clone());
+    let texts = FixtureTexts(dir.to_path_buf());
     let messages = conversation("Does quillpad still run on Python 3.8?");
     let mut model = model();
     model.configure(&lantern_core::model::GenerationOptions {
@@ -268,7 +268,7 @@ fn a_message_that_names_the_project_makes_the_first_step_a_call() {
 
 #[test]
 fn an_answer_that_loops_is_given_once_and_said_to_be_cut() {
-    let dir = tempfile_dir().join("loops");
+    let dir = test_folder("loops");
     std::fs::create_dir_all(&dir).unwrap();
     let mut model = model();
     let mut session = fresh_session(&dir, Toolbox::standard().into());
@@ -322,7 +322,7 @@ fn an_answer_that_loops_is_given_once_and_said_to_be_cut() {
 
 #[test]
 fn a_listing_asked_about_a_glob_is_narrowed_to_it() {
-    let dir = tempfile_dir().join("globs");
+    let dir = test_folder("globs");
     for file in [
         "tests/test_parse.py",
         "tests/test_render.py",
@@ -334,7 +334,7 @@ fn a_listing_asked_about_a_glob_is_narrowed_to_it() {
         std::fs::write(dir.join(file), "x = 1\n").unwrap();
     }
     let known = lantern_core::walk::known_paths(&Workspace::open(&dir).unwrap());
-    let texts = FixtureTexts(dir.clone());
+    let texts = FixtureTexts(dir.to_path_buf());
     // Only the listing is offered: which tool the model picks is the eval's to measure; the
     // pattern a listing is given is the lever's.
     let list = toolbox()
@@ -364,7 +364,7 @@ fn a_listing_asked_about_a_glob_is_narrowed_to_it() {
 
 #[test]
 fn a_calculation_is_made_by_the_calculator_and_its_result_quoted_in_the_answer() {
-    let dir = tempfile_dir().join("calculation");
+    let dir = test_folder("calculation");
     std::fs::create_dir_all(&dir).unwrap();
     let mut session = fresh_session(&dir, Toolbox::standard().into());
     session.config.max_steps = 3;
