@@ -4,6 +4,7 @@ mod choosing_tools;
 mod copying;
 mod decision;
 mod grounding;
+mod held_numbers;
 mod kv;
 mod load;
 mod made_up;
