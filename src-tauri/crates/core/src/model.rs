@@ -561,11 +561,6 @@ pub struct GenerationOptions {
     /// `copy_spans`). Off: it won dev runs and lost a held-out one.
     #[serde(default)]
     pub asked_values: bool,
-    /// In an answer after a tool result of the turn, never write a number of two characters
-    /// or more that no number of the conversation (the user's words, the results) begins
-    /// with (local models).
-    #[serde(default)]
-    pub held_numbers: bool,
     /// Offer a call's tool no tool without arguments that already ran in the turn: every call
     /// of it is the same call, and its result is already there (local models with the grammar).
     #[serde(default = "yes")]
@@ -662,7 +657,6 @@ impl Default for GenerationOptions {
             where_lookups: true,
             asked_values: false,
             spent_tools: true,
-            held_numbers: false,
             named_files: false,
             thinking_budget: DEFAULT_THINKING_BUDGET,
             temperature: 0.0,

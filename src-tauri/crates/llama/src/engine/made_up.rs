@@ -31,7 +31,7 @@ pub(super) struct MadeUp {
 
 /// The texts of the conversation after its system prompt: the user's messages, later system
 /// messages and the results' values, not the model's own words.
-pub(super) fn conversation_texts(after_prompt: &[Message]) -> Vec<String> {
+fn conversation_texts(after_prompt: &[Message]) -> Vec<String> {
     let mut texts = Vec::new();
     for message in after_prompt {
         match (message.result(), message.role) {

@@ -4,7 +4,6 @@ mod choosing_tools;
 mod copying;
 mod decision;
 mod grounding;
-mod held_numbers;
 mod kv;
 mod load;
 mod made_up;

@@ -36,8 +36,6 @@ pub(super) struct Reply {
     evidence: Option<copying::Evidence>,
     /// The prompt's made-up values an answer may not write.
     made_up: Option<made_up::MadeUp>,
-    /// The numbers an answer after a result may write.
-    held_numbers: Option<held_numbers::HeldNumbers>,
 }
 
 /// What grounding did at one position.
@@ -86,9 +84,6 @@ impl LocalModel {
                 .flatten(),
             made_up: (!call && self.settings.options.shun_examples)
                 .then(|| made_up::MadeUp::of(request.messages, request.tools))
-                .flatten(),
-            held_numbers: (!call && self.settings.options.held_numbers)
-                .then(|| held_numbers::HeldNumbers::of(request.messages, request.this_turn()))
                 .flatten(),
         }
     }
@@ -262,7 +257,6 @@ impl LocalModel {
                 // model cannot open a call after all.
                 let ban_openers = !reply.call;
                 let made_up = reply.made_up.as_ref();
-                let held_numbers = reply.held_numbers.as_ref();
                 let mut banned = |t: LlamaToken| {
                     let ends_equal = new_text.is_some_and(|(r, written)| {
                         !r.may_end(written) && piece_of(t).starts_with('"')
@@ -270,7 +264,6 @@ impl LocalModel {
                     ends_equal
                         || ban_openers && !vocab.is_eog(t) && would_open_a_call(text, &piece_of(t))
                         || made_up.is_some_and(|m| m.refuses(text, &piece_of(t)))
-                        || held_numbers.is_some_and(|h| h.refuses(text, &piece_of(t)))
                 };
                 choose(&reply.logits, grammar, &mut reply.chain, &mut banned)
             }
