@@ -685,6 +685,17 @@ pub trait Model: Send + 'static {
         CallPath::Text
     }
 
+    /// How many tokens `text`, given as a system message, takes of this model's context;
+    /// `None` when the model cannot say (a server without a tokenizer endpoint).
+    fn count_tokens(&mut self, _text: &str) -> Option<usize> {
+        None
+    }
+
+    /// How many tokens this model's context holds; `None` when it cannot say.
+    fn context_size(&mut self) -> Option<usize> {
+        None
+    }
+
     /// Generates a reply to `request.messages`, calling `on_text` with each new piece of text.
     /// Stops at a stop sequence, the end of the reply, `max_tokens`, when `on_text` returns
     /// [`Flow::Stop`], or when the cancel token is set.

@@ -14,6 +14,7 @@
 
 mod errors;
 mod native;
+mod server_facts;
 mod sse;
 mod stop;
 
@@ -113,6 +114,8 @@ pub struct OpenAiModel {
     /// The path calls take now: [`CallMode::Native`] from the start, [`CallMode::Auto`] once
     /// detection found the server able to, otherwise text.
     path: CallPath,
+    /// The server's context, once asked (see [`Model::context_size`]).
+    context: Option<Option<usize>>,
 }
 
 /// The body of `POST /chat/completions`.
@@ -245,6 +248,7 @@ impl OpenAiModel {
             options,
             agent,
             path,
+            context: None,
         })
     }
 
@@ -587,6 +591,17 @@ impl Model for OpenAiModel {
 
     fn call_path(&self) -> CallPath {
         self.path
+    }
+
+    fn count_tokens(&mut self, text: &str) -> Option<usize> {
+        self.ask_token_count(text)
+    }
+
+    fn context_size(&mut self) -> Option<usize> {
+        if self.context.is_none() {
+            self.context = Some(self.ask_context_size());
+        }
+        self.context.flatten()
     }
 
     fn generate(

@@ -433,3 +433,42 @@ fn a_session_reads_a_file_and_answers_through_the_server() {
     assert!(result.contains("the launch code is 0000"), "{result}");
     server.finish();
 }
+
+#[test]
+fn a_servers_context_and_token_counts_are_read_where_it_gives_them_and_none_otherwise() {
+    // llama-server's shapes: `GET /props` and `POST /tokenize`, at the server's root.
+    let server = FakeServer::start(vec![
+        Reply::json(
+            200,
+            json!({"default_generation_settings": {"n_ctx": 16384}, "total_slots": 1}),
+        ),
+        Reply::json(200, json!({"tokens": [12, 7, 9]})),
+    ]);
+    let mut llama = model(&server);
+    assert_eq!(llama.context_size(), Some(16384));
+    assert_eq!(llama.context_size(), Some(16384), "asked once, then kept");
+    let served = server.next_served();
+    assert_eq!(
+        (served.request.method.as_str(), served.request.path.as_str()),
+        ("GET", "/props")
+    );
+    assert_eq!(llama.count_tokens("fn main() {}"), Some(3));
+    let served = server.next_served();
+    assert_eq!(
+        (served.request.method.as_str(), served.request.path.as_str()),
+        ("POST", "/tokenize")
+    );
+    assert_eq!(served.request.body, json!({"content": "fn main() {}"}));
+    server.finish();
+
+    // A server without them (an OpenAI-style 404) says nothing.
+    let server = FakeServer::start(vec![
+        Reply::json(404, json!({"error": {"message": "Not found"}})),
+        Reply::json(404, json!({"error": {"message": "Not found"}})),
+    ]);
+    let mut other = model(&server);
+    assert_eq!(other.context_size(), None);
+    assert_eq!(other.context_size(), None);
+    assert_eq!(other.count_tokens("fn main() {}"), None);
+    server.finish();
+}

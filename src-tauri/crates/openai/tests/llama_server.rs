@@ -355,3 +355,23 @@ fn native_tool_calls_through_a_real_llama_server_read_a_file_and_answer() {
     );
     assert_ne!(reason, FinishedReason::Error, "{text}");
 }
+
+#[test]
+fn a_real_llama_server_says_how_large_its_context_is_and_counts_a_texts_tokens() {
+    let server = server();
+    let options = OpenAiOptions::new(&server.base_url, "gemma-3-270m");
+    let mut model = OpenAiModel::new(options).unwrap();
+    assert_eq!(
+        model.context_size(),
+        Some(8192),
+        "the server was started with -c 8192"
+    );
+    let line = "pub fn total(cart: &Cart) -> u64 {}\n";
+    let one = model.count_tokens(line).expect("llama-server tokenizes");
+    let ten = model.count_tokens(&line.repeat(10)).unwrap();
+    assert!(one >= 5, "a line of code is several tokens: {one}");
+    assert!(
+        ten >= one * 9,
+        "ten lines are about ten times one: {one} and {ten}"
+    );
+}

@@ -272,6 +272,15 @@ impl Model for LocalModel {
         self.facts.call_path
     }
 
+    fn count_tokens(&mut self, text: &str) -> Option<usize> {
+        let rendered = self.render(&[Message::new(Role::System, text)]).ok()?;
+        Some(self.tokenize(&rendered).len())
+    }
+
+    fn context_size(&mut self) -> Option<usize> {
+        Some(self.facts.context as usize)
+    }
+
     fn generate(
         &mut self,
         request: &GenerateRequest<'_>,
