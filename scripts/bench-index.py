@@ -81,8 +81,10 @@ def measure(lantern, name, root):
         "unchanged_s": unchanged_s,
         "unchanged_parsed": unchanged["parsed"],
     }
+    # One file's stamp moves forward and back: its text is never changed, so even files that
+    # are not ours (the registry's crate sources) are left as they were.
     touched = a_source_file(root)
-    if touched and os.access(touched, os.W_OK) and name != "cargo registry":
+    if touched and os.access(touched, os.W_OK):
         st = os.stat(touched)
         os.utime(touched, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
         try:
@@ -105,7 +107,7 @@ def markdown(rows):
         if "error" in r:
             lines.append(f"| {r['corpus']} | not measured: {r['error']} | | | | | | |")
             continue
-        one = f"{r['one_changed_s']:.2f} s ({r['one_changed_parsed']} read)" if "one_changed_s" in r else "not measured (not our files to touch)"
+        one = f"{r['one_changed_s']:.2f} s ({r['one_changed_parsed']} read)" if "one_changed_s" in r else "not measured (no writable source file)"
         lines.append(
             f"| {r['corpus']} | {r['files']:,} | {r['definitions']:,} | {r['build_s']:.1f} s | {r['build_rss_mib']:.0f} MiB "
             f"| {r['unchanged_s']:.2f} s ({r['unchanged_parsed']} read) | {one} | {r['refresh_rss_mib']:.0f} MiB |"
