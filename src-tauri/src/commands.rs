@@ -10,8 +10,8 @@ use crate::error::AppError;
 use crate::files::{SavedFile, TextFile, Tree};
 use crate::settings::Settings;
 use crate::state::{
-    AppState, ChatOpened, ExportedTranscript, LoadProgress, McpEdit, McpScope, McpView, ModelInfo,
-    ModelList, RulesInfo, ServerForm, ServerReport, Startup, WorkspaceInfo,
+    AppState, ChatOpened, CodeMapInfo, ExportedTranscript, LoadProgress, McpEdit, McpScope,
+    McpView, ModelInfo, ModelList, RulesInfo, ServerForm, ServerReport, Startup, WorkspaceInfo,
 };
 use lantern_core::agent::Answer;
 use lantern_core::chats::ChatSummary;
@@ -331,6 +331,12 @@ pub async fn file_outline(state: Shared<'_>, path: String) -> Result<Vec<Outline
 #[tauri::command]
 pub async fn project_rules(state: Shared<'_>) -> Result<Option<RulesInfo>, AppError> {
     off_thread(&state, |s| s.project_rules()).await
+}
+
+/// The map of the open project's code a conversation opens with, and what it costs.
+#[tauri::command]
+pub async fn code_map(state: Shared<'_>) -> Result<CodeMapInfo, AppError> {
+    off_thread(&state, |s| s.code_map()).await
 }
 
 /// The MCP servers: the user's and the open project's, with their state and tools.

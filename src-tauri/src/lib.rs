@@ -77,6 +77,7 @@ app_commands![
     file_outline,
     complete_symbols,
     project_rules,
+    code_map,
     mcp_servers,
     change_mcp,
     restart_mcp,

@@ -50,10 +50,12 @@ pub struct WorkspaceInfo {
 
 mod chats;
 mod code;
+mod code_map;
 mod mcp;
 mod rules;
 mod servers;
 pub use chats::ChatOpened;
+pub use code_map::CodeMapInfo;
 pub use mcp::{McpEdit, McpScope, McpView};
 pub use rules::RulesInfo;
 pub use servers::{ServerForm, ServerInfo, ServerReport};
@@ -430,7 +432,10 @@ impl AppState {
             *self.model_info.read().unwrap_or_else(|e| e.into_inner()),
             Some(ModelInfo::Server { .. })
         );
-        session.config.repo_map = repo_map_budget(settings.repo_map, on_server);
+        let context = (on_server && settings.repo_map.is_none())
+            .then(|| model.context_size())
+            .flatten();
+        session.config.repo_map = repo_map_budget(settings.repo_map, on_server, context);
         // A server that said its tool list changed brings its new tools to this turn.
         if let Some(toolbox) = self.changed_mcp_tools() {
             session.use_toolbox(toolbox);

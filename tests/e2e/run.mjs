@@ -244,6 +244,24 @@ const tests = [
         (await session.execute("return [...document.querySelectorAll('.editor-outline option')].map(o => o.textContent);")).some((o) => /^function withTax · \d+$/.test(o)),
       );
       await shot(session, "01b-go-to-definition");
+      // Ctrl+click on a name does the same.
+      await session.click('.tree-row[data-path="src/cart.ts"]');
+      await session.waitFor("src/cart.ts shown again", async () => (await session.text(".tab.active"))?.includes("cart.ts"));
+      const [x, y] = await session.execute(`
+        const walker = document.createTreeWalker(document.querySelector('.cm-content'), NodeFilter.SHOW_TEXT);
+        while (walker.nextNode()) {
+          const at = walker.currentNode.textContent.indexOf('withTax');
+          if (at < 0) continue;
+          const range = document.createRange();
+          range.setStart(walker.currentNode, at);
+          range.setEnd(walker.currentNode, at + 'withTax'.length);
+          const box = range.getBoundingClientRect();
+          return [box.left + box.width / 2, box.top + box.height / 2];
+        }
+        return [null, null];`);
+      assert(x !== null, "src/cart.ts shows the name withTax");
+      await session.ctrlClickAt(x, y);
+      await session.waitFor("src/pricing.ts shown by Ctrl+click", async () => (await session.text(".tab.active"))?.includes("pricing.ts"));
       await session.click('.side-tab[data-page="model"]');
       await session.waitForElement(".model-panel .facts");
       await shot(session, "02-model");
@@ -591,7 +609,7 @@ const tests = [
     },
   ],
   [
-    "an @ mention completes from the project and attaches that file, shown as a chip and in the inspector",
+    "an @ mention completes from the project and attaches that file or definition, shown as a chip and in the inspector",
     async () => {
       const session = await launch(freshWorkspace());
       const input = await session.find(".chat-input");
@@ -617,10 +635,28 @@ const tests = [
         MODEL_MS,
       );
       await shot(session, "20-mention-attached");
+      // A name the code defines is offered too, and attaches its definition.
+      await input.type("What does @withT");
+      await session.waitForElement('.mention-choice[data-kind="symbol"]');
+      const names = await session.text(".mention-menu");
+      assert(names.includes("withTax") && names.includes("definition"), `the menu offers the definition: ${names}`);
+      await input.type(Keys.Enter);
+      await input.type("return?");
+      await input.type(Keys.Enter);
+      await session.waitFor("the definition's chip", async () =>
+        (await session.execute("return [...document.querySelectorAll('.msg.user .attachment-chip')].map(c => c.textContent + ' ' + c.title);")).some((c) => /^@withTax src\/pricing\.ts, lines \d+-\d+/.test(c)),
+      );
+      await session.execute("const stop = document.querySelector('.stop-button'); if (stop && !stop.classList.contains('hidden')) stop.click();");
+      await session.waitFor(
+        "the second turn to end",
+        async () => (await session.findAll(".msg.assistant .thinking")).length === 0 && (await session.findAll(".stop-button.hidden")).length === 1,
+        MODEL_MS,
+      );
+      await shot(session, "20b-mention-symbol-attached");
     },
   ],
   [
-    "the project's instructions are shown on the Model page with what they cost",
+    "the project's instructions and the map of its code are shown on the Model page with what they cost",
     async () => {
       const workspace = freshWorkspace();
       writeFileSync(join(workspace, "AGENTS.md"), "# Shop API\n\nRun `npm test` before every commit. Prices are in cents.\n");
@@ -629,6 +665,13 @@ const tests = [
       await session.waitFor("the instructions' cost", async () => /AGENTS\.md · \d+ tokens/.test((await session.text(".rules-summary")) ?? ""));
       await session.click(".rules-text summary");
       await shot(session, "18-model-rules");
+      // The default local model is given no map; the page shows what it would be and cost.
+      await session.waitFor("the map's cost", async () => /Not given to this model\..* \d+ tokens \(\d+ characters\)/.test((await session.text(".code-map-summary")) ?? ""));
+      await session.click(".code-map-text summary");
+      const map = (await session.text(".code-map-text pre")) ?? "";
+      assert(map.startsWith("MAP OF THE PROJECT'S CODE") && map.includes("src/"), `the map lists the code's files: ${map}`);
+      await session.execute("document.querySelector('.code-map-section').scrollIntoView();");
+      await shot(session, "18b-model-code-map");
     },
   ],
   [

@@ -118,6 +118,27 @@ export class Session {
     return Buffer.from(await request(`${this.url}/screenshot`, "GET"), "base64");
   }
 
+  /** Clicks the point (`x`, `y`) of the viewport with Control held: a Ctrl+click. */
+  async ctrlClickAt(x, y) {
+    const control = "\uE009";
+    const idle = { type: "pause", duration: 0 };
+    const keys = [{ type: "keyDown", value: control }, idle, idle, idle, { type: "keyUp", value: control }];
+    const mouse = [
+      idle,
+      { type: "pointerMove", duration: 0, origin: "viewport", x: Math.round(x), y: Math.round(y) },
+      { type: "pointerDown", button: 0 },
+      { type: "pointerUp", button: 0 },
+      idle,
+    ];
+    await request(`${this.url}/actions`, "POST", {
+      actions: [
+        { type: "key", id: "keyboard", actions: keys },
+        { type: "pointer", id: "mouse", parameters: { pointerType: "mouse" }, actions: mouse },
+      ],
+    });
+    await request(`${this.url}/actions`, "DELETE");
+  }
+
   /** Presses keys on whatever has focus. */
   async press(...keys) {
     const actions = keys.flatMap((key) => [

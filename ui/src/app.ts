@@ -89,7 +89,12 @@ export class App {
       connect: (form) => model.connect(form),
     });
     const settingsPanel: SettingsPanel = new SettingsPanel(layout.pages.settings, {
-      save: (values) => settings.save(values),
+      save: async (values) => {
+        const error = await settings.save(values);
+        // The map's size is a setting: the Model page shows the map at the new one.
+        if (error === null) void model.refreshContext();
+        return error;
+      },
       reloadModel: () => void model.load(model.loadedPath),
       revoke: (id) => void settings.revoke(id),
       undo: (id) => void settings.undo(id),
@@ -119,7 +124,7 @@ export class App {
       opened: () => {
         // The folder's own MCP servers bring their tools, its own instructions their cost.
         refreshTools();
-        void model.refreshRules();
+        void model.refreshContext();
         refreshLists();
         turns.refreshAvailability();
       },

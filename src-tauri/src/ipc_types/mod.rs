@@ -16,8 +16,8 @@ use crate::error::AppError;
 use crate::files::{SavedFile, TextFile, Tree};
 use crate::settings::Settings;
 use crate::state::{
-    ChatOpened, ExportedTranscript, LoadProgress, McpEdit, McpScope, McpView, ModelInfo, ModelList,
-    RulesInfo, ServerForm, ServerReport, Startup, WorkspaceInfo,
+    ChatOpened, CodeMapInfo, ExportedTranscript, LoadProgress, McpEdit, McpScope, McpView,
+    ModelInfo, ModelList, RulesInfo, ServerForm, ServerReport, Startup, WorkspaceInfo,
 };
 use lantern_core::agent::Answer;
 use lantern_core::chats::ChatSummary;
@@ -96,6 +96,7 @@ fn definitions() -> (Map<String, Value>, Vec<Module>) {
                 add::<ServerForm>(g),
                 add::<McpView>(g),
                 add::<RulesInfo>(g),
+                add::<CodeMapInfo>(g),
                 add::<McpScope>(g),
                 add::<McpEdit>(g),
                 add::<AppError>(g),

@@ -3,7 +3,6 @@
 
 use super::AppState;
 use crate::error::AppError;
-use lantern_core::model::{Message, Role};
 use lantern_core::project_rules::ProjectRules;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -18,8 +17,8 @@ pub struct RulesInfo {
     /// Whether the file was longer than what is given.
     pub cut: bool,
     pub chars: usize,
-    /// Its tokens for the loaded local model; `None` for a model on a server, or while the
-    /// model is busy answering.
+    /// Its tokens for the model in use (the local model's tokenizer, or the server's when it
+    /// has one); `None` when the model cannot say, is busy answering, or none is loaded.
     pub tokens: Option<usize>,
 }
 
@@ -30,14 +29,7 @@ impl AppState {
             return Ok(None);
         };
         let message = rules.message();
-        // Counted when the model is free; a turn holding it must not be waited for.
-        let tokens = self.model.try_lock().ok().and_then(|mut model| {
-            let local = model.as_mut()?.local()?;
-            let rendered = local
-                .render(&[Message::new(Role::System, message.as_str())])
-                .ok()?;
-            Some(local.tokenize(&rendered).len())
-        });
+        let tokens = self.with_free_model(|model| model.count_tokens(&message));
         Ok(Some(RulesInfo {
             chars: message.chars().count(),
             path: rules.path,

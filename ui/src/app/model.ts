@@ -63,18 +63,20 @@ export class ModelControl {
     if (label.title !== undefined) chip.title = label.title;
     chip.dataset.state = state.kind;
     this.deps.changed();
-    // A loaded model counts the instructions' tokens in its own tokenizer.
-    if (state.kind === "ready") void this.refreshRules();
+    // A loaded model counts the instructions' and the map's tokens in its own tokenizer.
+    if (state.kind === "ready") void this.refreshContext();
   }
 
-  /** The open project's instructions on the Model page; nothing without a folder. */
-  async refreshRules(): Promise<void> {
-    try {
-      this.deps.panel.setRules(await backend.projectRules());
-    } catch (error) {
+  /** What the open project gives a conversation at its start, on the Model page: its
+   * instructions and the map of its code; nothing without a folder. */
+  async refreshContext(): Promise<void> {
+    const why = (error: unknown): string => {
       const appError = AppError.from(error);
-      this.deps.panel.setRules(appError.code === "no_workspace" ? "No folder is open." : appError.message);
-    }
+      return appError.code === "no_workspace" ? "No folder is open." : appError.message;
+    };
+    const [rules, map] = await Promise.allSettled([backend.projectRules(), backend.codeMap()]);
+    this.deps.panel.setRules(rules.status === "fulfilled" ? rules.value : why(rules.reason));
+    this.deps.panel.setCodeMap(map.status === "fulfilled" ? map.value : why(map.reason));
   }
 
   /** Loads `path`, or the default model when it is null; `shownPath` names the default while it

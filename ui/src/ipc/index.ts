@@ -9,6 +9,7 @@ import type {
   ChatOpened,
   ChatSummary,
   Checkpoint,
+  CodeMapInfo,
   DefinitionPlace,
   ErrorCode,
   ExportedTranscript,
@@ -101,6 +102,7 @@ export const COMMANDS = [
   "file_outline",
   "complete_symbols",
   "project_rules",
+  "code_map",
   "mcp_servers",
   "change_mcp",
   "restart_mcp",
@@ -176,6 +178,7 @@ export const backend = {
   updateSettings: (settings: Settings) => call<Settings>("update_settings", { settings }),
   /** The open project's AGENTS.md (or the like) and what it costs; null when it has none. */
   projectRules: () => call<RulesInfo | null>("project_rules"),
+  codeMap: () => call<CodeMapInfo>("code_map"),
   /** The MCP servers of the user and of the open project, with their state and tools. */
   mcpServers: () => call<McpView>("mcp_servers"),
   /** Changes a server's definition, then starts the servers again. */

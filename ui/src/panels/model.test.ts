@@ -32,3 +32,22 @@ describe("ModelPanel's project instructions", () => {
     expect(document.querySelector(".rules")!.textContent).toContain("no AGENTS.md");
   });
 });
+
+describe("ModelPanel's map of the code", () => {
+  it("says whether conversations open with it, and what it costs", () => {
+    const p = panel();
+    const text = "MAP OF THE PROJECT'S CODE\nsrc/cart.ts\n  export function total(cart)\n";
+    p.setCodeMap({ given: true, budget: 4096, text, chars: 61, tokens: 17 });
+    const summary = () => document.querySelector(".code-map-summary")!.textContent!;
+    expect(summary()).toContain("17 tokens (61 characters) of the context, given at the start of each conversation");
+    expect(summary()).toContain("at most 4096 characters");
+    expect(document.querySelector(".code-map-text pre")!.textContent).toBe(text);
+    p.setCodeMap({ given: false, budget: 6000, text, chars: 61, tokens: null });
+    expect(summary()).toContain("Not given to this model");
+    expect(summary()).toContain("61 characters");
+    p.setCodeMap({ given: true, budget: 4096, text: "", chars: 0, tokens: 0 });
+    expect(document.querySelector(".code-map")!.textContent).toContain("defines nothing");
+    p.setCodeMap("No folder is open.");
+    expect(document.querySelector(".code-map")!.textContent).toBe("No folder is open.");
+  });
+});

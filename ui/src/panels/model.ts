@@ -2,7 +2,7 @@
 // local GGUF (loading with progress, and the probe that says how well it suits Lantern) or a
 // model server (the server form).
 
-import type { LoadProgress, ModelInfo, ModelList, ProbeReport, RulesInfo, ServerConfig } from "../ipc/types";
+import type { CodeMapInfo, LoadProgress, ModelInfo, ModelList, ProbeReport, RulesInfo, ServerConfig } from "../ipc/types";
 import { button, clear, h } from "../lib/dom";
 import { describeOpening, formatBytes, formatCount, formatDuration } from "../lib/format";
 import { type ServerActions, ServerFormView } from "./server-form";
@@ -39,6 +39,7 @@ export class ModelPanel {
   private readonly localPart: HTMLElement;
   private readonly serverPart: HTMLElement;
   private readonly rules = h("div", { class: "rules" });
+  private readonly codeMap = h("div", { class: "code-map" });
   private readonly switcher = h("div", { class: "provider-switch", attrs: { role: "tablist", "aria-label": "where the model runs" } });
   private provider: Provider = "local";
 
@@ -58,6 +59,7 @@ export class ModelPanel {
     root.append(
       h("section", {}, h("h3", { text: "Model in use" }), this.current),
       h("section", { class: "rules-section" }, h("h3", { text: "The project's instructions" }), this.rules),
+      h("section", { class: "code-map-section" }, h("h3", { text: "Map of the project's code" }), this.codeMap),
       this.switcher,
       this.localPart,
       this.serverPart,
@@ -107,6 +109,27 @@ export class ModelPanel {
     this.rules.append(
       h("p", { class: "small rules-summary" }, h("code", { text: rules.path }), ` · ${cost} of the context, given at the start of each conversation${rules.cut ? " (cut to its limit)" : ""}. Instructions only: they cannot change the tools or what is allowed.`),
       h("details", { class: "rules-text" }, h("summary", { text: "What the model is given" }), h("pre", { class: "mono small", text: rules.text })),
+    );
+  }
+
+  /** The map of the project's code a conversation opens with, what it costs, or why it is not shown. */
+  setCodeMap(map: CodeMapInfo | string): void {
+    clear(this.codeMap);
+    if (typeof map === "string") {
+      this.codeMap.append(h("p", { class: "muted small", text: map }));
+      return;
+    }
+    if (map.text === "") {
+      this.codeMap.append(h("p", { class: "muted small", text: "Empty: the code defines nothing in a language the index reads (Rust, Python, JavaScript, TypeScript, Go)." }));
+      return;
+    }
+    const cost = map.tokens === null ? `${map.chars} characters` : `${map.tokens} tokens (${map.chars} characters)`;
+    const summary = map.given
+      ? `${cost} of the context, given at the start of each conversation (at most ${map.budget} characters; Settings changes it). Its most used definitions by file, ranked toward what the message names.`
+      : `Not given to this model (Settings gives it a size). At a server model's ${map.budget} characters it would cost ${cost} for this model.`;
+    this.codeMap.append(
+      h("p", { class: "small code-map-summary", text: summary }),
+      h("details", { class: "code-map-text" }, h("summary", { text: map.given ? "What the model is given" : "What it would be" }), h("pre", { class: "mono small", text: map.text })),
     );
   }
 

@@ -144,7 +144,7 @@ export class SettingsPanel {
       field("Tool choice", choice),
       field("Thinking budget of a local reasoning model (tokens; 0 = none)", number("thinking_budget", s.thinking_budget, { min: "0", max: "8192", step: "64" })),
       field("Context size (tokens)", number("context", s.context, { min: "1024", step: "256" }, "model default")),
-      field("Map of the project's code (characters; 0 = none)", number("repo_map", s.repo_map, { min: "0", max: "200000", step: "500" }, "6000 on a server, none locally")),
+      field("Map of the project's code (characters; 0 = none)", number("repo_map", s.repo_map, { min: "0", max: "200000", step: "500" }, "sized to a server model's context, none locally")),
       h("div", { class: "button-row" }, h("span", { class: "muted small", text: "A new context size applies when the model is loaded again." }), button("Reload the model", this.actions.reloadModel, { class: "small" })),
     );
   }

@@ -50,6 +50,11 @@ pub(super) struct EvalArgs {
     /// map, the default).
     #[arg(long, default_value_t = AgentConfig::default().project_map)]
     map_budget: usize,
+    /// The most characters of the map of the project's code each task's conversation opens
+    /// with (left out: as `lantern run` gives it, 6,000 for a model on a server and none for a
+    /// local one).
+    #[arg(long, value_name = "CHARACTERS")]
+    code_map: Option<usize>,
 }
 
 /// `lantern eval`: runs the chosen tasks and prints their scores.
@@ -64,6 +69,7 @@ pub(super) fn eval_command(args: EvalArgs) -> Result<u8, Failure> {
         &args.model,
         args.max_steps,
         args.map_budget,
+        args.code_map,
         &args.off,
         args.label,
     );
@@ -185,18 +191,22 @@ pub(super) fn append_report(path: &Path, markdown: &str) -> std::io::Result<()> 
 }
 
 /// The agent's settings and the results' heading for an evaluation: the model's tool choice,
-/// `max_steps`, the project map's budget, and the levers named in `off` turned off.
+/// `max_steps`, the project map's and the code map's budgets, and the levers named in `off`
+/// turned off.
 fn configured(
     model: &ModelArgs,
     max_steps: usize,
     map_budget: usize,
+    code_map: Option<usize>,
     off: &[String],
     label: Option<String>,
 ) -> (AgentConfig, String) {
+    let on_server = matches!(model.provider, crate::models::Provider::Openai);
     let mut config = AgentConfig {
         tool_choice: model.tool_choice,
         max_steps,
         project_map: map_budget,
+        repo_map: lantern_core::agent::repo_map_budget(code_map, on_server, None),
         ..AgentConfig::default()
     };
     for lever in AGENT_LEVERS
@@ -205,9 +215,15 @@ fn configured(
     {
         (lever.set)(&mut config, false);
     }
-    let label = label.unwrap_or_else(|| match off.is_empty() {
-        true => model.describe(),
-        false => format!("{}, off: {}", model.describe(), off.join(", ")),
+    let label = label.unwrap_or_else(|| {
+        let mut label = model.describe();
+        if let Some(chars) = code_map {
+            label.push_str(&format!(", code map {chars}"));
+        }
+        if !off.is_empty() {
+            label.push_str(&format!(", off: {}", off.join(", ")));
+        }
+        label
     });
     (config, label)
 }

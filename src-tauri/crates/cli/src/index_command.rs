@@ -3,8 +3,11 @@
 
 use super::{open_workspace, print_json, Failure};
 use lantern_core::code_index::{saved_index_path, ProjectIndex};
+use lantern_core::sandbox::Workspace;
+use lantern_index::{CodeIndex, Refreshed};
 use serde_json::json;
 use std::path::Path;
+use std::sync::MutexGuard;
 use std::time::{Duration, Instant};
 
 /// How often progress is shown.
@@ -31,21 +34,7 @@ pub(super) fn index(
     }
     let project = ProjectIndex::saved_at(saved.clone());
     let started = Instant::now();
-    let mut shown = Instant::now();
-    let (index, refreshed) = project
-        .refresh(&ws, |progress| {
-            if shown.elapsed() >= PROGRESS_EVERY && progress.done < progress.total {
-                eprintln!(
-                    "lantern: indexing {}/{} files",
-                    progress.done, progress.total
-                );
-                shown = Instant::now();
-            }
-        })
-        .map_err(|e| Failure {
-            code: 1,
-            message: format!("cannot index {}: {}", workspace.display(), e.message),
-        })?;
+    let (index, refreshed) = refresh_showing_progress(&project, &ws)?;
     let seconds = started.elapsed().as_secs_f64();
     let (files, definitions) = index.as_ref().map_or((0, 0), |i| i.counts());
     if let (Some(budget), Some(index)) = (map, index.as_ref()) {
@@ -78,4 +67,27 @@ pub(super) fn index(
         );
     }
     Ok(0)
+}
+
+/// Brings `project`'s index of `ws` up to date, saying on stderr how far it is every half
+/// second while it reads files (a first build of a large project takes a while).
+pub(super) fn refresh_showing_progress<'a>(
+    project: &'a ProjectIndex,
+    ws: &Workspace,
+) -> Result<(MutexGuard<'a, Option<CodeIndex>>, Refreshed), Failure> {
+    let mut shown = Instant::now();
+    project
+        .refresh(ws, |progress| {
+            if shown.elapsed() >= PROGRESS_EVERY && progress.done < progress.total {
+                eprintln!(
+                    "lantern: indexing {}/{} files",
+                    progress.done, progress.total
+                );
+                shown = Instant::now();
+            }
+        })
+        .map_err(|e| Failure {
+            code: 1,
+            message: format!("cannot index {}: {}", ws.root().display(), e.message),
+        })
 }

@@ -93,7 +93,12 @@ enum Command {
         /// servers, only those that fit the message are listed.
         #[arg(long)]
         message: Option<String>,
-        /// Also say on stderr how many tokens the prompt is for the default model.
+        /// Also print the map of the folder's code a conversation opens with, in at most this
+        /// many characters (a server model's default when left out), after its instructions.
+        #[arg(long, value_name = "CHARACTERS", num_args = 0..=1,
+              default_missing_value = "6000", requires = "workspace")]
+        map: Option<usize>,
+        /// Also say on stderr how many tokens each part printed is for the default model.
         #[arg(long)]
         tokens: bool,
     },
@@ -280,12 +285,13 @@ fn write_stdout(args: std::fmt::Arguments<'_>) {
     }
 }
 
-/// `lantern prompt`: the system prompt, then the project's own instructions as the agent
-/// gives them.
+/// `lantern prompt`: the system prompt, then what the agent gives a conversation on the
+/// folder at its start: the project's own instructions and, when asked, the map of its code.
 fn prompt(
     toolbox: &Arc<Toolbox>,
     workspace: Option<&Path>,
     message: Option<&str>,
+    map: Option<usize>,
     tokens: bool,
 ) -> Result<u8, Failure> {
     let offer = message.and_then(|m| {
@@ -296,18 +302,37 @@ fn prompt(
         Some(offer) => (offer.system_prompt.as_str(), offer.specs.len()),
         None => (toolbox.system_prompt(), toolbox.specs().len()),
     };
-    out!("{system}");
+    let mut parts = vec![("the system prompt", system.to_string())];
+    if let Some(dir) = workspace {
+        let ws = open_workspace(dir)?;
+        if let Some(rules) = ProjectRules::of(&ws) {
+            parts.push(("the project's instructions", rules.message()));
+        }
+        if let Some(budget) = map {
+            let saved = lantern_core::code_index::saved_index_path(ws.root());
+            let project = lantern_core::code_index::ProjectIndex::saved_at(saved);
+            drop(index_command::refresh_showing_progress(&project, &ws)?);
+            let map = lantern_core::agent::opening_code_map(&ws, &project, budget);
+            parts.push(("the map of its code", map));
+        }
+    }
+    out!("{}", parts[0].1);
+    for (_, text) in parts.iter().skip(1).filter(|(_, text)| !text.is_empty()) {
+        out!("\n\n{text}\n");
+    }
     if tokens {
-        let count = model_commands::prompt_tokens(system)?;
+        let texts: Vec<&str> = parts.iter().map(|(_, text)| text.as_str()).collect();
+        let counts = model_commands::prompt_tokens(&texts)?;
+        let each: Vec<String> = parts
+            .iter()
+            .zip(&counts)
+            .map(|((what, _), count)| format!("{what} {count}"))
+            .collect();
         eprintln!(
-            "lantern: the system prompt is {count} tokens for the default model ({offered} of {} tools listed)",
+            "lantern: tokens for the default model: {} ({offered} of {} tools listed)",
+            each.join(", "),
             toolbox.specs().len()
         );
-    }
-    if let Some(dir) = workspace {
-        if let Some(rules) = ProjectRules::of(&open_workspace(dir)?) {
-            out!("\n\n{}\n", rules.message());
-        }
     }
     Ok(0)
 }
@@ -354,6 +379,7 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
         Command::Prompt {
             workspace,
             message,
+            map,
             tokens,
         } => {
             let tools = mcp_commands::Tools::start(workspace.as_deref())?;
@@ -361,6 +387,7 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
                 &tools.toolbox,
                 workspace.as_deref(),
                 message.as_deref(),
+                map,
                 tokens,
             )
         }

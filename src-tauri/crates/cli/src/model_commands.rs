@@ -20,21 +20,26 @@ pub(super) fn list_models() -> Result<u8, Failure> {
     Ok(0)
 }
 
-/// How many tokens `system` is, as the default model's template and tokenizer make it.
+/// How many tokens each of `texts` is as a system message, as the default model's template
+/// and tokenizer make it.
 #[cfg(feature = "llama")]
-pub(super) fn prompt_tokens(system: &str) -> Result<usize, Failure> {
-    use lantern_core::model::{Message, Role};
+pub(super) fn prompt_tokens(texts: &[&str]) -> Result<Vec<usize>, Failure> {
+    use lantern_core::model::Model;
     let path = lantern_llama::default_model_path();
-    let model = lantern_llama::LocalModel::load(&lantern_llama::LoadOptions::new(path), |_| {})
+    let mut model = lantern_llama::LocalModel::load(&lantern_llama::LoadOptions::new(path), |_| {})
         .map_err(|e| crate::usage(format!("the default model cannot be loaded: {e}")))?;
-    let rendered = model
-        .render(&[Message::new(Role::System, system)])
-        .map_err(|e| crate::usage(e.0))?;
-    Ok(model.tokenize(&rendered).len())
+    texts
+        .iter()
+        .map(|text| {
+            model.count_tokens(text).ok_or_else(|| {
+                crate::usage("the default model's template cannot render a system message")
+            })
+        })
+        .collect()
 }
 
 #[cfg(not(feature = "llama"))]
-pub(super) fn prompt_tokens(_: &str) -> Result<usize, Failure> {
+pub(super) fn prompt_tokens(_: &[&str]) -> Result<Vec<usize>, Failure> {
     Err(crate::models::no_local_backend())
 }
 

@@ -69,6 +69,28 @@ export interface ChatSummary {
   modified_ms: number;
 }
 
+/** The map of the project's code a conversation opens with. */
+export interface CodeMapInfo {
+  /**
+   * Whether conversations with the model in use open with it (Settings, else the default:
+   * a model on a server does, the local model does not).
+   */
+  given: boolean;
+  /**
+   * Its size in characters: the one conversations open with, or, when none is given, the
+   * default for a model on a server, to show what it would be.
+   */
+  budget: number;
+  /** The map at that size; empty when the code defines nothing the index reads. */
+  text: string;
+  chars: number;
+  /**
+   * Its tokens for the model in use (the local model's tokenizer, or the server's when it
+   * has one); `None` when the model cannot say, is busy answering, or none is loaded.
+   */
+  tokens: number | null;
+}
+
 /** The calibrated decisions for one model and system prompt. */
 export interface DecisionRules {
   /** The first reply to a user message. */
@@ -305,8 +327,8 @@ export interface RulesInfo {
   cut: boolean;
   chars: number;
   /**
-   * Its tokens for the loaded local model; `None` for a model on a server, or while the
-   * model is busy answering.
+   * Its tokens for the model in use (the local model's tokenizer, or the server's when it
+   * has one); `None` when the model cannot say, is busy answering, or none is loaded.
    */
   tokens: number | null;
 }

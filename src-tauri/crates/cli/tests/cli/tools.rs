@@ -102,6 +102,46 @@ fn prompt_renders_the_catalog_the_same_for_every_workspace_then_its_instructions
 }
 
 #[test]
+fn prompt_with_a_map_prints_the_map_of_the_code_after_the_instructions_within_its_size() {
+    let f = Fixture::new();
+    std::fs::create_dir_all(f.ws.path().join("src")).unwrap();
+    std::fs::write(
+        f.ws.path().join("src/cart.ts"),
+        "export function cartTotal(items: number[]): number {\n  return items.reduce((a, b) => a + b, 0);\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        f.ws.path().join("src/shop.ts"),
+        "import { cartTotal } from './cart';\nexport function checkout(items: number[]) {\n  return cartTotal(items);\n}\n",
+    )
+    .unwrap();
+    std::fs::write(f.ws.path().join("AGENTS.md"), "Prices are in cents.\n").unwrap();
+    let ws = f.ws.path().to_str().unwrap();
+    let plain = f.lantern(&["prompt", "--workspace", ws], None);
+    let plain = String::from_utf8(plain.stdout).unwrap();
+    let out = f.lantern(&["prompt", "--workspace", ws, "--map", "2000"], None);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let map = text
+        .strip_prefix(plain.trim_end())
+        .expect("the prompt and the instructions come first")
+        .trim();
+    assert!(map.starts_with("MAP OF THE PROJECT'S CODE"), "{map}");
+    assert!(
+        map.contains("src/cart.ts") && map.contains("cartTotal"),
+        "{map}"
+    );
+    assert!(map.chars().count() <= 2000, "{map}");
+    // A map needs a folder to map.
+    let alone = f.lantern(&["prompt", "--map"], None);
+    assert_eq!(alone.status.code(), Some(2));
+}
+
+#[test]
 fn parse_reports_text_calls_and_invalid_calls() {
     let f = Fixture::new();
     let text = json(&f.lantern(&["parse"], Some("The version is 1.0.0")));

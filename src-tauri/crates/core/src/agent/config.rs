@@ -3,18 +3,28 @@
 use crate::model::ToolChoice;
 use serde::{Deserialize, Serialize};
 
-/// The repo map's budget for a model on a server, in characters: about 1,500 tokens, a few
-/// percent of a server model's context.
+/// The repo map's budget for a model on a server that does not say how large its context is,
+/// in characters: about 1,500 tokens, a few percent of a server model's context.
 pub const SERVER_REPO_MAP: usize = 6000;
 
-/// The repo map's budget for a conversation: the one the user set, else [`SERVER_REPO_MAP`]
-/// for a model on a server and none for a local one (the default model answered worse with
-/// one in the evaluation). The window and the command line both decide it here.
-pub fn repo_map_budget(chosen: Option<usize>, on_server: bool) -> usize {
-    match chosen {
-        Some(chars) => chars,
-        None if on_server => SERVER_REPO_MAP,
-        None => 0,
+/// The share of a server model's context its repo map takes by default: an eighth.
+const REPO_MAP_SHARE: usize = 8;
+
+/// About how many characters of code a token is, to size the map (which is cut by characters)
+/// to a context counted in tokens.
+const CHARS_PER_TOKEN: usize = 4;
+
+/// The repo map's budget for a conversation, in characters: the one the user set; else, for a
+/// model on a server, an eighth of its context (`context`, in tokens) between 2,000 and 24,000
+/// characters, or [`SERVER_REPO_MAP`] when the server does not say; and none for a local one
+/// (`lantern eval --code-map` measures what one is worth to it). The window, the command line
+/// and the evaluation all decide it here.
+pub fn repo_map_budget(chosen: Option<usize>, on_server: bool, context: Option<usize>) -> usize {
+    match (chosen, context) {
+        (Some(chars), _) => chars,
+        (None, _) if !on_server => 0,
+        (None, Some(tokens)) => (tokens / REPO_MAP_SHARE * CHARS_PER_TOKEN).clamp(2_000, 24_000),
+        (None, None) => SERVER_REPO_MAP,
     }
 }
 
@@ -88,5 +98,22 @@ impl Default for AgentConfig {
             count_notes: true,
             definition_notes: true,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_models_map_is_sized_to_its_context_unless_the_user_chose() {
+        assert_eq!(repo_map_budget(Some(1234), true, Some(8192)), 1234);
+        assert_eq!(repo_map_budget(Some(0), true, None), 0, "none, as chosen");
+        assert_eq!(repo_map_budget(None, true, Some(8192)), 4096);
+        assert_eq!(repo_map_budget(None, true, Some(32768)), 16384);
+        assert_eq!(repo_map_budget(None, true, Some(1_000_000)), 24_000);
+        assert_eq!(repo_map_budget(None, true, Some(2048)), 2_000);
+        assert_eq!(repo_map_budget(None, true, None), SERVER_REPO_MAP);
+        assert_eq!(repo_map_budget(None, false, Some(8192)), 0, "a local model");
     }
 }

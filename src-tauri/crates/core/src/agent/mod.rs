@@ -29,6 +29,24 @@ pub use config::{repo_map_budget, AgentConfig, SERVER_REPO_MAP};
 pub use resume::history_from_events;
 pub use turn::offer_for;
 
+/// The map of `workspace`'s code a conversation opens with at `budget` characters, before a
+/// message points it anywhere (see [`AgentConfig::repo_map`]); empty when the code defines
+/// nothing the index reads.
+pub fn opening_code_map(
+    workspace: &Workspace,
+    code_index: &crate::code_index::ProjectIndex,
+    budget: usize,
+) -> String {
+    let nothing_asked = crate::question::Question::read("");
+    texts::code_map(
+        workspace,
+        code_index,
+        &nothing_asked,
+        &Default::default(),
+        budget,
+    )
+}
+
 use crate::checkpoint::CheckpointStore;
 use crate::error::ErrorType;
 use crate::event::{Event, FinishedReason};

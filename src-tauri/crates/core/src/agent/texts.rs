@@ -1,6 +1,7 @@
 //! The text of the files a step's call may name, for a backend that grounds an argument in a
 //! file's content, and for the lines of a definition shown with a search's result.
 
+use crate::code_index::ProjectIndex;
 use crate::mentions::NamedPaths;
 use crate::model::{FileTexts, KnownPaths};
 use crate::question::Question;
@@ -67,12 +68,13 @@ impl FilesSeen {
 /// ranked toward the files `question` names (`named`) and the defined names it mentions, with
 /// its heading; empty when the code defines nothing the index reads.
 pub(super) fn code_map(
-    ctx: &ToolContext,
+    workspace: &Workspace,
+    code_index: &ProjectIndex,
     question: &Question,
     named: &NamedPaths,
     budget: usize,
 ) -> String {
-    let Ok((index, _)) = ctx.code_index.refresh(&ctx.workspace, |_| {}) else {
+    let Ok((index, _)) = code_index.refresh(workspace, |_| {}) else {
         return String::new();
     };
     let Some(index) = index.as_ref() else {

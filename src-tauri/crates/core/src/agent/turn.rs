@@ -117,7 +117,13 @@ impl Session {
                 .push(Message::new(Role::System, rules.message()));
         }
         if self.config.repo_map > 0 && opening {
-            let map = code_map(&self.ctx, &question, &named, self.config.repo_map);
+            let map = code_map(
+                &self.ctx.workspace,
+                &self.ctx.code_index,
+                &question,
+                &named,
+                self.config.repo_map,
+            );
             if !map.is_empty() {
                 self.history.push(Message::new(Role::System, map));
             }
