@@ -394,6 +394,25 @@ impl ProjectIndex {
     }
 }
 
+impl ProjectIndex {
+    /// The last line (1-based) of the definition whose name stands on `line` of the file at
+    /// `path`, as the code index reads the file (read and parsed on demand when the index
+    /// does not hold it as it is now, within the same bounds as [`Self::definitions_on`]);
+    /// `None` for a language it does not read, or a line that names no definition.
+    pub fn definition_end(&self, workspace: &Workspace, path: &str, line: u64) -> Option<u32> {
+        let held = self.index.try_lock().ok();
+        let index = held.as_ref().and_then(|guard| guard.as_ref());
+        let mut budget = OnDemand {
+            used: 0,
+            until: Instant::now() + ON_DEMAND_TIME,
+        };
+        definitions_in(workspace, index, path, &mut budget)?
+            .iter()
+            .find(|d| u64::from(d.name_line) == line)
+            .map(|d| d.end_line)
+    }
+}
+
 /// The definitions of the file at `path`: from `index` when it holds the file as it is now,
 /// else read through the sandbox and parsed when it fits in what is left of `budget`.
 fn definitions_in(

@@ -263,6 +263,12 @@ pub trait FileTexts {
     /// The whole text of the file at `rel` (relative to the workspace root), if it is one of
     /// the known files and reads as text.
     fn text_of(&self, rel: &str) -> Option<String>;
+
+    /// The last line (1-based) of the definition whose name stands on `line` of the file at
+    /// `rel`, where a code index reads the file's language; `None` elsewhere.
+    fn definition_end(&self, _rel: &str, _line: u64) -> Option<u32> {
+        None
+    }
 }
 
 /// Files given as `(path, text)` pairs, for tests.

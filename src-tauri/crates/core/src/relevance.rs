@@ -96,8 +96,13 @@ pub fn match_defines(m: &Hit, names: &[String]) -> bool {
     defines(&m.text, names)
 }
 
-/// How many lines after a definition are looked at for what else the question asks of it.
+/// How many lines after a definition are looked at for what else the question asks of it,
+/// where no code index says where the definition ends.
 const BODY_LINES: usize = 15;
+
+/// The most lines of a definition's body looked at, where the code index says where it ends
+/// (a long class's body is read up to here).
+const MAX_INDEXED_BODY_LINES: usize = 400;
 
 /// The most lines of a definition's body shown with it.
 const MAX_BODY_LINES: usize = 2;
@@ -135,10 +140,17 @@ fn definitions_among(
         let Some(content) = content.as_deref() else {
             continue;
         };
+        // The body is the definition's own lines where the index knows them, so a short
+        // function's next neighbour is not read as its body, nor a long class cut short.
+        let body_lines = files.definition_end(path, line).map_or(BODY_LINES, |end| {
+            (end as usize)
+                .saturating_sub(line as usize)
+                .min(MAX_INDEXED_BODY_LINES)
+        });
         let body: String = content
             .lines()
             .skip(line as usize)
-            .take(BODY_LINES)
+            .take(body_lines)
             .collect::<Vec<_>>()
             .join("\n");
         let about = lines_about_at_most(&body, &rest, line + 1, MAX_BODY_LINES);

@@ -238,6 +238,7 @@ impl super::Session {
         let texts = self.config.definition_bodies.then(|| VisibleTexts {
             workspace: &self.ctx.workspace,
             known: self.seen.look(&self.ctx, self.toolbox.specs()).0,
+            code_index: Some(&self.ctx.code_index),
         });
         let files = texts.as_ref().map(|t| t as &dyn FileTexts);
         Message::tool_result(call_id, focus_result(result, question, files))

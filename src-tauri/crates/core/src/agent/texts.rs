@@ -15,6 +15,8 @@ use crate::walk::{known_paths_of, walk_workspace};
 pub(super) struct VisibleTexts<'a> {
     pub workspace: &'a Workspace,
     pub known: &'a KnownPaths,
+    /// Where the definitions of the files' code end, when it is asked.
+    pub code_index: Option<&'a ProjectIndex>,
 }
 
 /// What a conversation has seen of the workspace since the files last changed: the files and
@@ -122,6 +124,13 @@ impl FileTexts for VisibleTexts<'_> {
         let bytes = current_content(self.workspace, &path).ok()??;
         String::from_utf8(bytes).ok()
     }
+
+    fn definition_end(&self, rel: &str, line: u64) -> Option<u32> {
+        if !self.known.has_file(rel) {
+            return None;
+        }
+        self.code_index?.definition_end(self.workspace, rel, line)
+    }
 }
 
 #[cfg(test)]
@@ -141,6 +150,7 @@ mod tests {
         let texts = VisibleTexts {
             workspace: &workspace,
             known: &known,
+            code_index: None,
         };
         assert_eq!(texts.text_of("a.txt").as_deref(), Some("alpha\n"));
         assert_eq!(texts.text_of("secret.txt"), None);

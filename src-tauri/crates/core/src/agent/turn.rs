@@ -243,6 +243,7 @@ impl Session {
         let texts = VisibleTexts {
             workspace: &self.ctx.workspace,
             known,
+            code_index: None,
         };
         let offered = match &self.offer {
             Some(offer) => offer.specs.as_slice(),

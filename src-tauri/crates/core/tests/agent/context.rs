@@ -108,6 +108,55 @@ fn a_search_s_definition_comes_with_the_lines_of_its_body_the_question_asks_abou
     );
 }
 
+/// What the model reads after searching `query` in a workspace of `files`, asked `question`.
+fn read_after_searching(files: &[(&str, &str)], query: &str, question: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        std::fs::write(dir.path().join(path), text).unwrap();
+    }
+    let mut s = Session::new(
+        Workspace::open(dir.path()).unwrap(),
+        SessionOptions::in_memory(Toolbox::standard().into()),
+    );
+    let mut model = ScriptedModel::new(vec![
+        call("search_code", &format!(r#"{{"query": "{query}"}}"#)),
+        "Done.".into(),
+    ]);
+    s.send(
+        question,
+        &mut model,
+        &mut FixedAnswer(Answer::Deny { message: None }),
+        &mut |_| {},
+        &CancelToken::new(),
+    );
+    model.seen[1].last().unwrap().content.clone()
+}
+
+#[test]
+fn a_definitions_body_is_its_own_lines_where_the_code_index_reads_its_language() {
+    // A long class: the line asked about stands past the first fifteen of its body.
+    let docstring: String = (1..=20).map(|i| format!("    note {i}\n")).collect();
+    let long_class =
+        format!("class Spooler:\n    \"\"\"\n{docstring}    \"\"\"\n\n    retry_limit = 7\n");
+    let read = read_after_searching(
+        &[("spool.py", &long_class)],
+        "Spooler",
+        "How many times does a Spooler retry, what limit?",
+    );
+    assert!(read.contains("spool.py:25: retry_limit = 7"), "{read}");
+    // A short function: its neighbour's lines are not its body.
+    let read = read_after_searching(
+        &[(
+            "feed.py",
+            "def drain(queue):\n    return queue.pop()\n\n\ndef refill(queue):\n    queue.limit = 3\n",
+        )],
+        "drain",
+        "What limit does drain use?",
+    );
+    assert!(read.contains("feed.py:1: def drain(queue):"), "{read}");
+    assert!(!read.contains("queue.limit = 3"), "{read}");
+}
+
 #[test]
 fn the_project_map_follows_the_system_prompt_once_per_conversation() {
     let dir = workspace();
