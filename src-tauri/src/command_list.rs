@@ -37,6 +37,7 @@ pub const APP_COMMANDS: &[&str] = &[
     "file_outline",
     "complete_symbols",
     "project_rules",
+    "code_map",
     "mcp_servers",
     "change_mcp",
     "restart_mcp",

@@ -248,7 +248,8 @@ const tests = [
       await session.click('.tree-row[data-path="src/cart.ts"]');
       await session.waitFor("src/cart.ts shown again", async () => (await session.text(".tab.active"))?.includes("cart.ts"));
       const [x, y] = await session.execute(`
-        const walker = document.createTreeWalker(document.querySelector('.cm-content'), NodeFilter.SHOW_TEXT);
+        const content = document.querySelector('.editor-surface').shadowRoot.querySelector('.cm-content');
+        const walker = document.createTreeWalker(content, NodeFilter.SHOW_TEXT);
         while (walker.nextNode()) {
           const at = walker.currentNode.textContent.indexOf('withTax');
           if (at < 0) continue;
@@ -666,7 +667,7 @@ const tests = [
       await session.click(".rules-text summary");
       await shot(session, "18-model-rules");
       // The default local model is given no map; the page shows what it would be and cost.
-      await session.waitFor("the map's cost", async () => /Not given to this model\..* \d+ tokens \(\d+ characters\)/.test((await session.text(".code-map-summary")) ?? ""));
+      await session.waitFor("the map's cost", async () => /Not given to this model.* it would cost \d+ tokens \(\d+ characters\)/.test((await session.text(".code-map-summary")) ?? ""));
       await session.click(".code-map-text summary");
       const map = (await session.text(".code-map-text pre")) ?? "";
       assert(map.startsWith("MAP OF THE PROJECT'S CODE") && map.includes("src/"), `the map lists the code's files: ${map}`);

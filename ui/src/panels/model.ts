@@ -126,7 +126,7 @@ export class ModelPanel {
     const cost = map.tokens === null ? `${map.chars} characters` : `${map.tokens} tokens (${map.chars} characters)`;
     const summary = map.given
       ? `${cost} of the context, given at the start of each conversation (at most ${map.budget} characters; Settings changes it). Its most used definitions by file, ranked toward what the message names.`
-      : `Not given to this model (Settings gives it a size). At a server model's ${map.budget} characters it would cost ${cost} for this model.`;
+      : `Not given to this model (Settings gives it a size). As a model on a server gets it (at most ${map.budget} characters), it would cost ${cost}.`;
     this.codeMap.append(
       h("p", { class: "small code-map-summary", text: summary }),
       h("details", { class: "code-map-text" }, h("summary", { text: map.given ? "What the model is given" : "What it would be" }), h("pre", { class: "mono small", text: map.text })),
