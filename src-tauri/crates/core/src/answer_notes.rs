@@ -39,7 +39,7 @@
 //! ```
 
 use crate::question::Question;
-use crate::relevance::match_defines;
+use crate::relevance::{index_read, match_defines};
 use crate::seen_result::{Hit, SeenData, SeenResult};
 use crate::words::{code_words, lower_code_words, path_words, DEFINING_WORDS};
 use schemars::JsonSchema;
@@ -140,7 +140,7 @@ pub fn definition_note(
                 .iter()
                 .any(|p| p.1 == name && p.2 == path && p.3 == line)
             {
-                places.push((sureness(path, text, name, question), name, path, line, text));
+                places.push((sureness(m, name, question), name, path, line, text));
             }
         }
     }
@@ -184,25 +184,29 @@ pub fn definition_note(
 /// The least sure rank: a name assigned at the start of a line, without a defining word.
 const ASSIGNED: u8 = 3;
 
-/// How surely the line `text` of `path`, which defines `name` (lower-case), is the definition
+/// How surely the search's line `m`, which defines `name` (lower-case), is the definition
 /// `question` asks for; lower is surer. A file named after the name (`functions/coerce.js` for
-/// `coerce`) comes first; then a defining word followed by the name as the question writes it
-/// (`class Comparator`), then in another case; last an assignment at the start of a line
-/// (`comparator = new Comparator(…)`, `coerce = true`), which may only set a variable.
-fn sureness(path: &str, text: &str, name: &str, question: &str) -> u8 {
-    let file = path.rsplit('/').next().unwrap_or(path);
+/// `coerce`) comes first; then the name as the question writes it, then in another case. Where
+/// the code index reads the file's language, its mark says the line is a definition; elsewhere
+/// the name must follow a defining word (`class Comparator`), and a line without one, an
+/// assignment at the start of a line (`comparator = new Comparator(…)`, `coerce = true`),
+/// comes last, as it may only set a variable.
+fn sureness(m: &Hit, name: &str, question: &str) -> u8 {
+    let file = m.path.rsplit('/').next().unwrap_or(&m.path);
     let stem = file.split('.').next().unwrap_or(file);
     if stem.eq_ignore_ascii_case(name) {
         return 0;
     }
-    let tokens: Vec<&str> = code_words(text).collect();
+    let tokens: Vec<&str> = code_words(&m.text).collect();
     let asked: Vec<&str> = code_words(question).collect();
-    let after_defining_word = tokens.windows(2).filter_map(|w| {
-        (DEFINING_WORDS.contains(&w[0].to_lowercase().as_str()) && w[1].to_lowercase() == name)
-            .then_some(w[1])
+    let indexed = index_read(m);
+    let defined = tokens.iter().enumerate().filter_map(|(i, word)| {
+        let after_defining_word =
+            i > 0 && DEFINING_WORDS.contains(&tokens[i - 1].to_lowercase().as_str());
+        (word.to_lowercase() == name && (indexed || after_defining_word)).then_some(*word)
     });
     let mut rank = ASSIGNED;
-    for written in after_defining_word {
+    for written in defined {
         rank = rank.min(if asked.contains(&written) { 1 } else { 2 });
     }
     rank
@@ -405,6 +409,28 @@ mod tests {
         assert_eq!(
             note.text,
             "The search shows `timeout` defined in timeout.js (line 4)."
+        );
+    }
+
+    #[test]
+    fn where_the_index_reads_the_language_its_mark_makes_a_definition_without_a_defining_word() {
+        let asked = Question::read("Where is retry_limit set?");
+        let module_constant = ok(json!({"matches": [
+            {"path": "spool/settings.py", "line": 3, "text": "RETRY_LIMIT = 7", "defines": "RETRY_LIMIT"},
+        ]}));
+        assert_eq!(
+            definition_note(&asked, &[module_constant], "")
+                .unwrap()
+                .text,
+            "The search shows `RETRY_LIMIT` defined in spool/settings.py (line 3)."
+        );
+        // A file the index did not read: the line is read as code, and it may only set it.
+        let unread = ok(json!({"matches": [
+            {"path": "spool/settings.py", "line": 3, "text": "RETRY_LIMIT = 7", "unindexed": true},
+        ]}));
+        assert_eq!(
+            definition_note(&asked, &[unread], "").unwrap().text,
+            "The search shows `RETRY_LIMIT` assigned in spool/settings.py (line 3)."
         );
     }
 

@@ -87,13 +87,20 @@ pub fn defines(line: &str, names: &[String]) -> bool {
 /// the index decides; elsewhere (a language it does not read, or a file it did not read:
 /// `unindexed`) the line is read as code ([`defines`]).
 pub fn match_defines(m: &Hit, names: &[String]) -> bool {
-    if !m.unindexed && lantern_index::Language::of_path(&m.path).is_some() {
+    if index_read(m) {
         return m
             .defines
             .as_ref()
             .is_some_and(|defined| names.contains(&defined.to_lowercase()));
     }
     defines(&m.text, names)
+}
+
+/// Did the code index read the file of the search's line `m`: is its language indexed, and
+/// was the file read (not past what is read on demand)? Then its `defines` mark is the word
+/// on what the line defines.
+pub fn index_read(m: &Hit) -> bool {
+    !m.unindexed && lantern_index::Language::of_path(&m.path).is_some()
 }
 
 /// How many lines after a definition are looked at for what else the question asks of it,
