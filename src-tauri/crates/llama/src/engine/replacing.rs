@@ -108,8 +108,10 @@ pub(super) struct Replacement {
 }
 
 impl Replacement {
-    /// `None` when the question holds nothing the old text does not.
-    pub(super) fn new(question: &Question, old_raw: &str) -> Option<Self> {
+    /// The steering of an edit's new text that replaces `old_raw`, by what `question` holds
+    /// that the old text does not: even when it holds nothing, the new text may not end as the
+    /// old one (an edit that changes nothing is refused, and a tiny model sends it again).
+    pub(super) fn new(question: &Question, old_raw: &str) -> Self {
         let old = unescape(old_raw);
         let question = question.outside_paths.as_str();
         let old_words = edit_words(&old);
@@ -141,14 +143,14 @@ impl Replacement {
             ([new], [old]) => Some(((*new).clone(), old.to_string())),
             _ => None,
         };
-        (!values.is_empty()).then(|| Replacement {
+        Replacement {
             old_raw: old_raw.to_string(),
             old,
             numbers,
             rename,
             values,
             first_tokens: Vec::new(),
-        })
+        }
     }
 
     /// The steering of a new file's content (an argument declared `"x-from": "question"`): the
@@ -194,8 +196,25 @@ impl Replacement {
     }
 
     /// May the new text end after `written`? Not while it is the old text itself.
-    pub(super) fn may_end(&self, written: &str) -> bool {
+    fn may_end(&self, written: &str) -> bool {
         written != self.old_raw
+    }
+
+    /// Would `piece`, written after `written` (the new text so far, both as JSON string
+    /// content), close the new text's string while it is the old text itself? A token may
+    /// finish the copy and close the string at once (`get"` after `/tar`), not only open with
+    /// the quote.
+    pub(super) fn would_end_unchanged(&self, written: &str, piece: &str) -> bool {
+        let mut escaped = (written.len() - written.trim_end_matches('\\').len()) % 2 == 1;
+        for (at, c) in piece.char_indices() {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => return !self.may_end(&format!("{written}{}", &piece[..at])),
+                _ => {}
+            }
+        }
+        false
     }
 
     /// The bonus for writing `piece` after `written` (the new text so far), both as JSON string
@@ -326,7 +345,9 @@ impl super::LocalModel {
         }
         let asked = request.question();
         let mut replacement = match opened? {
-            Grounding::Replaces(key) => Replacement::new(&asked, raw_argument(call_text, key)?),
+            Grounding::Replaces(key) => {
+                Some(Replacement::new(&asked, raw_argument(call_text, key)?))
+            }
             Grounding::FromQuestion => Replacement::new_content(&asked),
             _ => None,
         }?;
@@ -352,8 +373,7 @@ mod tests {
         let r = Replacement::new(
             &Question::read("Make MAX_LENGTH in internal/constants.js 512."),
             "const MAX_LENGTH = 256",
-        )
-        .unwrap();
+        );
         assert_eq!(r.bonus("const MAX_LENGTH = ", "5"), REPLACE_BONUS);
         assert_eq!(r.bonus("const MAX_LENGTH =", " 5"), REPLACE_BONUS);
         assert_eq!(r.bonus("const MAX_LENGTH = ", "2"), 0.0);
@@ -366,8 +386,7 @@ mod tests {
         let r = Replacement::new(
             &Question::read("add(2, 3) returns -1 instead of 5. Fix it."),
             "pub fn add(a: i64, b: i64) -> i64 {",
-        )
-        .unwrap();
+        );
         assert_eq!(r.bonus("pub fn add(a: ", "5"), 0.0);
     }
 
@@ -376,8 +395,7 @@ mod tests {
         let r = Replacement::new(
             &Question::read("Rename divide_by to quotient in src/ops.rs."),
             "pub fn divide_by(a: f64, b: f64) -> f64 {",
-        )
-        .unwrap();
+        );
         assert_eq!(r.bonus("pub fn ", "quot"), REPLACE_BONUS);
         assert_eq!(r.bonus("pub ", "quot"), 0.0);
     }
@@ -388,9 +406,9 @@ mod tests {
         let r = Replacement::new(
             &Question::read("Add a line debug = false after the host line."),
             old,
-        )
-        .unwrap();
+        );
         assert!(!r.may_end(old));
+        assert!(r.would_end_unchanged(old, "\""));
         assert_eq!(r.bonus(&format!("{old}\\n"), "debug"), INSERT_BONUS);
         assert_eq!(r.bonus("host = ", "debug"), 0.0, "two names: no rename");
     }
@@ -398,7 +416,7 @@ mod tests {
     #[test]
     fn a_changed_text_that_ends_as_the_old_one_did_may_end_there() {
         let old = "fn multiply() {\\n    a * b\\n}\\n";
-        let r = Replacement::new(&Question::read("multiply should be named times."), old).unwrap();
+        let r = Replacement::new(&Question::read("multiply should be named times."), old);
         assert_eq!(r.bonus("fn times() {\\n    a * b\\n}\\n", "\""), END_BONUS);
         assert_eq!(r.bonus(old, "\""), 0.0, "unchanged");
         assert_eq!(r.bonus("fn times() {", "\""), 0.0, "not at the old end");
@@ -410,8 +428,25 @@ mod tests {
     }
 
     #[test]
+    fn the_new_text_never_ends_as_the_old_one_even_when_one_token_finishes_the_copy_and_closes() {
+        let r = Replacement::new(&Question::read("Add *.tmp to .gitignore."), "/build");
+        assert!(r.would_end_unchanged("/build", "\""));
+        assert!(
+            r.would_end_unchanged("/bui", "ld\""),
+            "the copy finished and closed at once"
+        );
+        assert!(r.would_end_unchanged("/bui", "ld\"},"));
+        assert!(!r.would_end_unchanged("/bui", "ld"), "not closed");
+        assert!(!r.would_end_unchanged("/build\\n*.tmp", "\""), "changed");
+        assert!(
+            !r.would_end_unchanged("/build\\", "\""),
+            "an escaped quote closes nothing"
+        );
+    }
+
+    #[test]
     fn escapes_are_read_as_the_characters_they_stand_for() {
-        let r = Replacement::new(&Question::read("Add debug = false after it."), "a = 1").unwrap();
+        let r = Replacement::new(&Question::read("Add debug = false after it."), "a = 1");
         assert_eq!(r.bonus("a = 1\\", "ndebug"), INSERT_BONUS);
         assert_eq!(r.bonus("a = 1\\n", "de"), INSERT_BONUS);
         assert_eq!(unescape("x\\\"y\\\\"), "x\"y\\");
@@ -438,11 +473,11 @@ mod tests {
     }
 
     #[test]
-    fn a_question_with_nothing_new_steers_nothing() {
-        assert!(Replacement::new(
-            &Question::read("Fix the bug in add."),
-            "pub fn add(a: i64) {"
-        )
-        .is_none());
+    fn a_question_with_nothing_new_favours_nothing_but_still_asks_for_a_change() {
+        let old = "pub fn add(a: i64) {";
+        let r = Replacement::new(&Question::read("Fix the bug in add."), old);
+        assert_eq!(r.bonus("pub fn ", "add"), 0.0);
+        assert_eq!(r.bonus("pub fn add(a: ", "i64"), 0.0);
+        assert!(r.would_end_unchanged(old, "\""));
     }
 }

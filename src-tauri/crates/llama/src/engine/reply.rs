@@ -258,9 +258,8 @@ impl LocalModel {
                 let ban_openers = !reply.call;
                 let made_up = reply.made_up.as_ref();
                 let mut banned = |t: LlamaToken| {
-                    let ends_equal = new_text.is_some_and(|(r, written)| {
-                        !r.may_end(written) && piece_of(t).starts_with('"')
-                    });
+                    let ends_equal = new_text
+                        .is_some_and(|(r, written)| r.would_end_unchanged(written, &piece_of(t)));
                     ends_equal
                         || ban_openers && !vocab.is_eog(t) && would_open_a_call(text, &piece_of(t))
                         || made_up.is_some_and(|m| m.refuses(text, &piece_of(t)))
