@@ -17,8 +17,9 @@ const CHARS_PER_TOKEN: usize = 4;
 /// The repo map's budget for a conversation, in characters: the one the user set; else, for a
 /// model on a server, an eighth of its context (`context`, in tokens) between 2,000 and 24,000
 /// characters, or [`SERVER_REPO_MAP`] when the server does not say; and none for a local one
-/// (`lantern eval --code-map` measures what one is worth to it). The window, the command line
-/// and the evaluation all decide it here.
+/// (with one, the default model's dev look-ups gained 2 runs and lost 1 and took twice as
+/// long; `lantern eval --code-map` measures it). The window, the command line and the
+/// evaluation all decide it here.
 pub fn repo_map_budget(chosen: Option<usize>, on_server: bool, context: Option<usize>) -> usize {
     match (chosen, context) {
         (Some(chars), _) => chars,
