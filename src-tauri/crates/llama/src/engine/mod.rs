@@ -343,17 +343,10 @@ impl Model for LocalModel {
         let mut text = String::new();
         let mut grammar: Option<LlamaSampler> = None;
         if call {
-            // The opening tag is written for the model; after it the grammar leads.
-            let tag = self.tag.clone();
-            let have = kv::tag_tokens_in_cache(&self.cached, prompt_len, &tag);
-            self.rewind_to(prompt_len + have, cancel)?;
-            logits = self.append(&tag[have..])?;
             text.push_str(self.syntax.open);
-            if on_text(self.syntax.open) == Flow::Stop {
-                return Ok(self.finish(text, FinishReason::Stop, stats, started));
-            }
-            if self.settings.options.grammar {
-                grammar = Some(self.grammar_after(&tag, request)?);
+            match self.open_call(request, prompt_len, on_text)? {
+                Some((after_tag, constrained)) => (logits, grammar) = (after_tag, constrained),
+                None => return Ok(self.finish(text, FinishReason::Stop, stats, started)),
             }
         }
         stats.constrained = grammar.is_some();
@@ -369,6 +362,29 @@ impl Model for LocalModel {
 }
 
 impl LocalModel {
+    /// Writes a call's opening tag for the model after the prompt's `prompt_len` tokens (the
+    /// cache may hold its start from scoring) and streams it: the logits after it, and the
+    /// grammar that leads from there when it is on; `None` when the listener asked to stop.
+    fn open_call(
+        &mut self,
+        request: &GenerateRequest<'_>,
+        prompt_len: usize,
+        on_text: &mut dyn FnMut(&str) -> Flow,
+    ) -> Result<Option<(Vec<f32>, Option<LlamaSampler>)>, ModelError> {
+        let tag = self.tag.clone();
+        let have = kv::tag_tokens_in_cache(&self.cached, prompt_len, &tag);
+        self.rewind_to(prompt_len + have, request.cancel)?;
+        let logits = self.append(&tag[have..])?;
+        if on_text(self.syntax.open) == Flow::Stop {
+            return Ok(None);
+        }
+        let grammar = match self.settings.options.grammar {
+            true => Some(self.grammar_after(&tag, request)?),
+            false => None,
+        };
+        Ok(Some((logits, grammar)))
+    }
+
     /// Generates up to `n` tokens greedily after `prompt`, ignoring end-of-text; returns how
     /// many were generated.
     pub fn generate_free(&mut self, prompt: &[LlamaToken], n: usize) -> usize {
