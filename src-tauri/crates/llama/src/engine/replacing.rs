@@ -25,7 +25,6 @@
 use super::copying::last_word;
 use super::grounding::{raw_argument, Grounding};
 use super::sampling::best_by_logit;
-use lantern_core::model::KnownPaths;
 use lantern_core::question::Question;
 use lantern_core::words::{between_edit_words, edit_words, EDIT_WORDS};
 use llama_cpp_2::token::LlamaToken;
@@ -112,11 +111,8 @@ impl Replacement {
     /// The steering of an edit's new text that replaces `old_raw`, by what `question` holds
     /// that the old text does not: even when it holds nothing, the new text may not end as the
     /// old one (an edit that changes nothing is refused, and a tiny model sends it again).
-    /// A path the question names that `known` (the workspace's files and folders) has not is
-    /// a value too (`.DS_Store`, `vendor/` to add to `.gitignore`): it names no file to edit.
-    pub(super) fn new(question: &Question, old_raw: &str, known: Option<&KnownPaths>) -> Self {
+    pub(super) fn new(question: &Question, old_raw: &str) -> Self {
         let old = unescape(old_raw);
-        let paths = &question.paths;
         let question = question.outside_paths.as_str();
         let old_words = edit_words(&old);
         let holds = |w: &str| old_words.iter().any(|o| o.eq_ignore_ascii_case(w));
@@ -134,13 +130,6 @@ impl Replacement {
         }
         let numbers: Vec<String> = values.iter().filter(|v| is_number(v)).cloned().collect();
         let names: Vec<&String> = values.iter().filter(|v| !is_number(v)).collect();
-        let new_paths = paths
-            .iter()
-            .filter(|p| known.is_some_and(|known| !has_path(known, p)))
-            .flat_map(|p| edit_words(p))
-            .filter(|w| !holds(w))
-            .map(str::to_string)
-            .collect::<Vec<_>>();
         // The old text's names the question names too, each once.
         let mut named: Vec<&str> = old_words
             .iter()
@@ -154,11 +143,6 @@ impl Replacement {
             ([new], [old]) => Some(((*new).clone(), old.to_string())),
             _ => None,
         };
-        for path in new_paths {
-            if !values.contains(&path) {
-                values.push(path);
-            }
-        }
         Replacement {
             old_raw: old_raw.to_string(),
             old,
@@ -346,16 +330,6 @@ impl Replacement {
     }
 }
 
-/// Does the workspace have the file or folder `path` names, by its path or, for a file, by its
-/// name alone?
-fn has_path(known: &KnownPaths, path: &str) -> bool {
-    let path = path.trim_end_matches('/');
-    let as_name = format!("/{path}");
-    known.has_file(path)
-        || known.folders.iter().any(|f| f == path)
-        || known.files.iter().any(|f| f.ends_with(&as_name))
-}
-
 impl super::LocalModel {
     /// The steering of the text the call text (after the opening tag) has just opened, if it
     /// opened an argument declared `"x-replaces"` whose other argument is written, or one
@@ -371,11 +345,9 @@ impl super::LocalModel {
         }
         let asked = request.question();
         let mut replacement = match opened? {
-            Grounding::Replaces(key) => Some(Replacement::new(
-                &asked,
-                raw_argument(call_text, key)?,
-                request.paths,
-            )),
+            Grounding::Replaces(key) => {
+                Some(Replacement::new(&asked, raw_argument(call_text, key)?))
+            }
             Grounding::FromQuestion => Replacement::new_content(&asked),
             _ => None,
         }?;
@@ -401,7 +373,6 @@ mod tests {
         let r = Replacement::new(
             &Question::read("Make MAX_LENGTH in internal/constants.js 512."),
             "const MAX_LENGTH = 256",
-            None,
         );
         assert_eq!(r.bonus("const MAX_LENGTH = ", "5"), REPLACE_BONUS);
         assert_eq!(r.bonus("const MAX_LENGTH =", " 5"), REPLACE_BONUS);
@@ -415,7 +386,6 @@ mod tests {
         let r = Replacement::new(
             &Question::read("add(2, 3) returns -1 instead of 5. Fix it."),
             "pub fn add(a: i64, b: i64) -> i64 {",
-            None,
         );
         assert_eq!(r.bonus("pub fn add(a: ", "5"), 0.0);
     }
@@ -425,7 +395,6 @@ mod tests {
         let r = Replacement::new(
             &Question::read("Rename divide_by to quotient in src/ops.rs."),
             "pub fn divide_by(a: f64, b: f64) -> f64 {",
-            None,
         );
         assert_eq!(r.bonus("pub fn ", "quot"), REPLACE_BONUS);
         assert_eq!(r.bonus("pub ", "quot"), 0.0);
@@ -437,7 +406,6 @@ mod tests {
         let r = Replacement::new(
             &Question::read("Add a line debug = false after the host line."),
             old,
-            None,
         );
         assert!(!r.may_end(old));
         assert!(r.would_end_unchanged(old, "\""));
@@ -448,11 +416,7 @@ mod tests {
     #[test]
     fn a_changed_text_that_ends_as_the_old_one_did_may_end_there() {
         let old = "fn multiply() {\\n    a * b\\n}\\n";
-        let r = Replacement::new(
-            &Question::read("multiply should be named times."),
-            old,
-            None,
-        );
+        let r = Replacement::new(&Question::read("multiply should be named times."), old);
         assert_eq!(r.bonus("fn times() {\\n    a * b\\n}\\n", "\""), END_BONUS);
         assert_eq!(r.bonus(old, "\""), 0.0, "unchanged");
         assert_eq!(r.bonus("fn times() {", "\""), 0.0, "not at the old end");
@@ -465,7 +429,7 @@ mod tests {
 
     #[test]
     fn the_new_text_never_ends_as_the_old_one_even_when_one_token_finishes_the_copy_and_closes() {
-        let r = Replacement::new(&Question::read("Add *.tmp to .gitignore."), "/build", None);
+        let r = Replacement::new(&Question::read("Add *.tmp to .gitignore."), "/build");
         assert!(r.would_end_unchanged("/build", "\""));
         assert!(
             r.would_end_unchanged("/bui", "ld\""),
@@ -481,29 +445,8 @@ mod tests {
     }
 
     #[test]
-    fn a_path_the_workspace_has_not_is_a_value_to_write_not_a_file_to_edit() {
-        let known = KnownPaths::from_files(vec![".gitignore".into(), "src/lib.rs".into()]);
-        let asked = Question::read("Add .DS_Store and target/ to .gitignore, as in lib.rs.");
-        let r = Replacement::new(&asked, "/build", Some(&known));
-        assert_eq!(r.bonus("/build\\n", ".DS"), INSERT_BONUS);
-        assert_eq!(r.bonus("/build\\n", "target"), INSERT_BONUS);
-        assert_eq!(r.bonus("/build\\n", ".git"), 0.0, "the file edited");
-        assert_eq!(r.bonus("/build\\n", "lib"), 0.0, "a file of the workspace");
-        let unknown = Replacement::new(&asked, "/build", None);
-        assert_eq!(
-            unknown.bonus("/build\\n", ".DS"),
-            0.0,
-            "no workspace to tell by"
-        );
-    }
-
-    #[test]
     fn escapes_are_read_as_the_characters_they_stand_for() {
-        let r = Replacement::new(
-            &Question::read("Add debug = false after it."),
-            "a = 1",
-            None,
-        );
+        let r = Replacement::new(&Question::read("Add debug = false after it."), "a = 1");
         assert_eq!(r.bonus("a = 1\\", "ndebug"), INSERT_BONUS);
         assert_eq!(r.bonus("a = 1\\n", "de"), INSERT_BONUS);
         assert_eq!(unescape("x\\\"y\\\\"), "x\"y\\");
@@ -532,7 +475,7 @@ mod tests {
     #[test]
     fn a_question_with_nothing_new_favours_nothing_but_still_asks_for_a_change() {
         let old = "pub fn add(a: i64) {";
-        let r = Replacement::new(&Question::read("Fix the bug in add."), old, None);
+        let r = Replacement::new(&Question::read("Fix the bug in add."), old);
         assert_eq!(r.bonus("pub fn ", "add"), 0.0);
         assert_eq!(r.bonus("pub fn add(a: ", "i64"), 0.0);
         assert!(r.would_end_unchanged(old, "\""));
