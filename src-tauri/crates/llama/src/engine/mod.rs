@@ -361,6 +361,10 @@ impl Model for LocalModel {
     }
 }
 
+/// After a call's opening tag: the logits that begin its body, and the grammar that leads it
+/// when it is on.
+type OpenedCall = (Vec<f32>, Option<LlamaSampler>);
+
 impl LocalModel {
     /// Writes a call's opening tag for the model after the prompt's `prompt_len` tokens (the
     /// cache may hold its start from scoring) and streams it: the logits after it, and the
@@ -370,7 +374,7 @@ impl LocalModel {
         request: &GenerateRequest<'_>,
         prompt_len: usize,
         on_text: &mut dyn FnMut(&str) -> Flow,
-    ) -> Result<Option<(Vec<f32>, Option<LlamaSampler>)>, ModelError> {
+    ) -> Result<Option<OpenedCall>, ModelError> {
         let tag = self.tag.clone();
         let have = kv::tag_tokens_in_cache(&self.cached, prompt_len, &tag);
         self.rewind_to(prompt_len + have, request.cancel)?;
