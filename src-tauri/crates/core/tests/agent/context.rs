@@ -63,35 +63,21 @@ fn a_read_then_an_answer() {
 /// What the model reads after searching for `UsageError`, asked which exit code it uses, with
 /// definition bodies on or off.
 fn search_result_read(definition_bodies: bool) -> String {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("errors.py"),
-        "class UsageError(Exception):\n    \"\"\"Bad usage.\"\"\"\n\n    exit_code = 2\n",
-    )
-    .unwrap();
-    std::fs::write(dir.path().join("main.py"), "raise UsageError('no')\n").unwrap();
-    let mut s = Session::new(
-        Workspace::open(dir.path()).unwrap(),
-        SessionOptions {
-            config: lantern_core::agent::AgentConfig {
-                definition_bodies,
-                ..Default::default()
-            },
-            ..SessionOptions::in_memory(Toolbox::standard().into())
-        },
-    );
-    let mut model = ScriptedModel::new(vec![
-        call("search_code", r#"{"query": "UsageError"}"#),
-        "It exits with 2.".into(),
-    ]);
-    s.send(
+    read_after_searching(
+        &[
+            (
+                "errors.py",
+                "class UsageError(Exception):\n    \"\"\"Bad usage.\"\"\"\n\n    exit_code = 2\n",
+            ),
+            ("main.py", "raise UsageError('no')\n"),
+        ],
+        "UsageError",
         "When a UsageError is raised, which exit code follows?",
-        &mut model,
-        &mut FixedAnswer(Answer::Deny { message: None }),
-        &mut |_| {},
-        &CancelToken::new(),
-    );
-    model.seen[1].last().unwrap().content.clone()
+        lantern_core::agent::AgentConfig {
+            definition_bodies,
+            ..Default::default()
+        },
+    )
 }
 
 #[test]
@@ -108,15 +94,24 @@ fn a_search_s_definition_comes_with_the_lines_of_its_body_the_question_asks_abou
     );
 }
 
-/// What the model reads after searching `query` in a workspace of `files`, asked `question`.
-fn read_after_searching(files: &[(&str, &str)], query: &str, question: &str) -> String {
+/// What the model reads after searching `query` in a workspace of `files`, asked `question`,
+/// with the agent's `config`.
+fn read_after_searching(
+    files: &[(&str, &str)],
+    query: &str,
+    question: &str,
+    config: lantern_core::agent::AgentConfig,
+) -> String {
     let dir = tempfile::tempdir().unwrap();
     for (path, text) in files {
         std::fs::write(dir.path().join(path), text).unwrap();
     }
     let mut s = Session::new(
         Workspace::open(dir.path()).unwrap(),
-        SessionOptions::in_memory(Toolbox::standard().into()),
+        SessionOptions {
+            config,
+            ..SessionOptions::in_memory(Toolbox::standard().into())
+        },
     );
     let mut model = ScriptedModel::new(vec![
         call("search_code", &format!(r#"{{"query": "{query}"}}"#)),
@@ -142,6 +137,7 @@ fn a_definitions_body_is_its_own_lines_where_the_code_index_reads_its_language()
         &[("spool.py", &long_class)],
         "Spooler",
         "How many times does a Spooler retry, what limit?",
+        Default::default(),
     );
     assert!(read.contains("spool.py:25: retry_limit = 7"), "{read}");
     // A short function: its neighbour's lines are not its body.
@@ -152,6 +148,7 @@ fn a_definitions_body_is_its_own_lines_where_the_code_index_reads_its_language()
         )],
         "drain",
         "What limit does drain use?",
+        Default::default(),
     );
     assert!(read.contains("feed.py:1: def drain(queue):"), "{read}");
     assert!(!read.contains("queue.limit = 3"), "{read}");
