@@ -147,6 +147,17 @@ pub struct FirstStepRules {
     pub named_project: bool,
 }
 
+impl FirstStepRules {
+    /// The rules `options` turn on: every backend takes them from its generation options.
+    pub fn of(options: &crate::model::GenerationOptions) -> Self {
+        FirstStepRules {
+            named_paths: options.named_paths,
+            named_definitions: options.named_definitions,
+            named_project: options.named_project,
+        }
+    }
+}
+
 /// Does `question` spell out a calculation (`17 * 23`) and the request offer a tool that
 /// calculates (one with an `"x-expression"` argument)? A small model's mental arithmetic is a
 /// guess; the tool's is exact.

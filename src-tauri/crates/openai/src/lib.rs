@@ -52,15 +52,9 @@ pub struct OpenAiOptions {
     pub timeout: Duration,
     /// Which path tool calls take.
     pub calls: CallMode,
-    /// Make a first step a call when the user's message names a file or folder of the
-    /// workspace (see [`GenerationOptions::named_paths`]).
-    pub named_paths: bool,
-    /// Make a first step a call when the user's message names something a file of the
-    /// workspace defines (see [`GenerationOptions::named_definitions`]).
-    pub named_definitions: bool,
-    /// Make a first step a call when the user's message names or points at the project (see
-    /// [`GenerationOptions::named_project`]).
-    pub named_project: bool,
+    /// Which first steps are made calls (the message names a file or folder of the workspace,
+    /// something it defines, or the project), as the generation options say.
+    pub first_step: FirstStepRules,
 }
 
 /// How tool calls travel between Lantern and the server.
@@ -99,9 +93,7 @@ impl OpenAiOptions {
             max_tokens: 4096,
             timeout: Duration::from_secs(300),
             calls: CallMode::Auto,
-            named_paths: GenerationOptions::default().named_paths,
-            named_definitions: GenerationOptions::default().named_definitions,
-            named_project: GenerationOptions::default().named_project,
+            first_step: FirstStepRules::of(&GenerationOptions::default()),
         }
     }
 }
@@ -360,11 +352,7 @@ impl OpenAiModel {
             .messages
             .last()
             .is_some_and(|m| m.role == Role::User);
-        let named = FirstStepRules {
-            named_paths: self.options.named_paths,
-            named_definitions: self.options.named_definitions,
-            named_project: self.options.named_project,
-        };
+        let named = self.options.first_step;
         let must_call = || first_step_must_call(request, &request.question(), named).is_some();
         match request.tool_choice {
             ToolChoice::Auto if first_step && !request.tools.is_empty() && must_call() => {
@@ -584,9 +572,7 @@ impl Model for OpenAiModel {
 
     fn configure(&mut self, options: &GenerationOptions) {
         self.options.temperature = options.temperature;
-        self.options.named_paths = options.named_paths;
-        self.options.named_definitions = options.named_definitions;
-        self.options.named_project = options.named_project;
+        self.options.first_step = FirstStepRules::of(options);
     }
 
     fn call_path(&self) -> CallPath {

@@ -32,12 +32,7 @@ impl LocalModel {
                         .and_then(Message::result)
                         .is_some_and(ShownResult::found_nothing);
                 let question = request.question();
-                let options = &self.settings.options;
-                let named = FirstStepRules {
-                    named_paths: options.named_paths,
-                    named_definitions: options.named_definitions,
-                    named_project: options.named_project,
-                };
+                let named = FirstStepRules::of(&self.settings.options);
                 let must_call = (!after_result)
                     .then(|| first_step_must_call(request, &question, named))
                     .flatten();
