@@ -73,9 +73,12 @@ fn contradicts(answer: &str, kind: NoteKind, text: &str) -> bool {
             !said.is_empty() && !said.contains(&count)
         }
         NoteKind::Definition => {
+            // The note says where a name is defined, or, for a line it only reads as code,
+            // assigned: another file is as wrong either way.
             let places: Vec<&str> = text
                 .split(" defined in ")
                 .nth(1)
+                .or_else(|| text.split(" assigned in ").nth(1))
                 .unwrap_or_default()
                 .split(", ")
                 .filter_map(|place| place.split(" (line").next())
@@ -194,6 +197,17 @@ mod tests {
             note
         ));
         assert!(!contradicts("I do not know.", NoteKind::Definition, note));
+        let assigned = "The search shows `coerce` assigned in bin/semver.js (line 84).";
+        assert!(contradicts(
+            "It is in index.js.",
+            NoteKind::Definition,
+            assigned
+        ));
+        assert!(!contradicts(
+            "It is in bin/semver.js.",
+            NoteKind::Definition,
+            assigned
+        ));
     }
 
     #[test]
