@@ -429,7 +429,7 @@ mod tests {
 
     #[test]
     fn the_new_text_never_ends_as_the_old_one_even_when_one_token_finishes_the_copy_and_closes() {
-        let r = Replacement::new(&Question::read("Add *.tmp to .gitignore."), "/build");
+        let r = Replacement::new(&Question::read("Ignore scratch files as well."), "/build");
         assert!(r.would_end_unchanged("/build", "\""));
         assert!(
             r.would_end_unchanged("/bui", "ld\""),
