@@ -65,6 +65,7 @@ describe("the IPC module", () => {
     await backend.deleteChat("/t/a.jsonl");
     await backend.updateSettings({ max_steps: 5, grammar: true, temperature: 0, context: null, tool_choice: "auto", thinking_budget: 512, repo_map: null });
     await backend.projectRules();
+    await backend.codeMap();
     await backend.fileOutline("src/a.ts");
     await backend.completeSymbols("Ca");
     await backend.mcpServers();
