@@ -136,5 +136,4 @@ fn an_answer_never_names_a_tool_the_conversation_does_not() {
         let answer = last_reply(&mut model, &dir, question);
         assert_eq!(names_a_tool(&answer), None, "{question}: {answer:?}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }

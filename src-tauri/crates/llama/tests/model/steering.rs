@@ -31,11 +31,20 @@ fn store_project() -> TestFolder {
     )
 }
 
-/// The default options with one change.
-fn options(change: impl FnOnce(&mut GenerationOptions)) -> GenerationOptions {
-    let mut options = GenerationOptions::default();
-    change(&mut options);
-    options
+/// Calls and last reply, as [`turn`] gives them.
+type Turn = (Vec<(String, Value)>, String);
+
+/// Two turns on `question` in the store project, one with a lever off and one with it on
+/// (`set` turns it), the other options at their defaults.
+fn lever_off_and_on(set: fn(&mut GenerationOptions, bool), question: &str) -> (Turn, Turn) {
+    let dir = store_project();
+    let mut model = model();
+    let mut with = |on: bool| {
+        let mut options = GenerationOptions::default();
+        set(&mut options, on);
+        turn(&mut model, &dir, options, question)
+    };
+    (with(false), with(true))
 }
 
 /// What a turn on `question` did, every call approved: its calls (tool and arguments) and its
@@ -45,7 +54,7 @@ fn turn(
     dir: &std::path::Path,
     options: GenerationOptions,
     question: &str,
-) -> (Vec<(String, Value)>, String) {
+) -> Turn {
     model.configure(&options);
     let mut session = fresh_session(dir, Toolbox::standard().into());
     session.config.max_steps = 4;
@@ -74,11 +83,8 @@ fn first_number(answer: &str) -> Option<&str> {
 
 #[test]
 fn an_answer_after_a_read_begins_the_value_of_the_line_asked_about() {
-    let dir = store_project();
-    let mut model = model();
     let question = "Read store/settings.py: on which port does the server listen?";
-    let off = options(|o| o.asked_values = false);
-    let (calls, without) = turn(&mut model, &dir, off, question);
+    let ((calls, without), (_, with)) = lever_off_and_on(|o, on| o.asked_values = on, question);
     assert!(
         calls.iter().any(|(tool, _)| tool == "read_file"),
         "precondition: the file is read: {calls:?}"
@@ -88,50 +94,34 @@ fn an_answer_after_a_read_begins_the_value_of_the_line_asked_about() {
         Some("7311"),
         "precondition: the rule has work to do: {without:?}"
     );
-    let on = options(|o| o.asked_values = true);
-    let (_, with) = turn(&mut model, &dir, on, question);
     assert_eq!(first_number(&with), Some("7311"), "{with:?}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_tool_without_arguments_is_called_once_a_turn() {
-    let dir = store_project();
-    let mut model = model();
-    let question = "What is on my task list?";
     let listed =
         |calls: &[(String, Value)]| calls.iter().filter(|(t, _)| t == "list_tasks").count();
-    let off = options(|o| o.spent_tools = false);
-    let (calls, _) = turn(&mut model, &dir, off, question);
-    assert!(listed(&calls) >= 2, "precondition: {calls:?}");
-    let (calls, _) = turn(&mut model, &dir, GenerationOptions::default(), question);
-    assert!(listed(&calls) <= 1, "{calls:?}");
-    std::fs::remove_dir_all(&dir).unwrap();
+    let ((off, _), (on, _)) =
+        lever_off_and_on(|o, on| o.spent_tools = on, "What is on my task list?");
+    assert!(listed(&off) >= 2, "precondition: {off:?}");
+    assert!(listed(&on) <= 1, "{on:?}");
 }
 
 #[test]
 fn a_path_argument_is_the_file_the_message_names() {
-    let dir = store_project();
-    let mut model = model();
-    let question = "Explain what expire in keys.py does.";
     let first_path = |calls: &[(String, Value)]| -> Option<String> {
         calls
             .iter()
             .find_map(|(_, args)| args.get("path").and_then(Value::as_str).map(str::to_string))
     };
-    let off = options(|o| o.named_files = false);
-    let (calls, _) = turn(&mut model, &dir, off, question);
+    let ((off, _), (on, _)) = lever_off_and_on(
+        |o, on| o.named_files = on,
+        "Explain what expire in keys.py does.",
+    );
     assert_ne!(
-        first_path(&calls).as_deref(),
+        first_path(&off).as_deref(),
         Some("store/keys.py"),
-        "precondition: {calls:?}"
+        "precondition: {off:?}"
     );
-    let on = options(|o| o.named_files = true);
-    let (calls, _) = turn(&mut model, &dir, on, question);
-    assert_eq!(
-        first_path(&calls).as_deref(),
-        Some("store/keys.py"),
-        "{calls:?}"
-    );
-    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(first_path(&on).as_deref(), Some("store/keys.py"), "{on:?}");
 }

@@ -17,7 +17,6 @@ fn the_agent_reads_a_file_through_a_valid_call() {
         "What version is in package.json?",
         &mut model,
     );
-    std::fs::remove_dir_all(&dir).unwrap();
     let call = events.iter().find_map(|e| match e {
         Event::CallParsed {
             tool, constrained, ..
@@ -190,7 +189,6 @@ fn grounded_calls_name_paths_that_exist_with_only_lean_arguments() {
             }
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
     assert!(
         named >= 2,
         "too few calls named a path to prove anything: {calls:?}"
@@ -216,7 +214,6 @@ fn a_question_that_asks_for_no_change_is_answered_by_reading() {
         &mut model,
     );
     model.configure(&Default::default());
-    std::fs::remove_dir_all(&dir).unwrap();
     let tool = events
         .into_iter()
         .find_map(|e| match e {
@@ -260,7 +257,6 @@ fn a_message_that_names_the_project_makes_the_first_step_a_call() {
     model.generate(&request, &mut |_| Flow::Continue).unwrap();
     let decision = model.last_step().decision.clone();
     model.configure(&Default::default());
-    std::fs::remove_dir_all(&dir).unwrap();
     // The rule decides, whatever the model's own score; what the model does without it is the
     // eval's (`--off named-project`).
     assert_eq!(decision, "call (the message names the project)");
@@ -284,7 +280,6 @@ fn an_answer_that_loops_is_given_once_and_said_to_be_cut() {
         &CancelToken::new(),
     );
     let looped = model.last_step().stopped_looping;
-    std::fs::remove_dir_all(&dir).unwrap();
     let streamed: String = events
         .iter()
         .filter_map(|e| match e {
@@ -351,7 +346,6 @@ fn a_listing_asked_about_a_glob_is_narrowed_to_it() {
         .with_stop(STOP_SEQUENCES)
         .with_tool_choice(ToolChoice::Required);
     let generation = model().generate(&request, &mut |_| Flow::Continue).unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
     let turn = parse(&generation.text);
     let call = turn
         .call
@@ -376,7 +370,6 @@ fn a_calculation_is_made_by_the_calculator_and_its_result_quoted_in_the_answer()
         &mut |e| events.push(e.clone()),
         &CancelToken::new(),
     );
-    std::fs::remove_dir_all(&dir).unwrap();
     let first_decision = events.iter().find_map(|e| match e {
         Event::ResponseFinished { decision, .. } => decision.clone(),
         _ => None,
