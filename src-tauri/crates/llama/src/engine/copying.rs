@@ -301,13 +301,17 @@ mod tests {
     }
 
     fn evidence_for(result: &str, question: &str) -> Evidence {
+        evidence_with(result, question, true)
+    }
+
+    fn evidence_with(result: &str, question: &str, asked_values: bool) -> Evidence {
         Evidence::of_last_results(
             &[Message::tool_result(
                 "call_1",
                 ShownResult::from_json(result).unwrap(),
             )],
             &Question::read(question),
-            true,
+            asked_values,
         )
         .expect("the result has facts")
     }
@@ -385,15 +389,7 @@ mod tests {
             "a fact, not asked"
         );
         assert_eq!(e.bonus("", "2"), 0.0, "not the answer's first word");
-        let off = Evidence::of_last_results(
-            &[Message::tool_result(
-                "c",
-                ShownResult::from_json(result).unwrap(),
-            )],
-            &Question::read("Which edition is the crate on?"),
-            false,
-        )
-        .unwrap();
+        let off = evidence_with(result, "Which edition is the crate on?", false);
         assert_eq!(off.bonus("It is on", " 2"), 0.0, "the lever off");
     }
 
