@@ -155,14 +155,8 @@ pub(super) fn agent_run(
     let context = on_server.then(|| model.context_size()).flatten();
     options.config.repo_map = lantern_core::agent::repo_map_budget(None, on_server, context);
     let mut session = Session::new(ws, options);
-    // The code index is built (or brought up to date) before the turn, with its progress on
-    // stderr: a first build of a large project takes a while, and the turn would wait on it.
-    let code_index = session.code_index();
-    if let Err(failure) =
-        crate::index_command::refresh_showing_progress(&code_index, session.workspace())
-    {
-        eprintln!("lantern: {} (the turn goes on without it)", failure.message);
-    }
+    // A turn that builds the code index (its first search, say) shows how far it has come.
+    let shown = crate::index_command::ShownProgress::of(session.code_index());
     if !earlier.is_empty() {
         session.resume(&earlier);
         // The new transcript is the whole conversation, the earlier part first.
@@ -196,6 +190,7 @@ pub(super) fn agent_run(
         },
         &CancelToken::new(),
     );
+    drop(shown);
     if !json {
         eprintln!("transcript: {}", transcript_path.display());
     }

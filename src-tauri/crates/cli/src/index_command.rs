@@ -2,12 +2,12 @@
 //! stderr, and prints what it holds and what the refresh cost.
 
 use super::{open_workspace, print_json, Failure};
-use lantern_core::code_index::{saved_index_path, ProjectIndex};
-use lantern_core::sandbox::Workspace;
-use lantern_index::{CodeIndex, Refreshed};
+use lantern_core::code_index::{saved_index_path, IndexState, ProjectIndex};
 use serde_json::json;
 use std::path::Path;
-use std::sync::MutexGuard;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// How often progress is shown.
@@ -32,9 +32,14 @@ pub(super) fn index(
             _ => {}
         }
     }
-    let project = ProjectIndex::saved_at(saved.clone());
+    let project = Arc::new(ProjectIndex::saved_at(saved.clone()));
     let started = Instant::now();
-    let (index, refreshed) = refresh_showing_progress(&project, &ws)?;
+    let shown = ShownProgress::of(Arc::clone(&project));
+    let (index, refreshed) = project.refresh(&ws, |_| {}).map_err(|e| Failure {
+        code: 1,
+        message: format!("cannot index {}: {}", workspace.display(), e.message),
+    })?;
+    drop(shown);
     let seconds = started.elapsed().as_secs_f64();
     let (files, definitions) = index.as_ref().map_or((0, 0), |i| i.counts());
     if let (Some(budget), Some(index)) = (map, index.as_ref()) {
@@ -69,25 +74,47 @@ pub(super) fn index(
     Ok(0)
 }
 
-/// Brings `project`'s index of `ws` up to date, saying on stderr how far it is every half
-/// second while it reads files (a first build of a large project takes a while).
-pub(super) fn refresh_showing_progress<'a>(
-    project: &'a ProjectIndex,
-    ws: &Workspace,
-) -> Result<(MutexGuard<'a, Option<CodeIndex>>, Refreshed), Failure> {
-    let mut shown = Instant::now();
-    project
-        .refresh(ws, |progress| {
-            if shown.elapsed() >= PROGRESS_EVERY && progress.done < progress.total {
-                eprintln!(
-                    "lantern: indexing {}/{} files",
-                    progress.done, progress.total
-                );
-                shown = Instant::now();
+/// While it lives, says on stderr every half second how far a refresh of the index has come,
+/// when one is reading files: the index is built where it is first needed (a turn's search,
+/// the map of the code), and the wait is shown there rather than added before.
+pub(super) struct ShownProgress {
+    stop: Arc<AtomicBool>,
+    watcher: Option<JoinHandle<()>>,
+}
+
+impl ShownProgress {
+    pub(super) fn of(index: Arc<ProjectIndex>) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        let watcher = std::thread::spawn(move || {
+            let mut said = (0, 0);
+            loop {
+                std::thread::park_timeout(PROGRESS_EVERY);
+                if stopped.load(Ordering::Relaxed) {
+                    break;
+                }
+                let status = index.status();
+                let now = (status.done, status.total);
+                let reading = status.state == IndexState::Building && now.0 < now.1;
+                if reading && now != said {
+                    eprintln!("lantern: indexing {}/{} files", now.0, now.1);
+                    said = now;
+                }
             }
-        })
-        .map_err(|e| Failure {
-            code: 1,
-            message: format!("cannot index {}: {}", ws.root().display(), e.message),
-        })
+        });
+        ShownProgress {
+            stop,
+            watcher: Some(watcher),
+        }
+    }
+}
+
+impl Drop for ShownProgress {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(watcher) = self.watcher.take() {
+            watcher.thread().unpark();
+            let _ = watcher.join();
+        }
+    }
 }

@@ -310,8 +310,8 @@ fn prompt(
         }
         if let Some(budget) = map {
             let saved = lantern_core::code_index::saved_index_path(ws.root());
-            let project = lantern_core::code_index::ProjectIndex::saved_at(saved);
-            drop(index_command::refresh_showing_progress(&project, &ws)?);
+            let project = Arc::new(lantern_core::code_index::ProjectIndex::saved_at(saved));
+            let _shown = index_command::ShownProgress::of(Arc::clone(&project));
             let map = lantern_core::agent::opening_code_map(&ws, &project, budget);
             parts.push(("the map of its code", map));
         }
