@@ -428,14 +428,8 @@ impl AppState {
         session.config.tool_choice = settings.tool_choice;
         // A model on a server has the context for a map of the project's code; the default
         // local model is given none (see `AgentConfig::repo_map`), unless the settings say.
-        let on_server = matches!(
-            *self.model_info.read().unwrap_or_else(|e| e.into_inner()),
-            Some(ModelInfo::Server { .. })
-        );
-        let context = (on_server && settings.repo_map.is_none())
-            .then(|| model.context_size())
-            .flatten();
-        session.config.repo_map = repo_map_budget(settings.repo_map, on_server, context);
+        session.config.repo_map =
+            repo_map_budget(settings.repo_map, self.on_server(), || model.context_size());
         // A server that said its tool list changed brings its new tools to this turn.
         if let Some(toolbox) = self.changed_mcp_tools() {
             session.use_toolbox(toolbox);
@@ -573,6 +567,14 @@ impl AppState {
             config.last_provider = ProviderKind::Local;
         });
         Ok(info)
+    }
+
+    /// Is the model in use on a server?
+    fn on_server(&self) -> bool {
+        matches!(
+            *self.model_info.read().unwrap_or_else(|e| e.into_inner()),
+            Some(ModelInfo::Server { .. })
+        )
     }
 
     /// Checks how well the loaded model suits Lantern (see `lantern probe`).

@@ -1,7 +1,7 @@
 //! The map of the open folder's code as the Model page shows it: whether conversations with
 //! the model in use open with it, its text, and what it costs the model's context.
 
-use super::{lock, AppState, ModelInfo};
+use super::{lock, AppState};
 use crate::error::AppError;
 use lantern_core::agent::{opening_code_map, repo_map_budget, SERVER_REPO_MAP};
 use lantern_core::model::Model;
@@ -32,16 +32,9 @@ impl AppState {
         let index = lock(&self.code_index)
             .clone()
             .ok_or_else(AppError::no_workspace)?;
-        let on_server = matches!(
-            *self.model_info.read().unwrap_or_else(|e| e.into_inner()),
-            Some(ModelInfo::Server { .. })
-        );
-        let chosen = self.settings().repo_map;
-        let context = match (chosen, on_server) {
-            (None, true) => self.with_free_model(|model| model.context_size()),
-            _ => None,
-        };
-        let budget = repo_map_budget(chosen, on_server, context);
+        let budget = repo_map_budget(self.settings().repo_map, self.on_server(), || {
+            self.with_free_model(|model| model.context_size())
+        });
         let given = budget > 0;
         let budget = if given { budget } else { SERVER_REPO_MAP };
         let text = opening_code_map(&workspace, &index, budget);

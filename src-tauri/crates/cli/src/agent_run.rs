@@ -152,8 +152,8 @@ pub(super) fn agent_run(
     options.config.max_steps = max_steps;
     options.config.tool_choice = model_args.tool_choice;
     let on_server = matches!(model_args.provider, crate::models::Provider::Openai);
-    let context = on_server.then(|| model.context_size()).flatten();
-    options.config.repo_map = lantern_core::agent::repo_map_budget(None, on_server, context);
+    options.config.repo_map =
+        lantern_core::agent::repo_map_budget(None, on_server, || model.context_size());
     let mut session = Session::new(ws, options);
     // A turn that builds the code index (its first search, say) shows how far it has come.
     let shown = crate::index_command::ShownProgress::of(session.code_index());

@@ -206,7 +206,7 @@ fn configured(
         tool_choice: model.tool_choice,
         max_steps,
         project_map: map_budget,
-        repo_map: lantern_core::agent::repo_map_budget(code_map, on_server, None),
+        repo_map: lantern_core::agent::repo_map_budget(code_map, on_server, || None),
         ..AgentConfig::default()
     };
     for lever in AGENT_LEVERS

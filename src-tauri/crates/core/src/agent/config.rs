@@ -15,17 +15,23 @@ const REPO_MAP_SHARE: usize = 8;
 const CHARS_PER_TOKEN: usize = 4;
 
 /// The repo map's budget for a conversation, in characters: the one the user set; else, for a
-/// model on a server, an eighth of its context (`context`, in tokens) between 2,000 and 24,000
-/// characters, or [`SERVER_REPO_MAP`] when the server does not say; and none for a local one
+/// model on a server, an eighth of its context (`context` asks it, in tokens; only then) between
+/// 2,000 and 24,000 characters, or [`SERVER_REPO_MAP`] when the server does not say; and none
+/// for a local one
 /// (with one, the default model's dev look-ups gained 2 runs and lost 1 and took twice as
 /// long; `lantern eval --code-map` measures it). The window, the command line and the
 /// evaluation all decide it here.
-pub fn repo_map_budget(chosen: Option<usize>, on_server: bool, context: Option<usize>) -> usize {
-    match (chosen, context) {
-        (Some(chars), _) => chars,
-        (None, _) if !on_server => 0,
-        (None, Some(tokens)) => (tokens / REPO_MAP_SHARE * CHARS_PER_TOKEN).clamp(2_000, 24_000),
-        (None, None) => SERVER_REPO_MAP,
+pub fn repo_map_budget(
+    chosen: Option<usize>,
+    on_server: bool,
+    context: impl FnOnce() -> Option<usize>,
+) -> usize {
+    match chosen {
+        Some(chars) => chars,
+        None if !on_server => 0,
+        None => context().map_or(SERVER_REPO_MAP, |tokens| {
+            (tokens / REPO_MAP_SHARE * CHARS_PER_TOKEN).clamp(2_000, 24_000)
+        }),
     }
 }
 
@@ -108,13 +114,27 @@ mod tests {
 
     #[test]
     fn a_server_models_map_is_sized_to_its_context_unless_the_user_chose() {
-        assert_eq!(repo_map_budget(Some(1234), true, Some(8192)), 1234);
-        assert_eq!(repo_map_budget(Some(0), true, None), 0, "none, as chosen");
-        assert_eq!(repo_map_budget(None, true, Some(8192)), 4096);
-        assert_eq!(repo_map_budget(None, true, Some(32768)), 16384);
-        assert_eq!(repo_map_budget(None, true, Some(1_000_000)), 24_000);
-        assert_eq!(repo_map_budget(None, true, Some(2048)), 2_000);
-        assert_eq!(repo_map_budget(None, true, None), SERVER_REPO_MAP);
-        assert_eq!(repo_map_budget(None, false, Some(8192)), 0, "a local model");
+        assert_eq!(repo_map_budget(Some(1234), true, || Some(8192)), 1234);
+        assert_eq!(
+            repo_map_budget(Some(0), true, || None),
+            0,
+            "none, as chosen"
+        );
+        assert_eq!(repo_map_budget(None, true, || Some(8192)), 4096);
+        assert_eq!(repo_map_budget(None, true, || Some(32768)), 16384);
+        assert_eq!(repo_map_budget(None, true, || Some(1_000_000)), 24_000);
+        assert_eq!(repo_map_budget(None, true, || Some(2048)), 2_000);
+        assert_eq!(repo_map_budget(None, true, || None), SERVER_REPO_MAP);
+        assert_eq!(
+            repo_map_budget(None, false, || Some(8192)),
+            0,
+            "a local model"
+        );
+        let asked = std::cell::Cell::new(false);
+        repo_map_budget(Some(100), true, || {
+            asked.set(true);
+            None
+        });
+        assert!(!asked.get(), "a size chosen asks the server nothing");
     }
 }
