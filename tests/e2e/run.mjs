@@ -176,6 +176,11 @@ async function askAndStopAfterTheCall(session, question) {
   await input.type(question);
   await input.type(Keys.Enter);
   await session.waitFor("the call to have run", async () => (await session.findAll(".call-card.status-ok, .call-card.status-failed")).length > 0, MODEL_MS);
+  await stopTheTurn(session);
+}
+
+/** Presses Stop while a turn runs, and waits for it to have ended. */
+async function stopTheTurn(session) {
   await session.execute("const stop = document.querySelector('.stop-button'); if (stop && !stop.classList.contains('hidden')) stop.click();");
   await session.waitFor(
     "the turn to end",
@@ -629,12 +634,7 @@ const tests = [
       assert(chip === "@src/pricing.ts", `the message shows what it attached: ${chip}`);
       const row = await session.text(".inspector-list");
       assert(row.includes("@context") && row.includes("you attached"), `the inspector lists the context: ${row}`);
-      await session.execute("const stop = document.querySelector('.stop-button'); if (stop && !stop.classList.contains('hidden')) stop.click();");
-      await session.waitFor(
-        "the turn to end",
-        async () => (await session.findAll(".msg.assistant .thinking")).length === 0 && (await session.findAll(".stop-button.hidden")).length === 1,
-        MODEL_MS,
-      );
+      await stopTheTurn(session);
       await shot(session, "20-mention-attached");
       // A name the code defines is offered too, and attaches its definition.
       await input.type("What does @withT");
@@ -647,12 +647,7 @@ const tests = [
       await session.waitFor("the definition's chip", async () =>
         (await session.execute("return [...document.querySelectorAll('.msg.user .attachment-chip')].map(c => c.textContent + ' ' + c.title);")).some((c) => /^@withTax src\/pricing\.ts, lines \d+-\d+/.test(c)),
       );
-      await session.execute("const stop = document.querySelector('.stop-button'); if (stop && !stop.classList.contains('hidden')) stop.click();");
-      await session.waitFor(
-        "the second turn to end",
-        async () => (await session.findAll(".msg.assistant .thinking")).length === 0 && (await session.findAll(".stop-button.hidden")).length === 1,
-        MODEL_MS,
-      );
+      await stopTheTurn(session);
       await shot(session, "20b-mention-symbol-attached");
     },
   ],
