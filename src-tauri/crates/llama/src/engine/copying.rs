@@ -361,7 +361,7 @@ mod tests {
     #[test]
     fn a_path_is_begun_more_readily_when_the_question_asks_where() {
         let result = r#"{"path": "functions/coerce.js", "text": "const MAX_SAFE = 16"}"#;
-        let e = evidence_for(result, "Where is coerce defined?");
+        let e = evidence_for(result, "Which file holds coerce?");
         assert_eq!(e.bonus("It is defined in", " functions"), PLACE_BONUS);
         assert_eq!(e.bonus("It is", " MAX_SAFE"), START_BONUS, "not a path");
         assert_eq!(e.bonus("It is defined in", " src"), 0.0);
@@ -374,7 +374,7 @@ mod tests {
         let result = r#"{"success": true,
             "lines_about_the_question": ["4: edition = \"2021\""],
             "data": {"path": "Cargo.toml", "content": "[package]\nname = \"calc\"\nversion = \"0.4.0\"\nedition = \"2021\"\n"}}"#;
-        let e = evidence_for(result, "Which edition is the crate on?");
+        let e = evidence_for(result, "Tell me the edition Cargo.toml sets.");
         assert_eq!(e.bonus("It is on", " 2"), ASKED_BONUS);
         assert_eq!(e.bonus("It is on 2", "0"), CONTINUE_BONUS);
         assert_eq!(e.bonus("It is on 202", "1"), CONTINUE_BONUS);
@@ -389,7 +389,7 @@ mod tests {
             "a fact, not asked"
         );
         assert_eq!(e.bonus("", "2"), 0.0, "not the answer's first word");
-        let off = evidence_with(result, "Which edition is the crate on?", false);
+        let off = evidence_with(result, "Tell me the edition Cargo.toml sets.", false);
         assert_eq!(off.bonus("It is on", " 2"), 0.0, "the lever off");
     }
 
@@ -409,7 +409,7 @@ mod tests {
         let result = r#"{"success": true,
             "lines_about_the_question": ["9: unicode-width = { version = \"0.1.10\" }"],
             "data": {}}"#;
-        let e = evidence_for(result, "Which unicode-width version?");
+        let e = evidence_for(result, "What does the manifest ask of unicode-width?");
         assert!(e.asked.has("0.1.10"));
         assert!(!e.asked.has("unicode-width"));
     }

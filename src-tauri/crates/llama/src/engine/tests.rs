@@ -357,7 +357,7 @@ fn a_file_the_question_names_is_the_path_worth_most_when_the_lever_is_on() {
         "src/shop/helpers.py".to_string(),
         "src/shop/core.py".to_string(),
     ]);
-    let asked = Question::read("What does the retry decorator in helpers.py do?");
+    let asked = Question::read("Explain how helpers.py wraps calls in retries.");
     let worth = |named_first: bool, path: &str| {
         path_candidates(PathKind::File, &known.files, &known, &asked, named_first)
             .into_iter()

@@ -83,7 +83,7 @@ fn first_number(answer: &str) -> Option<&str> {
 
 #[test]
 fn an_answer_after_a_read_begins_the_value_of_the_line_asked_about() {
-    let question = "Read store/settings.py: on which port does the server listen?";
+    let question = "Read store/settings.py and tell me the port the server takes.";
     let ((calls, without), (_, with)) = lever_off_and_on(|o, on| o.asked_values = on, question);
     assert!(
         calls.iter().any(|(tool, _)| tool == "read_file"),
