@@ -24,7 +24,6 @@ const parsed: AgentEvent = {
   call_confidence: -0.4,
   raw: '<TOOL_CALL>{"tool":"write_file"}</TOOL_CALL>',
   span: { start: 5, end: 46 },
-  response: 'Okay <TOOL_CALL>{"tool":"write_file"}</TOOL_CALL>',
   problems: [],
   via: "text",
 };
@@ -60,6 +59,16 @@ describe("CallLog", () => {
     expect(byCall(log, "call-2")).toMatchObject({ via: "text", nativeDeltas: [] });
   });
 
+  it("shows a call inside the whole reply of its step, which only the step's response_finished carries", () => {
+    const log = new CallLog();
+    const reply = 'Okay <TOOL_CALL>{"tool":"write_file"}</TOOL_CALL>';
+    log.apply({ event: "response_finished", step: 1, raw: reply, constrained: true, call_confidence: -0.4, tokens_evaluated: null, tokens_generated: null, context_used: null, context_size: null });
+    log.apply(parsed);
+    expect(byCall(log, "call-1")).toMatchObject({ response: reply, raw: '<TOOL_CALL>{"tool":"write_file"}</TOOL_CALL>' });
+    log.apply({ ...parsed, step: 2, call_id: "call-2" } as AgentEvent);
+    expect(byCall(log, "call-2")?.response).toBeNull();
+  });
+
   it("keeps why the backend made the step a call with the call of that step", () => {
     const log = new CallLog();
     const why = "call (the message names a file of the workspace)";
@@ -90,7 +99,6 @@ describe("CallLog", () => {
       message: "missing field path",
       feedback: "TOOL_ERROR: …",
       raw: '<TOOL_CALL>{"tool": "read_file", "args": {}}</TOOL_CALL>',
-      response: '<TOOL_CALL>{"tool": "read_file", "args": {}}</TOOL_CALL>',
     })!;
     expect(call.tool).toBe("read_file");
     expect(statusOf(call)).toBe("invalid");
@@ -106,7 +114,6 @@ describe("CallLog", () => {
       message: "missing field path",
       feedback: "missing field path. Call a tool again with corrected arguments, or answer in plain words.",
       raw: '{"name":"read_file","arguments":{"file":"a.txt"}}',
-      response: "",
       server_call: { call_id: "srv-1", tool: "read_file", args: { file: "a.txt" } },
     })!;
     expect([call.callId, call.tool, call.args]).toEqual(["srv-1", "read_file", { file: "a.txt" }]);

@@ -130,7 +130,7 @@ export class CallLog {
   private contextCount = 0;
   private rejectedCount = 0;
   /** What the last reply carried besides its text, until the call it makes is parsed. */
-  private lastReply: { step: number; deltas: unknown[]; thinking: string | null; decision: string | null } | null = null;
+  private lastReply: { step: number; raw: string; deltas: unknown[]; thinking: string | null; decision: string | null } | null = null;
   private readonly listeners = new Set<(changed: CallRecord) => void>();
 
   /** Forgets every call (another folder was opened). */
@@ -188,6 +188,11 @@ export class CallLog {
     this.changed(call);
   }
 
+  /** The reply of `step` of the turn under way: the one event that carries it is the step's `response_finished`. */
+  private replyOf(step: number) {
+    return this.lastReply?.step === step ? this.lastReply : null;
+  }
+
   /** Applies one agent event; `manualKey` names the manual call whose channel it came from. */
   apply(event: AgentEvent, manualKey?: string): CallRecord | null {
     switch (event.event) {
@@ -211,6 +216,7 @@ export class CallLog {
       case "response_finished":
         this.lastReply = {
           step: event.step,
+          raw: event.raw,
           deltas: event.native_deltas ?? [],
           thinking: event.thinking ?? null,
           decision: event.decision ?? null,
@@ -218,19 +224,20 @@ export class CallLog {
         return null;
       case "call_parsed": {
         const call = blank(event.call_id, "model", event.tool, event.args);
+        const reply = this.replyOf(event.step);
         Object.assign(call, {
           callId: event.call_id,
           step: event.step,
           reasoning: event.reasoning,
           dialect: event.dialect,
           via: event.via,
-          nativeDeltas: this.lastReply?.step === event.step ? this.lastReply.deltas : [],
-          thinking: this.lastReply?.step === event.step ? this.lastReply.thinking : null,
-          whyACall: this.lastReply?.step === event.step ? this.lastReply.decision : null,
+          nativeDeltas: reply?.deltas ?? [],
+          thinking: reply?.thinking ?? null,
+          whyACall: reply?.decision ?? null,
           constrained: event.constrained,
           confidence: event.call_confidence,
           raw: event.raw,
-          response: event.response,
+          response: reply?.raw ?? null,
           span: event.span,
           problems: event.problems,
           valid: true,
@@ -248,7 +255,7 @@ export class CallLog {
           callId: server?.call_id ?? null,
           step: event.step,
           raw: event.raw,
-          response: event.response,
+          response: this.replyOf(event.step)?.raw ?? null,
           valid: false,
           validationMessage: event.message,
           errorType: event.error_type,

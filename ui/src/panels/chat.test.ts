@@ -88,7 +88,6 @@ describe("ChatPanel", () => {
       call_confidence: null,
       raw: "<TOOL_CALL>…</TOOL_CALL>",
       span: { start: 0, end: 10 },
-      response: "<TOOL_CALL>…</TOOL_CALL>",
       problems: [],
       via: "text" as const,
     };
@@ -111,7 +110,7 @@ describe("ChatPanel", () => {
     chat.event({ event: "step_started", step: 1 }, null);
     chat.event({ event: "text_delta", step: 1, text: "<tool_response>{\"success\": false}</tool_response>" }, null);
     await frame();
-    const rejected = { event: "call_rejected" as const, step: 1, error_type: "parse_error" as const, message: "Your reply looks like a tool call or result", feedback: "…", raw: null, response: "<tool_response>…" };
+    const rejected = { event: "call_rejected" as const, step: 1, error_type: "parse_error" as const, message: "Your reply looks like a tool call or result", feedback: "…", raw: null };
     chat.event(rejected, log.apply(rejected));
     chat.event({ event: "step_started", step: 2 }, null);
     chat.event({ event: "text_delta", step: 2, text: "It says buy milk." }, null);
@@ -174,7 +173,7 @@ describe("ChatPanel", () => {
   it("replays a saved conversation as it went, and starts a new one on request", async () => {
     const { root, chat, sent } = setup();
     const log = new CallLog();
-    const parsed = { event: "call_parsed" as const, step: 1, call_id: "call-1", tool: "read_file", args: { path: "a.txt" }, reasoning: null, dialect: "native" as const, constrained: true, call_confidence: null, raw: "<TOOL_CALL>…</TOOL_CALL>", span: { start: 0, end: 10 }, response: "<TOOL_CALL>…</TOOL_CALL>", problems: [], via: "text" as const };
+    const parsed = { event: "call_parsed" as const, step: 1, call_id: "call-1", tool: "read_file", args: { path: "a.txt" }, reasoning: null, dialect: "native" as const, constrained: true, call_confidence: null, raw: "<TOOL_CALL>…</TOOL_CALL>", span: { start: 0, end: 10 }, problems: [], via: "text" as const };
     chat.replay(
       [
         { event: "turn_started", message: "What is in a.txt?", model: "smollm2" },

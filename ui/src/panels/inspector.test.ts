@@ -22,7 +22,6 @@ const writeCall: AgentEvent = {
   call_confidence: -0.4,
   raw: "",
   span: { start: 0, end: 0 },
-  response: "",
   problems: [],
   via: "text",
 };

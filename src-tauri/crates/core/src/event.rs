@@ -103,6 +103,8 @@ pub enum Event {
     /// The model finished a reply (before it is acted on).
     ResponseFinished {
         step: usize,
+        /// The whole reply as it came. The one event that carries it: the step's call events
+        /// carry the call alone, and point into this text.
         raw: String,
         constrained: bool,
         call_confidence: Option<f64>,
@@ -132,11 +134,11 @@ pub enum Event {
         dialect: Dialect,
         constrained: bool,
         call_confidence: Option<f64>,
-        /// The call's exact text and where it sits in `response` (a server's own call: the
-        /// call as it came, and an empty span at the end of `response`).
+        /// The call's exact text and where it sits in the step's reply (the `raw` of its
+        /// `response_finished`, which alone carries the whole reply); a server's own call: the
+        /// call as it came, and an empty span at the end of the reply.
         raw: String,
         span: Span,
-        response: String,
         /// Non-fatal problems (a second call, text after the call: both discarded).
         problems: Vec<Problem>,
         /// Whether the call came as text or as a structured call of the server's API.
@@ -148,8 +150,9 @@ pub enum Event {
         error_type: ErrorType,
         message: String,
         feedback: String,
+        /// The refused call's text, when there was one; the whole reply is the `raw` of the
+        /// step's `response_finished`.
         raw: Option<String>,
-        response: String,
         /// A call the server made through its API that was refused: the conversation keeps it
         /// as a call, answered by the refusal, so that the server sees what it called.
         #[serde(default, skip_serializing_if = "Option::is_none")]

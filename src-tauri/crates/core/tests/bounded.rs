@@ -10,6 +10,7 @@ use lantern_core::event::{Event, FinishedReason};
 use lantern_core::model::{
     CancelToken, FinishReason, Flow, GenerateRequest, Generation, Model, ModelError,
 };
+use lantern_core::protocol::{CLOSE_TAG, OPEN_TAG};
 use lantern_core::sandbox::Workspace;
 use lantern_core::tool_result::MODEL_RESULT_LIMIT;
 use lantern_core::toolbox::Toolbox;
@@ -226,6 +227,37 @@ fn a_reply_streamed_a_character_at_a_time_makes_live_events_the_size_of_its_text
     assert!(deltas < reply.len() / 100, "{deltas} text events");
     assert!(
         bytes < 4 * reply.len(),
+        "{bytes} bytes of events for a reply of {}",
+        reply.len()
+    );
+}
+
+#[test]
+fn a_long_reply_with_a_call_is_carried_by_its_stream_and_its_step_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = Session::new(
+        Workspace::open(dir.path()).unwrap(),
+        SessionOptions::in_memory(Toolbox::standard().into()),
+    );
+    let said = "cd ".repeat(200_000);
+    let reply =
+        format!("{said}{OPEN_TAG}{{\"tool\": \"get_current_time\", \"args\": {{}}}}{CLOSE_TAG}");
+    let mut bytes = 0usize;
+    let mut calls = 0usize;
+    session.send(
+        "hello",
+        &mut Replies(VecDeque::from([reply.clone(), "Done.".to_string()])),
+        &mut FixedAnswer(Answer::Deny { message: None }),
+        &mut |event| {
+            bytes += serde_json::to_vec(event).unwrap().len() + 1;
+            calls += usize::from(matches!(event, Event::CallParsed { .. }));
+        },
+        &CancelToken::new(),
+    );
+    assert_eq!(calls, 1, "the call was read");
+    // Once as it streams, once as the step's reply; the call's event carries the call alone.
+    assert!(
+        bytes < 5 * reply.len() / 2,
         "{bytes} bytes of events for a reply of {}",
         reply.len()
     );

@@ -14,7 +14,7 @@ use lantern_core::agent::{AgentConfig, Answer, FixedAnswer, Session, SessionOpti
 use lantern_core::event::{Event, FinishedReason};
 use lantern_core::model::{CancelToken, Model};
 use lantern_core::protocol::markers::{is_protocol_shaped_text, protocol_fragment};
-use lantern_core::protocol::parse;
+use lantern_core::protocol::{parse, Turn};
 use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::{PrepareError, Risk, ToolContext, ToolRegistry};
@@ -255,7 +255,7 @@ fn score(
         },
         ran_tools: Vec::new(),
         bare_calls: Vec::new(),
-        last_reply: String::new(),
+        last_turn: Turn::default(),
         cut: None,
         notes: Vec::new(),
     };
@@ -266,7 +266,7 @@ fn score(
         mut outcome,
         ran_tools,
         bare_calls: _,
-        last_reply,
+        last_turn,
         cut,
         notes,
     } = reading;
@@ -279,7 +279,7 @@ fn score(
             .map(|tool| task.tools.contains(tool));
     }
     if outcome.finish_reason == Some(FinishedReason::Answer) {
-        outcome.model_answer = cut.unwrap_or(last_reply).trim().to_string();
+        outcome.model_answer = cut.unwrap_or(last_turn.text).trim().to_string();
     }
     let ending = Ending {
         answered: outcome.finish_reason == Some(FinishedReason::Answer),
@@ -302,8 +302,9 @@ struct Reading<'a> {
     ran_tools: Vec<&'a str>,
     /// The ids of the calls that ran without arguments.
     bare_calls: Vec<&'a String>,
-    /// The text of the last reply, and the answer as the engine cut it when it looped.
-    last_reply: String,
+    /// The last reply, read (its call events point into it), and the answer as the engine
+    /// cut it when it looped.
+    last_turn: Turn,
     cut: Option<String>,
     /// Lantern's notes beneath the answer, counted apart from the model's words.
     notes: Vec<lantern_core::answer_notes::AnswerNote>,
@@ -351,7 +352,7 @@ impl<'a> Reading<'a> {
                 if turn.call.is_none() && protocol_fragment(&turn.text).is_some() {
                     outcome.protocol_shaped_replies += 1;
                 }
-                self.last_reply = turn.text;
+                self.last_turn = turn;
             }
             Event::CallParsed {
                 step, tool, args, ..
@@ -367,18 +368,15 @@ impl<'a> Reading<'a> {
                 }
             }
             // Tag soup refused as an answer was no attempt at a call: it is counted apart.
-            Event::CallRejected { response, .. } if is_protocol_shaped_text(&parse(response)) => {}
+            Event::CallRejected { .. } if is_protocol_shaped_text(&self.last_turn) => {}
             Event::CallRejected {
-                step,
-                response,
-                server_call,
-                ..
+                step, server_call, ..
             } => {
                 outcome.invalid_calls += 1;
                 if *step == 1 {
                     let tool = match server_call {
                         Some(call) => Some(call.tool.clone()),
-                        None => parse(response).call.map(|call| call.tool),
+                        None => self.last_turn.call.as_ref().map(|call| call.tool.clone()),
                     };
                     outcome.first_called(tool, false);
                 }

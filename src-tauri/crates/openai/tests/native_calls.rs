@@ -145,27 +145,25 @@ fn a_session_reads_a_file_through_native_calls_and_answers() {
     assert_eq!(text, "It says the launch code is 0000.");
     let parsed = events.iter().find_map(|e| match e {
         Event::CallParsed {
-            tool,
-            via,
-            dialect,
-            response,
-            ..
-        } if tool == "read_file" => Some((*via, *dialect, response.clone())),
+            tool, via, dialect, ..
+        } if tool == "read_file" => Some((*via, *dialect)),
         _ => None,
     });
-    let (via, dialect, response) = parsed.expect("the call was parsed");
-    assert_eq!((via, dialect), (CallPath::Native, Dialect::Api));
     assert_eq!(
-        response, "",
-        "the call came typed and was not written as text"
+        parsed.expect("the call was parsed"),
+        (CallPath::Native, Dialect::Api)
     );
-    let deltas = events.iter().find_map(|e| match e {
-        Event::ResponseFinished { native_deltas, .. } if !native_deltas.is_empty() => {
-            Some(native_deltas.len())
-        }
-        _ => None,
-    });
-    assert_eq!(deltas, Some(7), "every piece is kept for the inspector");
+    let (reply, deltas) = events
+        .iter()
+        .find_map(|e| match e {
+            Event::ResponseFinished {
+                raw, native_deltas, ..
+            } if !native_deltas.is_empty() => Some((raw.clone(), native_deltas.len())),
+            _ => None,
+        })
+        .expect("the call's step finished");
+    assert_eq!(reply, "", "the call came typed and was not written as text");
+    assert_eq!(deltas, 7, "every piece is kept for the inspector");
 
     let asked = server.next_served().request.body;
     assert_eq!(

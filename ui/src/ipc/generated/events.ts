@@ -108,6 +108,10 @@ export type Event =
   | {
       event: "response_finished";
       step: number;
+      /**
+       * The whole reply as it came. The one event that carries it: the step's call events
+       * carry the call alone, and point into this text.
+       */
       raw: string;
       constrained: boolean;
       call_confidence: number | null;
@@ -140,12 +144,12 @@ export type Event =
       constrained: boolean;
       call_confidence: number | null;
       /**
-       * The call's exact text and where it sits in `response` (a server's own call: the
-       * call as it came, and an empty span at the end of `response`).
+       * The call's exact text and where it sits in the step's reply (the `raw` of its
+       * `response_finished`, which alone carries the whole reply); a server's own call: the
+       * call as it came, and an empty span at the end of the reply.
        */
       raw: string;
       span: Span;
-      response: string;
       /** Non-fatal problems (a second call, text after the call: both discarded). */
       problems: Problem[];
       /** Whether the call came as text or as a structured call of the server's API. */
@@ -157,8 +161,11 @@ export type Event =
       error_type: ErrorType;
       message: string;
       feedback: string;
+      /**
+       * The refused call's text, when there was one; the whole reply is the `raw` of the
+       * step's `response_finished`.
+       */
       raw: string | null;
-      response: string;
       /**
        * A call the server made through its API that was refused: the conversation keeps it
        * as a call, answered by the refusal, so that the server sees what it called.

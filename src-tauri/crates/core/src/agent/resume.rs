@@ -63,14 +63,13 @@ pub fn history_from_events(events: &[Event]) -> Vec<Message> {
                 call_id,
                 tool,
                 args,
-                response,
                 span,
                 ..
             } => {
                 close_call(&mut history, &mut open_call, &mut refusal);
-                // The saved reply is read once, for what the model said around its call.
-                let turn = parse(response);
-                let end = span.end.min(response.len());
+                // The step's reply is read once, for what the model said around its call.
+                let turn = parse(&last_reply);
+                let end = span.end.min(last_reply.len());
                 let made = MadeCall {
                     said: turn.text.clone(),
                     tool: tool.clone(),
@@ -97,12 +96,11 @@ pub fn history_from_events(events: &[Event]) -> Vec<Message> {
             }
             Event::CallRejected {
                 feedback,
-                response,
                 server_call,
                 ..
             } => {
                 close_call(&mut history, &mut open_call, &mut refusal);
-                let turn = parse(response);
+                let turn = parse(&last_reply);
                 history.extend(refused_reply(&turn, feedback, server_call.as_ref()));
             }
             Event::TurnFinished { reason, .. } => {

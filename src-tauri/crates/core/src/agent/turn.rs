@@ -396,7 +396,6 @@ impl Session {
             message,
             feedback: feedback.clone(),
             raw,
-            response: reply.turn.raw.clone(),
             server_call: server_call.clone(),
         });
         let kept = calls::refused_reply(&reply.turn, &feedback, server_call.as_ref());
@@ -522,7 +521,6 @@ fn report_call(
         call_confidence: generation.call_confidence,
         raw: call.raw.clone(),
         span: call.span,
-        response: reply.turn.raw.clone(),
         problems: parsed.problems.clone(),
         via: if call.dialect == Dialect::Api || generation.native_template {
             CallPath::Native
