@@ -160,6 +160,8 @@ pub(super) fn progress_verdict(outcome: &eval::TaskOutcome) -> String {
         format!("changed {}", outcome.stray_edits.join(", "))
     } else if outcome.contradicts_note {
         "the answer contradicts a note".to_string()
+    } else if outcome.recites_instructions {
+        "the answer recites Lantern's instructions".to_string()
     } else if outcome.shown_success {
         "right only with Lantern's notes".to_string()
     } else if !outcome.decision_correct() {

@@ -88,9 +88,49 @@ pub fn numbers_in(text: &str) -> Vec<String> {
     numbers
 }
 
+/// How many words in a row an answer must share with Lantern's own instructions to recite them:
+/// more than a name or a phrase a right answer shares with a tool's description ("the files
+/// in a folder"), fewer than the shortest sentence of the instructions.
+const RECITED_WORDS: usize = 10;
+
+/// The words of `text` as a recital is compared: lower case, split at anything but a letter
+/// or digit, so that `read_file(path` and `read _file (path` are the same words.
+fn recital_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Does `answer` recite `instructions` (the system prompt, the hint after a result): hold
+/// [`RECITED_WORDS`] of its words in a row? A model that repeats what it was told to do has
+/// not answered, whatever expected word the recital happens to hold (`string`, a tool's name).
+pub fn recites(answer: &str, instructions: &str) -> bool {
+    let told = recital_words(instructions);
+    let windows: std::collections::HashSet<&[String]> = told.windows(RECITED_WORDS).collect();
+    recital_words(answer)
+        .windows(RECITED_WORDS)
+        .any(|window| windows.contains(window))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_answer_that_repeats_ten_words_of_its_instructions_in_a_row_recites_them() {
+        let told = "You are a helper inside a folder of code. Reply with one call, or answer \
+                    in plain words once you know the answer.";
+        assert!(recites(
+            "Sure! you are a HELPER inside a folder-of code; reply with one call.",
+            told
+        ));
+        assert!(!recites(
+            "The helper lives inside a folder of code named util.",
+            told
+        ));
+        assert!(!recites("", told));
+    }
 
     #[test]
     fn numbers_match_only_whole() {

@@ -451,6 +451,9 @@ fn runs_table(outcomes: &[TaskOutcome]) -> String {
         if o.contradicts_note {
             verdict += " (contradicts a note)";
         }
+        if o.recites_instructions {
+            verdict += " (recites Lantern's instructions)";
+        }
         out.push_str(&format!(
             "| {} | {} | {} | {}{} | {} | {} ({}) | {} | {} | {} | {} | {:.1} s | {} |\n",
             cell(&o.id),

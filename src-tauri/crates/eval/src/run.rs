@@ -13,7 +13,7 @@ use crate::verdict::{judge, Ending};
 use lantern_core::agent::{AgentConfig, Answer, FixedAnswer, Session, SessionOptions};
 use lantern_core::event::{Event, FinishedReason};
 use lantern_core::model::{CancelToken, Model};
-use lantern_core::protocol::markers::{is_protocol_shaped_text, protocol_fragment};
+use lantern_core::protocol::markers::{is_protocol_shaped_text, protocol_fragment, FOLLOW_UP_HINT};
 use lantern_core::protocol::{parse, Turn};
 use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
@@ -88,6 +88,10 @@ pub struct TaskOutcome {
     pub shown_success: bool,
     /// The model's answer says another number or file than a note of the turn.
     pub contradicts_note: bool,
+    /// The model's answer recites what Lantern told it (ten words of its system prompt or of
+    /// the hint after a result in a row): wrong, whatever it holds.
+    #[serde(default)]
+    pub recites_instructions: bool,
     /// Model replies in the turn.
     pub steps: usize,
     /// Wall time of the turn (the copy of the fixture is not counted).
@@ -155,6 +159,7 @@ impl TaskOutcome {
             success: false,
             shown_success: false,
             contradicts_note: false,
+            recites_instructions: false,
             steps: 0,
             seconds: 0.0,
             finish_reason: None,
@@ -223,7 +228,9 @@ pub fn run_task(
     let seconds = started.elapsed().as_secs_f64();
     // Before the checks, which may build the project or write a test of their own.
     let changes = Changes::between(&fixture, &root);
-    let mut outcome = score(task, phrasing, &events, &root, toolbox.registry(), seconds);
+    let instructions = format!("{}\n{FOLLOW_UP_HINT}", toolbox.system_prompt());
+    let ran = (events.as_slice(), root.as_path(), instructions.as_str());
+    let mut outcome = score(task, phrasing, ran, toolbox.registry(), seconds);
     outcome.stray_edits = (changes.files.into_iter())
         .filter(|path| !task.may_change.contains(path))
         .collect();
@@ -235,12 +242,12 @@ pub fn run_task(
     outcome
 }
 
-/// Scores a finished turn from its events and the workspace it left.
+/// Scores a finished turn from its events, the workspace it left and what Lantern told the
+/// model.
 fn score(
     task: &EvalTask,
     phrasing: usize,
-    events: &[Event],
-    root: &Path,
+    (events, root, instructions): (&[Event], &Path, &str),
     registry: &ToolRegistry,
     seconds: f64,
 ) -> TaskOutcome {
@@ -286,9 +293,11 @@ fn score(
         model_answer: &outcome.model_answer,
         shown: &outcome.answer,
         notes: &notes,
+        instructions,
     };
     let verdict = judge(&ending, task, &ran_tools, root);
     outcome.contradicts_note = verdict.contradicts_note;
+    outcome.recites_instructions = verdict.recites_instructions;
     outcome.success = verdict.success;
     outcome.shown_success = verdict.shown_success;
     outcome.notes = notes.into_iter().map(|note| note.text).collect();

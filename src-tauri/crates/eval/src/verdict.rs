@@ -2,7 +2,7 @@
 //! in the model's own words and as shown, and whether the answer says another number or file
 //! than one of the notes Lantern added.
 
-use crate::matching::{mentions, numbers_in};
+use crate::matching::{mentions, numbers_in, recites};
 use crate::task::{EvalTask, SuccessCriteria};
 use lantern_core::answer_notes::{AnswerNote, NoteKind};
 use lantern_core::sandbox::Workspace;
@@ -13,6 +13,8 @@ pub(crate) struct Verdict {
     /// The model's own answer says another number or file than a note (see
     /// [`TaskOutcome::contradicts_note`](crate::TaskOutcome::contradicts_note)).
     pub(crate) contradicts_note: bool,
+    /// The model's answer recites Lantern's instructions (see [`recites`]).
+    pub(crate) recites_instructions: bool,
     /// Right in the model's own words.
     pub(crate) success: bool,
     /// Right as the user is shown it, with the notes.
@@ -29,6 +31,9 @@ pub(crate) struct Ending<'a> {
     pub(crate) shown: &'a str,
     /// The notes Lantern added beneath it.
     pub(crate) notes: &'a [AnswerNote],
+    /// What Lantern told the model (the system prompt, the hint after a result): an answer
+    /// that recites it is wrong, as shown too.
+    pub(crate) instructions: &'a str,
 }
 
 /// Scores the answer twice, in the model's own words and as shown, against the task's
@@ -43,9 +48,11 @@ pub(crate) fn judge(
         .notes
         .iter()
         .any(|note| contradicts(ending.model_answer, note.kind, &note.text));
+    let recites_instructions = recites(ending.model_answer, ending.instructions);
     let holds = |answer: &str| {
         ending.answered
             && !contradicts_note
+            && !recites_instructions
             && criteria_hold(&task.success, answer, ran_tools, root)
     };
     let success = holds(ending.model_answer);
@@ -53,6 +60,7 @@ pub(crate) fn judge(
     let shown_success = success || ending.shown != ending.model_answer && holds(ending.shown);
     Verdict {
         contradicts_note,
+        recites_instructions,
         success,
         shown_success,
     }

@@ -659,3 +659,26 @@ fn assert_no_file_holds(prompts: &[String], extensions: &[&str]) {
     }
     assert!(checked > 100, "only {checked} files were read");
 }
+
+#[test]
+fn an_answer_that_recites_lantern_s_instructions_is_wrong_whatever_it_holds() {
+    let task: EvalTask = serde_json::from_value(json!({
+        "id": "sky", "fixture": "node-shop", "split": "dev", "category": "no_tool",
+        "prompt": "Name a colour the clear daytime sky has.",
+        "needs_tool": false, "tools": [],
+        "success": {"answer_contains_any": ["blue"]}
+    }))
+    .unwrap();
+    let told: String = toolbox().system_prompt().chars().take(160).collect();
+    let config = AgentConfig::default();
+    let run = |answer: &str| {
+        let mut model = ScriptedModel::new([answer]);
+        run_task(&task, 0, &fixtures(), &toolbox(), &mut model, &config)
+    };
+    let recited = run(&format!("{told} Blue."));
+    assert!(recited.recites_instructions);
+    assert!(!recited.success && !recited.shown_success);
+    let answered = run("Blue.");
+    assert!(!answered.recites_instructions);
+    assert!(answered.success && answered.shown_success);
+}
