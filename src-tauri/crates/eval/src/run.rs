@@ -229,8 +229,13 @@ pub fn run_task(
     // Before the checks, which may build the project or write a test of their own.
     let changes = Changes::between(&fixture, &root);
     let instructions = format!("{}\n{FOLLOW_UP_HINT}", toolbox.system_prompt());
-    let ran = (events.as_slice(), root.as_path(), instructions.as_str());
-    let mut outcome = score(task, phrasing, ran, toolbox.registry(), seconds);
+    let ran = FinishedRun {
+        events: &events,
+        root: &root,
+        instructions: &instructions,
+        seconds,
+    };
+    let mut outcome = score(task, phrasing, &ran, toolbox.registry());
     outcome.stray_edits = (changes.files.into_iter())
         .filter(|path| !task.may_change.contains(path))
         .collect();
@@ -242,15 +247,29 @@ pub fn run_task(
     outcome
 }
 
-/// Scores a finished turn from its events, the workspace it left and what Lantern told the
-/// model.
+/// What a finished turn left to score.
+struct FinishedRun<'a> {
+    events: &'a [Event],
+    /// The workspace as the turn left it.
+    root: &'a Path,
+    /// What Lantern told the model: an answer that recites it is no answer.
+    instructions: &'a str,
+    seconds: f64,
+}
+
+/// Scores a finished turn from what it left.
 fn score(
     task: &EvalTask,
     phrasing: usize,
-    (events, root, instructions): (&[Event], &Path, &str),
+    ran: &FinishedRun<'_>,
     registry: &ToolRegistry,
-    seconds: f64,
 ) -> TaskOutcome {
+    let FinishedRun {
+        events,
+        root,
+        instructions,
+        seconds,
+    } = *ran;
     // Paths are judged against the workspace the run left, with no checkpoints of its own.
     let context = Workspace::open(root)
         .ok()
