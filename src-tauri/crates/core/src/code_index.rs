@@ -368,6 +368,38 @@ impl ProjectIndex {
         workspace: &Workspace,
         lines: impl IntoIterator<Item = (&'a str, u64)>,
     ) -> Vec<LineDefines> {
+        self.on_lines(workspace, lines, |definition| match definition {
+            None => LineDefines::Unknown,
+            Some(None) => LineDefines::Nothing,
+            Some(Some(d)) => LineDefines::Name(d.name.clone(), d.kind),
+        })
+    }
+
+    /// For lines of the workspace's files (path, 1-based line), the last line of the
+    /// definition whose name stands on each, as the code index reads the file (read within the
+    /// same bounds as [`Self::definitions_on`]); `None` for a file it does not read, or a line
+    /// that names no definition.
+    pub fn definition_ends<'a>(
+        &self,
+        workspace: &Workspace,
+        lines: impl IntoIterator<Item = (&'a str, u64)>,
+    ) -> Vec<Option<u32>> {
+        self.on_lines(workspace, lines, |definition| {
+            definition.flatten().map(|d| d.end_line)
+        })
+    }
+
+    /// What `read` makes of the definition whose name stands on each line: `None` when the
+    /// index does not read the line's file, `Some(None)` when the line names none. Each file
+    /// is taken from the index when it holds the file as it is now, else read and parsed once,
+    /// up to `ON_DEMAND_BYTES` in all within `ON_DEMAND_TIME`. A refresh running elsewhere is
+    /// not waited for.
+    fn on_lines<'a, T>(
+        &self,
+        workspace: &Workspace,
+        lines: impl IntoIterator<Item = (&'a str, u64)>,
+        read: impl Fn(Option<Option<&Definition>>) -> T,
+    ) -> Vec<T> {
         let held = self.index.try_lock().ok();
         let index = held.as_ref().and_then(|guard| guard.as_ref());
         let mut outlines: std::collections::HashMap<&str, Option<Vec<Definition>>> =
@@ -382,34 +414,13 @@ impl ProjectIndex {
                 let definitions = outlines
                     .entry(path)
                     .or_insert_with(|| definitions_in(workspace, index, path, &mut budget));
-                let Some(definitions) = definitions.as_ref() else {
-                    return LineDefines::Unknown;
-                };
-                match definitions.iter().find(|d| u64::from(d.name_line) == line) {
-                    Some(d) => LineDefines::Name(d.name.clone(), d.kind),
-                    None => LineDefines::Nothing,
-                }
+                read(
+                    definitions.as_ref().map(|definitions| {
+                        definitions.iter().find(|d| u64::from(d.name_line) == line)
+                    }),
+                )
             })
             .collect()
-    }
-}
-
-impl ProjectIndex {
-    /// The last line (1-based) of the definition whose name stands on `line` of the file at
-    /// `path`, as the code index reads the file (read and parsed on demand when the index
-    /// does not hold it as it is now, within the same bounds as [`Self::definitions_on`]);
-    /// `None` for a language it does not read, or a line that names no definition.
-    pub fn definition_end(&self, workspace: &Workspace, path: &str, line: u64) -> Option<u32> {
-        let held = self.index.try_lock().ok();
-        let index = held.as_ref().and_then(|guard| guard.as_ref());
-        let mut budget = OnDemand {
-            used: 0,
-            until: Instant::now() + ON_DEMAND_TIME,
-        };
-        definitions_in(workspace, index, path, &mut budget)?
-            .iter()
-            .find(|d| u64::from(d.name_line) == line)
-            .map(|d| d.end_line)
     }
 }
 

@@ -264,10 +264,10 @@ pub trait FileTexts {
     /// the known files and reads as text.
     fn text_of(&self, rel: &str) -> Option<String>;
 
-    /// The last line (1-based) of the definition whose name stands on `line` of the file at
-    /// `rel`, where a code index reads the file's language; `None` elsewhere.
-    fn definition_end(&self, _rel: &str, _line: u64) -> Option<u32> {
-        None
+    /// For each (file, 1-based line), the last line of the definition whose name stands on
+    /// it, where a code index reads the file's language; `None` elsewhere.
+    fn definition_ends(&self, lines: &[(&str, u64)]) -> Vec<Option<u32>> {
+        vec![None; lines.len()]
     }
 }
 

@@ -123,23 +123,28 @@ fn definitions_among(
     names: &[String],
     files: Option<&dyn FileTexts>,
 ) -> Vec<String> {
-    let defining = matches
+    // Each defining line, with the rest of the question: its words other than the names the
+    // line holds, which its body is searched for.
+    let defining: Vec<(&Hit, Vec<String>)> = matches
         .iter()
         .filter(|m| match_defines(m, names))
-        .map(|m| (m.path.as_str(), m.line, m.text.as_str()));
+        .take(MAX_LINES)
+        .map(|m| {
+            let defined = lower_code_words(&m.text);
+            let rest = names.iter().filter(|w| !defined.contains(w)).cloned();
+            (m, rest.collect())
+        })
+        .collect();
+    let ends = files
+        .map(|files| body_ends(files, &defining))
+        .unwrap_or_default();
     let mut found = Vec::new();
     // Several definitions may stand in one file: each file is read once.
     let mut contents: HashMap<&str, Option<String>> = HashMap::new();
-    for (path, line, text) in defining.take(MAX_LINES) {
-        let shown: String = text.trim().chars().take(MAX_LINE_CHARS).collect();
+    for (m, rest) in &defining {
+        let (path, line) = (m.path.as_str(), m.line);
+        let shown: String = m.text.trim().chars().take(MAX_LINE_CHARS).collect();
         found.push(format!("{path}:{line}: {shown}"));
-        // The rest of the question: its words other than the names this line holds.
-        let defined = lower_code_words(text);
-        let rest: Vec<String> = names
-            .iter()
-            .filter(|w| !defined.contains(w))
-            .cloned()
-            .collect();
         let (Some(files), false) = (files, rest.is_empty()) else {
             continue;
         };
@@ -149,7 +154,7 @@ fn definitions_among(
         };
         // The body is the definition's own lines where the index knows them, so a short
         // function's next neighbour is not read as its body, nor a long class cut short.
-        let body_lines = files.definition_end(path, line).map_or(BODY_LINES, |end| {
+        let body_lines = ends.get(&(path, line)).map_or(BODY_LINES, |&end| {
             (end as usize)
                 .saturating_sub(line as usize)
                 .min(MAX_INDEXED_BODY_LINES)
@@ -160,10 +165,29 @@ fn definitions_among(
             .take(body_lines)
             .collect::<Vec<_>>()
             .join("\n");
-        let about = lines_about_at_most(&body, &rest, line + 1, MAX_BODY_LINES);
+        let about = lines_about_at_most(&body, rest, line + 1, MAX_BODY_LINES);
         found.extend(about.into_iter().map(|l| format!("{path}:{l}")));
     }
     found
+}
+
+/// Where the definitions whose bodies are read (those with more of the question to look for)
+/// end, by (path, line), where the index knows it: asked once for all of them, so that a file
+/// is parsed at most once.
+fn body_ends<'m>(
+    files: &dyn FileTexts,
+    defining: &[(&'m Hit, Vec<String>)],
+) -> HashMap<(&'m str, u64), u32> {
+    let read: Vec<(&str, u64)> = defining
+        .iter()
+        .filter(|(_, rest)| !rest.is_empty())
+        .map(|(m, _)| (m.path.as_str(), m.line))
+        .collect();
+    let ends = files.definition_ends(&read);
+    read.into_iter()
+        .zip(ends)
+        .filter_map(|(at, end)| Some((at, end?)))
+        .collect()
 }
 
 /// A result as the model reads it, with what answers `question` put first: the lines of a

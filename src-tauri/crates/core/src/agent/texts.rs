@@ -125,11 +125,22 @@ impl FileTexts for VisibleTexts<'_> {
         String::from_utf8(bytes).ok()
     }
 
-    fn definition_end(&self, rel: &str, line: u64) -> Option<u32> {
-        if !self.known.has_file(rel) {
-            return None;
-        }
-        self.code_index?.definition_end(self.workspace, rel, line)
+    fn definition_ends(&self, lines: &[(&str, u64)]) -> Vec<Option<u32>> {
+        let Some(index) = self.code_index else {
+            return vec![None; lines.len()];
+        };
+        // Only the files the step may name are read.
+        let visible = lines.iter().filter(|(rel, _)| self.known.has_file(rel));
+        let mut ends = index
+            .definition_ends(self.workspace, visible.copied())
+            .into_iter();
+        lines
+            .iter()
+            .map(|(rel, _)| match self.known.has_file(rel) {
+                true => ends.next().flatten(),
+                false => None,
+            })
+            .collect()
     }
 }
 
