@@ -17,6 +17,8 @@
 //! assert!(!mentions("See mylib/parse.js.", "lib/parse.js"));
 //! ```
 
+use lantern_core::words::alphanumeric_words;
+
 /// Characters that continue a word, a number or a path: a match must not be glued to one.
 fn continues(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
@@ -94,12 +96,10 @@ pub fn numbers_in(text: &str) -> Vec<String> {
 const RECITED_WORDS: usize = 10;
 
 /// The words of `text` as a recital is compared: lower case, split at anything but a letter
-/// or digit, so that `read_file(path` and `read _file (path` are the same words.
+/// or digit ([`alphanumeric_words`]), so that `read_file(path` and `read _file (path` are the
+/// same words.
 fn recital_words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
+    alphanumeric_words(text).map(str::to_lowercase).collect()
 }
 
 /// Does `answer` recite `instructions` (the system prompt, the hint after a result): hold
