@@ -51,8 +51,8 @@ pub(super) struct EvalArgs {
     #[arg(long, default_value_t = AgentConfig::default().project_map)]
     map_budget: usize,
     /// The most characters of the map of the project's code each task's conversation opens
-    /// with (left out: as `lantern run` gives it, 6,000 for a model on a server and none for a
-    /// local one).
+    /// with (left out: none for a local model, and for a model on a server the size given one
+    /// that does not say its context, 6,000: the evaluation does not ask it).
     #[arg(long, value_name = "CHARACTERS")]
     code_map: Option<usize>,
 }

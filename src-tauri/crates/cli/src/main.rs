@@ -75,10 +75,10 @@ enum Command {
         #[arg(long)]
         rebuild: bool,
         /// Print the map of the project's code a server model is given, in at most this many
-        /// characters (its most used definitions by file), instead of the figures.
-        #[arg(long, value_name = "CHARACTERS", num_args = 0..=1,
-              default_missing_value = "6000")]
-        map: Option<usize>,
+        /// characters (its most used definitions by file; a server model's default when left
+        /// out), instead of the figures.
+        #[arg(long, value_name = "CHARACTERS", num_args = 0..=1)]
+        map: Option<Option<usize>>,
         /// Print the figures as JSON.
         #[arg(long)]
         json: bool,
@@ -95,9 +95,8 @@ enum Command {
         message: Option<String>,
         /// Also print the map of the folder's code a conversation opens with, in at most this
         /// many characters (a server model's default when left out), after its instructions.
-        #[arg(long, value_name = "CHARACTERS", num_args = 0..=1,
-              default_missing_value = "6000", requires = "workspace")]
-        map: Option<usize>,
+        #[arg(long, value_name = "CHARACTERS", num_args = 0..=1, requires = "workspace")]
+        map: Option<Option<usize>>,
         /// Also say on stderr how many tokens each part printed is for the default model.
         #[arg(long)]
         tokens: bool,
@@ -285,6 +284,12 @@ fn write_stdout(args: std::fmt::Arguments<'_>) {
     }
 }
 
+/// The size a `--map` option asks for: the one given, or a server model's default when the
+/// option stands alone.
+fn map_budget(map: Option<Option<usize>>) -> Option<usize> {
+    map.map(|chars| chars.unwrap_or(lantern_core::agent::SERVER_REPO_MAP))
+}
+
 /// `lantern prompt`: the system prompt, then what the agent gives a conversation on the
 /// folder at its start: the project's own instructions and, when asked, the map of its code.
 fn prompt(
@@ -375,7 +380,7 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
             rebuild,
             map,
             json,
-        } => index_command::index(&workspace, rebuild, map, json),
+        } => index_command::index(&workspace, rebuild, map_budget(map), json),
         Command::Prompt {
             workspace,
             message,
@@ -387,7 +392,7 @@ fn run(command: Command, toolbox: &Arc<Toolbox>) -> Result<u8, Failure> {
                 &tools.toolbox,
                 workspace.as_deref(),
                 message.as_deref(),
-                map,
+                map_budget(map),
                 tokens,
             )
         }
