@@ -194,29 +194,40 @@ impl Model for CharByChar {
     }
 }
 
-#[test]
-fn a_reply_streamed_a_character_at_a_time_makes_live_events_the_size_of_its_text() {
+/// Sends one message to a fresh session in an empty folder, `model` replying and every
+/// confirmation denied; hands each event to `seen` and returns the bytes the events make as
+/// JSON lines.
+fn event_bytes(model: &mut dyn Model, mut seen: impl FnMut(&Event)) -> usize {
     let dir = tempfile::tempdir().unwrap();
     let mut session = Session::new(
         Workspace::open(dir.path()).unwrap(),
         SessionOptions::in_memory(Toolbox::standard().into()),
     );
-    let reply = "ab ".repeat(200_000);
-    let (mut bytes, mut deltas) = (0usize, 0usize);
-    let mut streamed = String::new();
+    let mut bytes = 0;
     session.send(
         "hello",
-        &mut CharByChar(reply.clone()),
+        model,
         &mut FixedAnswer(Answer::Deny { message: None }),
         &mut |event| {
             bytes += serde_json::to_vec(event).unwrap().len() + 1;
-            if let Event::TextDelta { text, .. } = event {
-                deltas += 1;
-                streamed.push_str(text);
-            }
+            seen(event);
         },
         &CancelToken::new(),
     );
+    bytes
+}
+
+#[test]
+fn a_reply_streamed_a_character_at_a_time_makes_live_events_the_size_of_its_text() {
+    let reply = "ab ".repeat(200_000);
+    let mut deltas = 0usize;
+    let mut streamed = String::new();
+    let bytes = event_bytes(&mut CharByChar(reply.clone()), |event| {
+        if let Event::TextDelta { text, .. } = event {
+            deltas += 1;
+            streamed.push_str(text);
+        }
+    });
     assert_eq!(
         streamed.trim_end(),
         reply.trim_end(),
@@ -234,26 +245,14 @@ fn a_reply_streamed_a_character_at_a_time_makes_live_events_the_size_of_its_text
 
 #[test]
 fn a_long_reply_with_a_call_is_carried_by_its_stream_and_its_step_alone() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut session = Session::new(
-        Workspace::open(dir.path()).unwrap(),
-        SessionOptions::in_memory(Toolbox::standard().into()),
-    );
     let said = "cd ".repeat(200_000);
     let reply =
         format!("{said}{OPEN_TAG}{{\"tool\": \"get_current_time\", \"args\": {{}}}}{CLOSE_TAG}");
-    let mut bytes = 0usize;
     let mut calls = 0usize;
-    session.send(
-        "hello",
-        &mut Replies(VecDeque::from([reply.clone(), "Done.".to_string()])),
-        &mut FixedAnswer(Answer::Deny { message: None }),
-        &mut |event| {
-            bytes += serde_json::to_vec(event).unwrap().len() + 1;
-            calls += usize::from(matches!(event, Event::CallParsed { .. }));
-        },
-        &CancelToken::new(),
-    );
+    let mut model = Replies(VecDeque::from([reply.clone(), "Done.".to_string()]));
+    let bytes = event_bytes(&mut model, |event| {
+        calls += usize::from(matches!(event, Event::CallParsed { .. }));
+    });
     assert_eq!(calls, 1, "the call was read");
     // Once as it streams, once as the step's reply; the call's event carries the call alone.
     assert!(
