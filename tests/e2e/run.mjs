@@ -637,12 +637,12 @@ const tests = [
       await stopTheTurn(session);
       await shot(session, "20-mention-attached");
       // A name the code defines is offered too, and attaches its definition.
-      await input.type("What does @withT");
+      await input.type("Explain the arithmetic inside @withT");
       await session.waitForElement('.mention-choice[data-kind="symbol"]');
       const names = await session.text(".mention-menu");
       assert(names.includes("withTax") && names.includes("definition"), `the menu offers the definition: ${names}`);
       await input.type(Keys.Enter);
-      await input.type("return?");
+      await input.type("please.");
       await input.type(Keys.Enter);
       await session.waitFor("the definition's chip", async () =>
         (await session.execute("return [...document.querySelectorAll('.msg.user .attachment-chip')].map(c => c.textContent + ' ' + c.title);")).some((c) => /^@withTax src\/pricing\.ts, lines \d+-\d+/.test(c)),

@@ -374,7 +374,7 @@ mod tests {
         let result = r#"{"success": true,
             "lines_about_the_question": ["4: edition = \"2021\""],
             "data": {"path": "Cargo.toml", "content": "[package]\nname = \"calc\"\nversion = \"0.4.0\"\nedition = \"2021\"\n"}}"#;
-        let e = evidence_for(result, "Tell me the edition Cargo.toml sets.");
+        let e = evidence_for(result, "Cargo.toml: edition?");
         assert_eq!(e.bonus("It is on", " 2"), ASKED_BONUS);
         assert_eq!(e.bonus("It is on 2", "0"), CONTINUE_BONUS);
         assert_eq!(e.bonus("It is on 202", "1"), CONTINUE_BONUS);
@@ -389,7 +389,7 @@ mod tests {
             "a fact, not asked"
         );
         assert_eq!(e.bonus("", "2"), 0.0, "not the answer's first word");
-        let off = evidence_with(result, "Tell me the edition Cargo.toml sets.", false);
+        let off = evidence_with(result, "Cargo.toml: edition?", false);
         assert_eq!(off.bonus("It is on", " 2"), 0.0, "the lever off");
     }
 

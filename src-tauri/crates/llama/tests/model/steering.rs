@@ -116,7 +116,7 @@ fn a_path_argument_is_the_file_the_message_names() {
     };
     let ((off, _), (on, _)) = lever_off_and_on(
         |o, on| o.named_files = on,
-        "Explain what expire in keys.py does.",
+        "Walk me through the expire logic of keys.py.",
     );
     assert_ne!(
         first_path(&off).as_deref(),
