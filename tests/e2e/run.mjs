@@ -619,15 +619,15 @@ const tests = [
     async () => {
       const session = await launch(freshWorkspace());
       const input = await session.find(".chat-input");
-      await input.type("What does @pric");
+      await input.type("Summarise @pric");
       await session.waitForElement('.mention-choice[data-kind="file"]');
       const offered = await session.text(".mention-menu");
       assert(offered.includes("src/pricing.ts"), `the menu offers the file: ${offered}`);
       await shot(session, "19-mention-menu");
       await input.type(Keys.Enter);
       const written = await session.execute("return document.querySelector('.chat-input').value;");
-      assert(written === "What does @src/pricing.ts ", `the choice is written in: ${written}`);
-      await input.type("do?");
+      assert(written === "Summarise @src/pricing.ts ", `the choice is written in: ${written}`);
+      await input.type("for me.");
       await input.type(Keys.Enter);
       await session.waitForElement(".msg.user .attachment-chip");
       const chip = await session.text(".msg.user .attachment-chip");
