@@ -116,8 +116,12 @@ pub fn write_state_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
+    // Each write its own temporary file: two threads of one process (two models of an
+    // evaluation) may save the same state at once.
+    static WRITES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let write = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = dir.join(format!(
-        ".{}.tmp-{}",
+        ".{}.tmp-{}-{write}",
         path.file_name().unwrap_or_default().to_string_lossy(),
         std::process::id()
     ));
@@ -190,5 +194,26 @@ mod tests {
         let made: std::collections::HashSet<PathBuf> =
             (0..100).map(|_| new_transcript_path(root)).collect();
         assert_eq!(made.len(), 100);
+    }
+
+    #[test]
+    fn two_threads_saving_one_state_file_at_once_leave_one_whole_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("calibration.json");
+        let contents = [vec![b'a'; 200_000], vec![b'b'; 300_000]];
+        std::thread::scope(|scope| {
+            for bytes in &contents {
+                let path = &path;
+                scope.spawn(move || {
+                    for _ in 0..20 {
+                        write_state_file(path, bytes).unwrap();
+                    }
+                });
+            }
+        });
+        let saved = std::fs::read(&path).unwrap();
+        assert!(contents.contains(&saved), "{} bytes, mixed", saved.len());
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "temporary files are gone");
     }
 }
