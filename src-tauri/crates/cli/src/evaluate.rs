@@ -11,6 +11,8 @@ use lantern_eval::{EvalTask, Split, TaskSet};
 use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// The arguments of `lantern eval`.
 #[derive(clap::Args)]
@@ -55,6 +57,11 @@ pub(super) struct EvalArgs {
     /// that does not say its context, 6,000: the evaluation does not ask it).
     #[arg(long, value_name = "CHARACTERS")]
     code_map: Option<usize>,
+    /// How many tasks run at once, each on its own copy of the model (give each one thread
+    /// with `--threads 1`). The outcomes are the same as one at a time, in the same order; on
+    /// a machine doing nothing else, one job per core takes the run's time down by as much.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+    jobs: u16,
 }
 
 /// `lantern eval`: runs the chosen tasks and prints their scores.
@@ -75,12 +82,23 @@ pub(super) fn eval_command(args: EvalArgs) -> Result<u8, Failure> {
     );
     evaluate(
         &set,
-        &args.model,
-        &config,
+        &Running {
+            model: &args.model,
+            config: &config,
+            jobs: usize::from(args.jobs),
+        },
         &label,
         args.out.as_deref(),
         args.json,
     )
+}
+
+/// How the runs of an evaluation are made: the model, the agent's settings, and how many
+/// run at once.
+struct Running<'a> {
+    model: &'a ModelArgs,
+    config: &'a AgentConfig,
+    jobs: usize,
 }
 
 /// The agent's levers an evaluation can turn off, by name (see [`AGENT_LEVERS`]).
@@ -92,47 +110,25 @@ fn agent_lever_names() -> clap::builder::PossibleValuesParser {
     )
 }
 
-/// `lantern eval`: every phrasing of every task in order, a progress line per run on stderr,
-/// then the report. Exits 0 once every task has run, whatever the scores; bad input is a usage
-/// error found before the model is loaded.
+/// `lantern eval`: every phrasing of every task, a progress line per run on stderr, then the
+/// report. Exits 0 once every task has run, whatever the scores; bad input is a usage error
+/// found before the model is loaded.
 fn evaluate(
     set: &TaskSet,
-    model: &ModelArgs,
-    config: &AgentConfig,
+    running: &Running,
     label: &str,
     out: Option<&Path>,
     json: bool,
 ) -> Result<u8, Failure> {
-    if config.max_steps == 0 {
+    if running.config.max_steps == 0 {
         return Err(usage("--max-steps must be at least 1"));
     }
-    let toolbox = crate::toolbox();
-    let tasks = set.load(toolbox.registry()).map_err(usage)?;
+    let tasks = set.load(crate::toolbox().registry()).map_err(usage)?;
     let runs: Vec<(&EvalTask, usize)> = tasks
         .iter()
         .flat_map(|t| (0..t.phrasings().count()).map(move |p| (t, p)))
         .collect();
-    let mut model = model.load()?;
-    let mut outcomes = Vec::with_capacity(runs.len());
-    for (i, (task, phrasing)) in runs.iter().enumerate() {
-        let outcome = eval::run_task(
-            task,
-            *phrasing,
-            &set.fixtures,
-            &toolbox,
-            model.as_mut(),
-            config,
-        );
-        eprintln!(
-            "[{}/{}] {} {} {:.1} s",
-            i + 1,
-            runs.len(),
-            outcome.id,
-            progress_verdict(&outcome),
-            outcome.seconds
-        );
-        outcomes.push(outcome);
-    }
+    let outcomes = run_all(&runs, &set.fixtures, running)?;
     let splits = eval::summarize_splits(&outcomes);
     let markdown = eval::markdown_table(label, &splits, &outcomes);
     if json {
@@ -147,6 +143,67 @@ fn evaluate(
         })?;
     }
     Ok(0)
+}
+
+/// Makes every run, `running.jobs` at a time, and returns their outcomes in the order of
+/// `runs`. Each job loads its own model and takes the next run not yet taken, so a job
+/// that drew short tasks takes more; a run's outcome does not depend on which job made it
+/// (each starts a fresh conversation on a fresh copy of its fixture). A model that cannot be
+/// loaded stops the evaluation.
+fn run_all(
+    runs: &[(&EvalTask, usize)],
+    fixtures: &Path,
+    running: &Running,
+) -> Result<Vec<eval::TaskOutcome>, Failure> {
+    let next = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<eval::TaskOutcome>>> =
+        runs.iter().map(|_| Mutex::new(None)).collect();
+    let job = || -> Result<(), Failure> {
+        let loaded = running.model.load();
+        // Whatever happens, the other jobs take no new run after a failed load.
+        let mut model = loaded.inspect_err(|_| next.store(runs.len(), Ordering::SeqCst))?;
+        let toolbox = crate::toolbox();
+        loop {
+            let at = next.fetch_add(1, Ordering::SeqCst);
+            let Some(&(task, phrasing)) = runs.get(at) else {
+                return Ok(());
+            };
+            let outcome = eval::run_task(
+                task,
+                phrasing,
+                fixtures,
+                &toolbox,
+                model.as_mut(),
+                running.config,
+            );
+            eprintln!(
+                "[{}/{}] {} {} {:.1} s",
+                finished.fetch_add(1, Ordering::SeqCst) + 1,
+                runs.len(),
+                outcome.id,
+                progress_verdict(&outcome),
+                outcome.seconds
+            );
+            *slots[at].lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
+        }
+    };
+    let jobs = running.jobs.clamp(1, runs.len().max(1));
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..jobs).map(|_| scope.spawn(&job)).collect();
+        handles
+            .into_iter()
+            .map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect::<Result<Vec<()>, Failure>>()
+    })?;
+    Ok(slots
+        .into_iter()
+        .filter_map(|slot| slot.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .collect())
 }
 
 /// `ok`, or `FAIL` with what went wrong first, for the progress line.

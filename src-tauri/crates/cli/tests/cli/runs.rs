@@ -386,6 +386,65 @@ fn eval_runs_each_task_on_a_fresh_fixture_and_reports_the_scores() {
 }
 
 #[test]
+fn eval_with_two_jobs_reports_every_run_once_in_task_order() {
+    let f = Fixture::new();
+    let fixtures = f.home.path().join("fixtures");
+    std::fs::create_dir_all(fixtures.join("empty")).unwrap();
+    let ids: Vec<String> = (1..=5).map(|i| format!("sum-{i}")).collect();
+    let tasks: Vec<Value> = ids
+        .iter()
+        .map(|id| {
+            serde_json::json!({"id": id, "fixture": "empty", "prompt": "Add nine and four.",
+             "needs_tool": false, "tools": [], "success": {"answer_contains_any": ["13"]}})
+        })
+        .collect();
+    let tasks_file = f.home.path().join("tasks.json");
+    std::fs::write(&tasks_file, Value::Array(tasks).to_string()).unwrap();
+    // Each job loads the script afresh, so it holds a reply for every run either may take.
+    let model = script(&f, &["It makes 13."; 5]);
+    let eval = |jobs: &str| {
+        f.lantern(
+            &[
+                "eval",
+                "--tasks",
+                tasks_file.to_str().unwrap(),
+                "--fixtures",
+                fixtures.to_str().unwrap(),
+                "--model",
+                &model,
+                "--jobs",
+                jobs,
+                "--json",
+            ],
+            None,
+        )
+    };
+    let out = eval("2");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = json(&out);
+    let reported: Vec<&str> = report["outcomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(reported, ids, "each run once, in the tasks' order");
+    assert!(report["outcomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|o| o["success"] == true));
+    let progress = stderr(&out);
+    for k in 1..=5 {
+        assert!(progress.contains(&format!("[{k}/5] sum-")), "{progress}");
+    }
+
+    let out = eval("0");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--jobs"), "{}", stderr(&out));
+}
+
+#[test]
 fn eval_rejects_bad_input_before_loading_the_model() {
     let f = Fixture::new();
     let tasks = f.home.path().join("tasks.json");
