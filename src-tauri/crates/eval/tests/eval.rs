@@ -88,6 +88,19 @@ fn the_task_set_is_large_varied_and_consistent() {
     }
 }
 
+/// The headline counts a tool task only when every phrasing is right, so a set asked once
+/// would score higher than one asked three times whatever the model did: both sets ask every
+/// tool task the same three ways, so their headlines count the same thing.
+#[test]
+fn every_tool_task_of_both_sets_is_asked_three_ways() {
+    let asked_otherwise: Vec<String> = tasks()
+        .iter()
+        .filter(|t| t.needs_tool && t.phrasings().count() != 3)
+        .map(|t| format!("{} ({} ways)", t.id, t.phrasings().count()))
+        .collect();
+    assert!(asked_otherwise.is_empty(), "{asked_otherwise:?}");
+}
+
 /// Git does not track a folder the fixture's own .gitignore ignores unless it was added with
 /// `git add -f`; without it, the "ignored files are skipped" tasks would test nothing.
 #[test]
