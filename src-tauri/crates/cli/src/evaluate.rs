@@ -190,7 +190,7 @@ fn run_all(
     };
     let jobs = running.jobs.clamp(1, runs.len().max(1));
     std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..jobs).map(|_| scope.spawn(&job)).collect();
+        let handles: Vec<_> = (0..jobs).map(|_| scope.spawn(job)).collect();
         handles
             .into_iter()
             .map(|handle| {
