@@ -58,8 +58,9 @@ pub(super) struct EvalArgs {
     #[arg(long, value_name = "CHARACTERS")]
     code_map: Option<usize>,
     /// How many tasks run at once, each on its own copy of the model (give each one thread
-    /// with `--threads 1`). The outcomes are the same as one at a time, in the same order; on
-    /// a machine doing nothing else, one job per core takes the run's time down by as much.
+    /// with `--threads 1`; a scripted model's replies start over in each job). The outcomes
+    /// are the same as one at a time, in the same order; on a machine doing nothing else, one
+    /// job per core takes the run's time down by as much.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
     jobs: u16,
 }
