@@ -1,6 +1,6 @@
 use super::text_match::{find_unique, Miss, Replacement};
 use super::write_file::diff_summary;
-use super::writes::{current_content, Rewrite};
+use super::writes::{current_content, keeps_json_whole, Rewrite};
 use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use crate::sandbox::ResolvedPath;
@@ -54,13 +54,15 @@ fn place(input: &Input, path: &ResolvedPath, ctx: &ToolContext) -> Result<Placed
             path.rel()
         ))
     })?;
-    match find_unique(&content, &input.old_text, &input.new_text) {
-        Ok(replacement) => Ok(Placed {
+    let placed = match find_unique(&content, &input.old_text, &input.new_text) {
+        Ok(replacement) => Placed {
             content,
             replacement,
-        }),
-        Err(miss) => Err(explain(path.rel(), miss)),
-    }
+        },
+        Err(miss) => return Err(explain(path.rel(), miss)),
+    };
+    keeps_json_whole(path.rel(), &placed.content, &placed.new_content())?;
+    Ok(placed)
 }
 
 struct Placed {
@@ -203,6 +205,37 @@ mod tests {
         let target = EditFile::target(&input).resolve(&ctx.workspace).unwrap();
         EditFile::check(&input, &target, ctx)?;
         EditFile::run(input, &target, ctx)
+    }
+
+    #[test]
+    fn an_edit_that_would_break_a_json_file_is_refused_and_the_file_kept() {
+        let manifest =
+            "{\n  \"name\": \"shop\",\n  \"version\": \"1.2.0\",\n  \"private\": true\n}\n";
+        let (dir, ctx) = workspace(&[("package.json", manifest), ("notes.txt", "a: 1\n")]);
+        let broken = edit(
+            &ctx,
+            "package.json",
+            "\"version\": \"1.2.0\",\n",
+            "version\": \"1.3.0\"},",
+        )
+        .unwrap_err();
+        assert!(
+            broken.message.contains("invalid JSON"),
+            "{}",
+            broken.message
+        );
+        assert!(broken.hint.is_some());
+        let on_disk = std::fs::read_to_string(dir.path().join("package.json")).unwrap();
+        assert_eq!(on_disk, manifest, "nothing was written");
+        edit(&ctx, "package.json", "\"1.2.0\"", "\"1.3.0\"").unwrap();
+        // Only JSON is judged, and only a file that parsed before.
+        edit(&ctx, "notes.txt", "a: 1", "a: {").unwrap();
+        std::fs::write(
+            dir.path().join("tsconfig.json"),
+            "{ // strict\n \"a\": 1 }\n",
+        )
+        .unwrap();
+        edit(&ctx, "tsconfig.json", "\"a\": 1", "\"a\": ").unwrap();
     }
 
     #[test]

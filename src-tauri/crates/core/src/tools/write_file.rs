@@ -1,6 +1,7 @@
-use super::writes::{current_content, Rewrite};
+use super::writes::{current_content, keeps_json_whole, Rewrite};
 use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
+use crate::sandbox::ResolvedPath;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -65,6 +66,14 @@ pub(crate) fn diff_summary(rel: &str, old: Option<&[u8]>, new: &str) -> Value {
     json!({"lines_added": added, "lines_removed": removed, "unified": unified})
 }
 
+/// See [`keeps_json_whole`]: the file as it stands against the content the call gives it.
+fn keeps_whole(input: &Input, path: &ResolvedPath, ctx: &ToolContext) -> Result<(), ToolError> {
+    match current_content(&ctx.workspace, path)? {
+        Some(old) => keeps_json_whole(path.rel(), &String::from_utf8_lossy(&old), &input.content),
+        None => Ok(()),
+    }
+}
+
 impl Tool for WriteFile {
     type Input = Input;
     const NAME: &'static str = "write_file";
@@ -78,6 +87,10 @@ impl Tool for WriteFile {
 
     fn target(input: &Input) -> Target {
         Target::Paths(vec![input.path.clone()])
+    }
+
+    fn check(input: &Input, target: &Resolved, ctx: &ToolContext) -> Result<(), ToolError> {
+        keeps_whole(input, target.path()?, ctx)
     }
 
     fn preview(input: &Input, target: &Resolved, ctx: &ToolContext) -> Option<Value> {
@@ -113,6 +126,8 @@ impl Tool for WriteFile {
                 "write_file needs a file path, not the workspace root",
             ));
         }
+        // Judged again on the file as it is now: it may have changed while the user decided.
+        keeps_whole(&input, path, ctx)?;
         // Through the checkpointed write, so that undo covers it.
         let written = ctx.write(path, input.content.as_bytes())?;
         let mut data = diff_summary(path.rel(), written.before.as_deref(), &input.content);
@@ -124,6 +139,33 @@ impl Tool for WriteFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_write_that_would_break_a_json_file_is_refused_but_a_new_one_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("app.json"), "{\"port\": 8080}\n").unwrap();
+        let ctx = ToolContext::new(crate::sandbox::Workspace::open(dir.path()).unwrap(), None);
+        let write = |path: &str, content: &str| {
+            let input = Input {
+                path: path.to_string(),
+                content: content.to_string(),
+            };
+            let target = WriteFile::target(&input).resolve(&ctx.workspace).unwrap();
+            WriteFile::check(&input, &target, &ctx)?;
+            WriteFile::run(input, &target, &ctx)
+        };
+        let refused = write("app.json", "{\"port\": 9090\n").unwrap_err();
+        assert!(
+            refused.message.contains("invalid JSON"),
+            "{}",
+            refused.message
+        );
+        let kept = std::fs::read_to_string(dir.path().join("app.json")).unwrap();
+        assert_eq!(kept, "{\"port\": 8080}\n");
+        write("app.json", "{\"port\": 9090}\n").unwrap();
+        // A new file is the model's own to shape: nothing to keep whole.
+        write("draft.json", "{\"port\":").unwrap();
+    }
 
     #[test]
     fn diff_counts_lines() {

@@ -17,6 +17,26 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::Read;
 
+/// Refuses a write that would turn a JSON file that parses into one that does not. A small
+/// model's edit drops a quote or adds a brace (`version": "7.7.0"},`), and a manifest that no
+/// longer parses breaks the whole project, so such a change is refused before anyone is asked,
+/// with the parser's words for the model to mend it. A file of another kind, and a JSON file
+/// that did not parse before (one with comments), are not judged.
+pub(super) fn keeps_json_whole(rel: &str, old: &str, new: &str) -> Result<(), ToolError> {
+    let parses = |text: &str| serde_json::from_str::<serde::de::IgnoredAny>(text);
+    if !rel.to_ascii_lowercase().ends_with(".json") || parses(old).is_err() {
+        return Ok(());
+    }
+    parses(new).map(|_| ()).map_err(|e| {
+        ToolError::invalid(format!(
+            "The change would leave {rel} invalid JSON ({e}); nothing was written"
+        ))
+        .with_hint(
+            "Keep the quotes, commas and braces around what you change: copy whole lines as the old text and change only the value in the new text.",
+        )
+    })
+}
+
 /// A file that exists and the content a call would give it: what the agent weighs the call's
 /// losses by ([`DroppedLines::between`]), from the content the file had before the turn's
 /// first write to it, so that lines lost one call at a time add up.
