@@ -66,11 +66,14 @@ pub(crate) fn diff_summary(rel: &str, old: Option<&[u8]>, new: &str) -> Value {
     json!({"lines_added": added, "lines_removed": removed, "unified": unified})
 }
 
-/// See [`keeps_json_whole`]: the file as it stands against the content the call gives it.
+/// See [`keeps_json_whole`]: the file as it stands against the content the call gives it. A
+/// path that cannot be read as a file is left to the steps after, which say why.
 fn keeps_whole(input: &Input, path: &ResolvedPath, ctx: &ToolContext) -> Result<(), ToolError> {
-    match current_content(&ctx.workspace, path)? {
-        Some(old) => keeps_json_whole(path.rel(), &String::from_utf8_lossy(&old), &input.content),
-        None => Ok(()),
+    match current_content(&ctx.workspace, path) {
+        Ok(Some(old)) => {
+            keeps_json_whole(path.rel(), &String::from_utf8_lossy(&old), &input.content)
+        }
+        _ => Ok(()),
     }
 }
 
