@@ -1,6 +1,6 @@
 use super::text_match::{find_unique, Miss, Replacement};
 use super::write_file::diff_summary;
-use super::writes::{current_content, keeps_json_whole, Rewrite};
+use super::writes::{current_content, keeps_config_whole, Rewrite};
 use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use crate::sandbox::ResolvedPath;
@@ -61,7 +61,7 @@ fn place(input: &Input, path: &ResolvedPath, ctx: &ToolContext) -> Result<Placed
         },
         Err(miss) => return Err(explain(path.rel(), miss)),
     };
-    keeps_json_whole(path.rel(), &placed.content, &placed.new_content())?;
+    keeps_config_whole(path.rel(), &placed.content, &placed.new_content())?;
     Ok(placed)
 }
 
@@ -208,7 +208,7 @@ mod tests {
     }
 
     #[test]
-    fn an_edit_that_would_break_a_json_file_is_refused_and_the_file_kept() {
+    fn an_edit_that_would_break_a_json_or_toml_file_is_refused_and_the_file_kept() {
         let manifest =
             "{\n  \"name\": \"shop\",\n  \"version\": \"1.2.0\",\n  \"private\": true\n}\n";
         let (dir, ctx) = workspace(&[("package.json", manifest), ("notes.txt", "a: 1\n")]);
@@ -228,7 +228,16 @@ mod tests {
         let on_disk = std::fs::read_to_string(dir.path().join("package.json")).unwrap();
         assert_eq!(on_disk, manifest, "nothing was written");
         edit(&ctx, "package.json", "\"1.2.0\"", "\"1.3.0\"").unwrap();
-        // Only JSON is judged, and only a file that parsed before.
+        // TOML too: a value left out is refused, a value changed is not.
+        std::fs::write(dir.path().join("app.toml"), "[server]\nport = 8080\n").unwrap();
+        let broken = edit(&ctx, "app.toml", "port = 8080", "port = ").unwrap_err();
+        assert!(
+            broken.message.contains("invalid TOML"),
+            "{}",
+            broken.message
+        );
+        edit(&ctx, "app.toml", "port = 8080", "port = 9090").unwrap();
+        // Other files are not judged, nor a file that did not parse before.
         edit(&ctx, "notes.txt", "a: 1", "a: {").unwrap();
         std::fs::write(
             dir.path().join("tsconfig.json"),

@@ -1,4 +1,4 @@
-use super::writes::{current_content, keeps_json_whole, Rewrite};
+use super::writes::{current_content, keeps_config_whole, Rewrite};
 use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use crate::sandbox::ResolvedPath;
@@ -66,12 +66,12 @@ pub(crate) fn diff_summary(rel: &str, old: Option<&[u8]>, new: &str) -> Value {
     json!({"lines_added": added, "lines_removed": removed, "unified": unified})
 }
 
-/// See [`keeps_json_whole`]: the file as it stands against the content the call gives it. A
+/// See [`keeps_config_whole`]: the file as it stands against the content the call gives it. A
 /// path that cannot be read as a file is left to the steps after, which say why.
 fn keeps_whole(input: &Input, path: &ResolvedPath, ctx: &ToolContext) -> Result<(), ToolError> {
     match current_content(&ctx.workspace, path) {
         Ok(Some(old)) => {
-            keeps_json_whole(path.rel(), &String::from_utf8_lossy(&old), &input.content)
+            keeps_config_whole(path.rel(), &String::from_utf8_lossy(&old), &input.content)
         }
         _ => Ok(()),
     }

@@ -17,24 +17,42 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::Read;
 
-/// Refuses a write that would turn a JSON file that parses into one that does not. A small
-/// model's edit drops a quote or adds a brace (`version": "7.7.0"},`), and a manifest that no
-/// longer parses breaks the whole project, so such a change is refused before anyone is asked,
-/// with the parser's words for the model to mend it. A file of another kind, and a JSON file
-/// that did not parse before (one with comments), are not judged.
-pub(super) fn keeps_json_whole(rel: &str, old: &str, new: &str) -> Result<(), ToolError> {
-    let parses = |text: &str| serde_json::from_str::<serde::de::IgnoredAny>(text);
-    if !rel.to_ascii_lowercase().ends_with(".json") || parses(old).is_err() {
-        return Ok(());
-    }
-    parses(new).map(|_| ()).map_err(|e| {
-        ToolError::invalid(format!(
-            "The change would leave {rel} invalid JSON ({e}); nothing was written"
+/// Refuses a write that would turn a manifest or settings file that parses (JSON, TOML) into
+/// one that does not. A small model's edit drops a quote or adds a brace (`version":
+/// "7.7.0"},`), and a manifest that no longer parses breaks the whole project, so such a change
+/// is refused before anyone is asked, with the parser's words for the model to mend it. A file
+/// of another kind, and one that did not parse before (JSON with comments), are not judged;
+/// source code is not either, as a change to it may pass through a broken step on purpose.
+pub(super) fn keeps_config_whole(rel: &str, old: &str, new: &str) -> Result<(), ToolError> {
+    let lower = rel.to_ascii_lowercase();
+    let broken = if lower.ends_with(".json") {
+        let parses = |text: &str| serde_json::from_str::<serde::de::IgnoredAny>(text);
+        match (parses(old), parses(new)) {
+            (Ok(_), Err(e)) => Some(("JSON", e.to_string())),
+            _ => None,
+        }
+    } else if lower.ends_with(".toml") {
+        let first_error = |text: &str| {
+            crate::diagnostics::syntax::check(rel, text)
+                .into_iter()
+                .next()
+        };
+        match (first_error(old), first_error(new)) {
+            (None, Some(d)) => Some(("TOML", format!("{} at line {}", d.message, d.line))),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    match broken {
+        None => Ok(()),
+        Some((format, why)) => Err(ToolError::invalid(format!(
+            "The change would leave {rel} invalid {format} ({why}); nothing was written"
         ))
         .with_hint(
             "Keep the quotes, commas and braces around what you change: copy whole lines as the old text and change only the value in the new text.",
-        )
-    })
+        )),
+    }
 }
 
 /// A file that exists and the content a call would give it: what the agent weighs the call's
