@@ -1,6 +1,6 @@
 use super::text_match::{find_unique, Miss, Replacement};
 use super::write_file::diff_summary;
-use super::writes::{current_content, keeps_config_whole, Rewrite};
+use super::writes::{current_content, ConfigFormat, Rewrite};
 use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use crate::sandbox::ResolvedPath;
@@ -54,15 +54,13 @@ fn place(input: &Input, path: &ResolvedPath, ctx: &ToolContext) -> Result<Placed
             path.rel()
         ))
     })?;
-    let placed = match find_unique(&content, &input.old_text, &input.new_text) {
-        Ok(replacement) => Placed {
+    match find_unique(&content, &input.old_text, &input.new_text) {
+        Ok(replacement) => Ok(Placed {
             content,
             replacement,
-        },
-        Err(miss) => return Err(explain(path.rel(), miss)),
-    };
-    keeps_config_whole(path.rel(), &placed.content, &placed.new_content())?;
-    Ok(placed)
+        }),
+        Err(miss) => Err(explain(path.rel(), miss)),
+    }
 }
 
 struct Placed {
@@ -73,6 +71,15 @@ struct Placed {
 impl Placed {
     fn new_content(&self) -> String {
         self.replacement.apply(&self.content)
+    }
+
+    /// See [`ConfigFormat`]: the edit must leave a manifest or settings file parsable (another
+    /// file's new content is not even made for it).
+    fn keeps_whole(&self, rel: &str) -> Result<(), ToolError> {
+        match ConfigFormat::of(rel) {
+            Some(format) => format.keeps_whole(rel, &self.content, &self.new_content()),
+            None => Ok(()),
+        }
     }
 
     /// The diff summary of the edit, with which matcher found the old text and where.
@@ -143,7 +150,8 @@ impl Tool for EditFile {
     }
 
     fn check(input: &Input, target: &Resolved, ctx: &ToolContext) -> Result<(), ToolError> {
-        place(input, target.path()?, ctx).map(|_| ())
+        let path = target.path()?;
+        place(input, path, ctx)?.keeps_whole(path.rel())
     }
 
     fn preview(input: &Input, target: &Resolved, ctx: &ToolContext) -> Option<Value> {
@@ -175,6 +183,7 @@ impl Tool for EditFile {
         let path = target.path()?;
         // Placed again on the file as it is now: it may have changed while the user decided.
         let placed = place(&input, path, ctx)?;
+        placed.keeps_whole(path.rel())?;
         let written = ctx.write(path, placed.new_content().as_bytes())?;
         let mut data = placed.summary(path.rel());
         written.report_into(&mut data);

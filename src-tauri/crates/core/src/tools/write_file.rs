@@ -1,4 +1,4 @@
-use super::writes::{current_content, keeps_config_whole, Rewrite};
+use super::writes::{current_content, ConfigFormat, Rewrite};
 use super::{PreviewKind, Resolved, ResultKind, Risk, Target, Tool, ToolContext};
 use crate::error::ToolError;
 use crate::sandbox::ResolvedPath;
@@ -66,12 +66,16 @@ pub(crate) fn diff_summary(rel: &str, old: Option<&[u8]>, new: &str) -> Value {
     json!({"lines_added": added, "lines_removed": removed, "unified": unified})
 }
 
-/// See [`keeps_config_whole`]: the file as it stands against the content the call gives it. A
-/// path that cannot be read as a file is left to the steps after, which say why.
+/// See [`ConfigFormat`]: a manifest or settings file as it stands against the content the call
+/// gives it (another file is not read for it). A path that cannot be read as a file is left to
+/// the steps after, which say why.
 fn keeps_whole(input: &Input, path: &ResolvedPath, ctx: &ToolContext) -> Result<(), ToolError> {
+    let Some(format) = ConfigFormat::of(path.rel()) else {
+        return Ok(());
+    };
     match current_content(&ctx.workspace, path) {
         Ok(Some(old)) => {
-            keeps_config_whole(path.rel(), &String::from_utf8_lossy(&old), &input.content)
+            format.keeps_whole(path.rel(), &String::from_utf8_lossy(&old), &input.content)
         }
         _ => Ok(()),
     }

@@ -17,41 +17,63 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::Read;
 
-/// Refuses a write that would turn a manifest or settings file that parses (JSON, TOML) into
-/// one that does not. A small model's edit drops a quote or adds a brace (`version":
-/// "7.7.0"},`), and a manifest that no longer parses breaks the whole project, so such a change
-/// is refused before anyone is asked, with the parser's words for the model to mend it. A file
-/// of another kind, and one that did not parse before (JSON with comments), are not judged;
-/// source code is not either, as a change to it may pass through a broken step on purpose.
-pub(super) fn keeps_config_whole(rel: &str, old: &str, new: &str) -> Result<(), ToolError> {
-    let lower = rel.to_ascii_lowercase();
-    let broken = if lower.ends_with(".json") {
-        let parses = |text: &str| serde_json::from_str::<serde::de::IgnoredAny>(text);
-        match (parses(old), parses(new)) {
-            (Ok(_), Err(e)) => Some(("JSON", e.to_string())),
-            _ => None,
+/// The formats of manifests and settings files a write must leave parsable. A small model's
+/// edit drops a quote or adds a brace (`version": "7.7.0"},`), and a manifest that no longer
+/// parses breaks the whole project, so such a change is refused before anyone is asked, with
+/// the parser's words for the model to mend it. Source code is not judged: a change to it may
+/// pass through a broken step on purpose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ConfigFormat {
+    Json,
+    Toml,
+}
+
+impl ConfigFormat {
+    /// The format of the file at `rel`, by its extension, when it is one that is judged.
+    pub(super) fn of(rel: &str) -> Option<Self> {
+        let lower = rel.to_ascii_lowercase();
+        if lower.ends_with(".json") {
+            Some(ConfigFormat::Json)
+        } else if lower.ends_with(".toml") {
+            Some(ConfigFormat::Toml)
+        } else {
+            None
         }
-    } else if lower.ends_with(".toml") {
-        let first_error = |text: &str| {
-            crate::diagnostics::syntax::check(rel, text)
-                .into_iter()
-                .next()
+    }
+
+    /// Refuses `new` as the content of `rel` when its `old` content parses and `new` does not.
+    /// A file that did not parse before (JSON with comments) is not judged.
+    pub(super) fn keeps_whole(self, rel: &str, old: &str, new: &str) -> Result<(), ToolError> {
+        if self.first_error(rel, old).is_some() {
+            return Ok(());
+        }
+        let Some(why) = self.first_error(rel, new) else {
+            return Ok(());
         };
-        match (first_error(old), first_error(new)) {
-            (None, Some(d)) => Some(("TOML", format!("{} at line {}", d.message, d.line))),
-            _ => None,
-        }
-    } else {
-        None
-    };
-    match broken {
-        None => Ok(()),
-        Some((format, why)) => Err(ToolError::invalid(format!(
-            "The change would leave {rel} invalid {format} ({why}); nothing was written"
+        let name = match self {
+            ConfigFormat::Json => "JSON",
+            ConfigFormat::Toml => "TOML",
+        };
+        Err(ToolError::invalid(format!(
+            "The change would leave {rel} invalid {name} ({why}); nothing was written"
         ))
         .with_hint(
             "Keep the quotes, commas and braces around what you change: copy whole lines as the old text and change only the value in the new text.",
-        )),
+        ))
+    }
+
+    /// Why `text` does not parse, in the parser's words: `serde_json` for JSON, the syntax
+    /// check's tree-sitter grammar for TOML.
+    fn first_error(self, rel: &str, text: &str) -> Option<String> {
+        match self {
+            ConfigFormat::Json => serde_json::from_str::<serde::de::IgnoredAny>(text)
+                .err()
+                .map(|e| e.to_string()),
+            ConfigFormat::Toml => crate::diagnostics::syntax::check(rel, text)
+                .into_iter()
+                .next()
+                .map(|d| format!("{} at line {}", d.message, d.line)),
+        }
     }
 }
 
