@@ -11,8 +11,6 @@ use lantern_eval::{EvalTask, Split, TaskSet};
 use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 /// The arguments of `lantern eval`.
 #[derive(clap::Args)]
@@ -124,12 +122,26 @@ fn evaluate(
     if running.config.max_steps == 0 {
         return Err(usage("--max-steps must be at least 1"));
     }
-    let tasks = set.load(crate::toolbox().registry()).map_err(usage)?;
+    let toolbox = crate::toolbox();
+    let tasks = set.load(toolbox.registry()).map_err(usage)?;
     let runs: Vec<(&EvalTask, usize)> = tasks
         .iter()
         .flat_map(|t| (0..t.phrasings().count()).map(move |p| (t, p)))
         .collect();
-    let outcomes = run_all(&runs, &set.fixtures, running)?;
+    let jobs = eval::Jobs {
+        count: running.jobs,
+        load: &|| running.model.load(),
+        ended: &|ended, outcome| {
+            eprintln!(
+                "[{ended}/{}] {} {} {:.1} s",
+                runs.len(),
+                outcome.id,
+                progress_verdict(outcome),
+                outcome.seconds
+            )
+        },
+    };
+    let outcomes = eval::run_all(&runs, &set.fixtures, &toolbox, running.config, &jobs)?;
     let splits = eval::summarize_splits(&outcomes);
     let markdown = eval::markdown_table(label, &splits, &outcomes);
     if json {
@@ -144,67 +156,6 @@ fn evaluate(
         })?;
     }
     Ok(0)
-}
-
-/// Makes every run, `running.jobs` at a time, and returns their outcomes in the order of
-/// `runs`. Each job loads its own model and takes the next run not yet taken, so a job
-/// that drew short tasks takes more; a run's outcome does not depend on which job made it
-/// (each starts a fresh conversation on a fresh copy of its fixture). A model that cannot be
-/// loaded stops the evaluation.
-fn run_all(
-    runs: &[(&EvalTask, usize)],
-    fixtures: &Path,
-    running: &Running,
-) -> Result<Vec<eval::TaskOutcome>, Failure> {
-    let next = AtomicUsize::new(0);
-    let finished = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<eval::TaskOutcome>>> =
-        runs.iter().map(|_| Mutex::new(None)).collect();
-    let job = || -> Result<(), Failure> {
-        let loaded = running.model.load();
-        // Whatever happens, the other jobs take no new run after a failed load.
-        let mut model = loaded.inspect_err(|_| next.store(runs.len(), Ordering::SeqCst))?;
-        let toolbox = crate::toolbox();
-        loop {
-            let at = next.fetch_add(1, Ordering::SeqCst);
-            let Some(&(task, phrasing)) = runs.get(at) else {
-                return Ok(());
-            };
-            let outcome = eval::run_task(
-                task,
-                phrasing,
-                fixtures,
-                &toolbox,
-                model.as_mut(),
-                running.config,
-            );
-            eprintln!(
-                "[{}/{}] {} {} {:.1} s",
-                finished.fetch_add(1, Ordering::SeqCst) + 1,
-                runs.len(),
-                outcome.id,
-                progress_verdict(&outcome),
-                outcome.seconds
-            );
-            *slots[at].lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
-        }
-    };
-    let jobs = running.jobs.clamp(1, runs.len().max(1));
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..jobs).map(|_| scope.spawn(job)).collect();
-        handles
-            .into_iter()
-            .map(|handle| {
-                handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect::<Result<Vec<()>, Failure>>()
-    })?;
-    Ok(slots
-        .into_iter()
-        .filter_map(|slot| slot.into_inner().unwrap_or_else(|e| e.into_inner()))
-        .collect())
 }
 
 /// `ok`, or `FAIL` with what went wrong first, for the progress line.

@@ -30,6 +30,7 @@
 //! [`Model`]: lantern_core::model::Model
 
 mod changes;
+mod jobs;
 pub mod matching;
 mod report;
 mod run;
@@ -38,6 +39,7 @@ mod task;
 mod verdict;
 
 pub use changes::WrittenOver;
+pub use jobs::{run_all, Jobs};
 pub use report::{
     markdown_table, summarize, summarize_splits, CategorySummary, EvalSummary, PhrasingScore,
     SplitSummary,
