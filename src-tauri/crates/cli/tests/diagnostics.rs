@@ -266,10 +266,17 @@ fn without_any_checker_files_get_a_syntax_check() {
         "{data:#}"
     );
     assert_eq!(rows[0].1, 3);
-    // JSON and TOML have no checker: asked for by name, they get the syntax check.
+    // JSON, TOML and YAML have no checker: asked for by name, they get the syntax check.
     std::fs::write(ws.path().join("conf.json"), "{\"a\": [1,,]}\n").unwrap();
     let json = diagnostics(ws.path(), r#"{"file": "conf.json"}"#, &search_path());
     assert_eq!(found(&json)[0].4, "syntax");
+    std::fs::write(
+        ws.path().join("ci.yaml"),
+        "on:\n  push:\n    branches: [main\n",
+    )
+    .unwrap();
+    let yaml = diagnostics(ws.path(), r#"{"file": "ci.yaml"}"#, &search_path());
+    assert_eq!(found(&yaml)[0].4, "syntax", "{yaml:#}");
 }
 
 #[test]

@@ -85,6 +85,7 @@ impl Language {
             "go" => Language::Go,
             "json" => Language::Json,
             "toml" => Language::Toml,
+            "yml" | "yaml" => Language::Yaml,
             _ => return None,
         })
     }
@@ -97,6 +98,7 @@ impl Language {
             Language::Go => "go",
             Language::Json => "json",
             Language::Toml => "toml",
+            Language::Yaml => "yaml",
         }
     }
 }

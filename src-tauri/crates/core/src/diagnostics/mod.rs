@@ -18,8 +18,8 @@
 //! Checkers are looked up in the project's own `node_modules/.bin` (or `.venv/bin`) first,
 //! then on the search path (`LANTERN_CHECKER_PATH`, else `PATH` and `~/.cargo/bin`). A checker
 //! that is not installed is listed under `missing` with how to install it, and the files it
-//! would have checked get a tree-sitter syntax check instead ([`syntax`]); JSON and TOML files
-//! only ever get that.
+//! would have checked get a tree-sitter syntax check instead ([`syntax`]); JSON, TOML and YAML
+//! files only ever get that.
 //!
 //! **Time box.** All checkers of one call share one deadline (60 s unless the call says
 //! otherwise); a checker still running then is killed with its whole process group, and its
@@ -163,6 +163,7 @@ enum Language {
     Go,
     Json,
     Toml,
+    Yaml,
 }
 
 /// One checker to run on one project folder.
@@ -294,7 +295,7 @@ fn run_checkers(
 }
 
 /// Files no checker covered get a syntax check: the requested file, or every file of a
-/// checked language whose checker is missing (JSON and TOML only when asked for by name).
+/// checked language whose checker is missing (JSON, TOML and YAML only when asked for by name).
 fn syntax_targets(
     request: &Request,
     file_language: Option<Language>,
@@ -312,7 +313,7 @@ fn syntax_targets(
         None => files
             .iter()
             .filter(|f| match Language::of(f) {
-                Some(Language::Json) | Some(Language::Toml) | None => false,
+                Some(Language::Json | Language::Toml | Language::Yaml) | None => false,
                 Some(l) => !covered.iter().any(|(cl, dir)| *cl == l && inside(f, dir)),
             })
             .take(MAX_SYNTAX_FILES)
@@ -398,7 +399,7 @@ fn summary_line(
 ) -> String {
     if reports.is_empty() {
         return match &request.file {
-            Some(file) => format!("No checker reads {file}: diagnostics cover Rust, TypeScript, JavaScript, Python and Go code, and the syntax of JSON and TOML files."),
+            Some(file) => format!("No checker reads {file}: diagnostics cover Rust, TypeScript, JavaScript, Python and Go code, and the syntax of JSON, TOML and YAML files."),
             None => "No checker applies: no Cargo.toml, tsconfig.json, package.json with ESLint, Python or Go files found here.".to_string(),
         };
     }

@@ -1,5 +1,5 @@
 //! The last resort: a syntax check with tree-sitter grammars, for files whose language has no
-//! checker installed (or none at all, like JSON and TOML). Reported as `source: "syntax"`.
+//! checker installed (or none at all, like JSON, TOML and YAML). Reported as `source: "syntax"`.
 
 use super::{Diagnostic, Severity};
 use tree_sitter::{Language, Node, Parser};
@@ -19,6 +19,7 @@ pub fn grammar_for(path: &str) -> Option<Language> {
         "go" => tree_sitter_go::LANGUAGE.into(),
         "json" => tree_sitter_json::LANGUAGE.into(),
         "toml" => tree_sitter_toml_ng::LANGUAGE.into(),
+        "yml" | "yaml" => tree_sitter_yaml::LANGUAGE.into(),
         _ => return None,
     })
 }

@@ -257,6 +257,35 @@ mod tests {
     }
 
     #[test]
+    fn an_edit_that_would_break_a_yaml_file_is_refused_and_the_file_kept() {
+        let workflow = "on:\n  push:\n    branches: [main]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: make test\n";
+        let (dir, ctx) = workspace(&[("ci.yml", workflow)]);
+        // A bracket left open, and a step out of line with its list: both refused.
+        for (old, new) in [
+            ("[main]", "[main, dev"),
+            (
+                "      - run: make test",
+                "      - run: make test\n     - run: make lint",
+            ),
+        ] {
+            let broken = edit(&ctx, "ci.yml", old, new).unwrap_err();
+            assert!(
+                broken.message.contains("invalid YAML"),
+                "{}",
+                broken.message
+            );
+        }
+        let on_disk = std::fs::read_to_string(dir.path().join("ci.yml")).unwrap();
+        assert_eq!(on_disk, workflow, "nothing was written");
+        // A list grown in line, and a value changed, are written.
+        edit(&ctx, "ci.yml", "[main]", "[main, dev]").unwrap();
+        edit(&ctx, "ci.yml", "ubuntu-latest", "debian-12").unwrap();
+        let on_disk = std::fs::read_to_string(dir.path().join("ci.yml")).unwrap();
+        assert!(on_disk.contains("branches: [main, dev]\n"), "{on_disk}");
+        assert!(on_disk.contains("runs-on: debian-12\n"), "{on_disk}");
+    }
+
+    #[test]
     fn an_edit_changes_the_one_place_and_says_how_it_matched() {
         let (dir, ctx) = workspace(&[("a.toml", "name = \"x\"\nport = 8080\n")]);
         let data = edit(&ctx, "a.toml", "port = 8080", "port = 9090").unwrap();

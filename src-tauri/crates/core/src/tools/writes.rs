@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::Read;
 
-/// The formats of manifests and settings files a write must leave parsable. A small model's
+/// The formats of manifests, settings and CI files a write must leave parsable. A small model's
 /// edit drops a quote or adds a brace (`version": "7.7.0"},`), and a manifest that no longer
 /// parses breaks the whole project, so such a change is refused before anyone is asked, with
 /// the parser's words for the model to mend it. Source code is not judged: a change to it may
@@ -26,6 +26,7 @@ use std::io::Read;
 pub(super) enum ConfigFormat {
     Json,
     Toml,
+    Yaml,
 }
 
 impl ConfigFormat {
@@ -36,6 +37,8 @@ impl ConfigFormat {
             Some(ConfigFormat::Json)
         } else if lower.ends_with(".toml") {
             Some(ConfigFormat::Toml)
+        } else if lower.ends_with(".yml") || lower.ends_with(".yaml") {
+            Some(ConfigFormat::Yaml)
         } else {
             None
         }
@@ -53,6 +56,7 @@ impl ConfigFormat {
         let name = match self {
             ConfigFormat::Json => "JSON",
             ConfigFormat::Toml => "TOML",
+            ConfigFormat::Yaml => "YAML",
         };
         Err(ToolError::invalid(format!(
             "The change would leave {rel} invalid {name} ({why}); nothing was written"
@@ -63,13 +67,13 @@ impl ConfigFormat {
     }
 
     /// Why `text` does not parse, in the parser's words: `serde_json` for JSON, the syntax
-    /// check's tree-sitter grammar for TOML.
+    /// check's tree-sitter grammars for TOML and YAML.
     fn first_error(self, rel: &str, text: &str) -> Option<String> {
         match self {
             ConfigFormat::Json => serde_json::from_str::<serde::de::IgnoredAny>(text)
                 .err()
                 .map(|e| e.to_string()),
-            ConfigFormat::Toml => crate::diagnostics::syntax::check(rel, text)
+            ConfigFormat::Toml | ConfigFormat::Yaml => crate::diagnostics::syntax::check(rel, text)
                 .into_iter()
                 .next()
                 .map(|d| format!("{} at line {}", d.message, d.line)),
