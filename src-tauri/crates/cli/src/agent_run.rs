@@ -140,12 +140,7 @@ pub(super) fn agent_run(
     let transcript_path = transcripts
         .save
         .unwrap_or_else(|| paths::new_transcript_path(ws.root()));
-    let mut writer = TranscriptWriter::create(&transcript_path).map_err(|e| {
-        usage(format!(
-            "cannot write the transcript {}: {e}",
-            transcript_path.display()
-        ))
-    })?;
+    let mut out = RunOutput::new(&transcript_path, json)?;
     // The configured MCP servers run for this message, and stop with it.
     let tools = crate::mcp_commands::Tools::start(Some(workspace))?;
     let mut options = SessionOptions::persistent(&ws, tools.toolbox.clone());
@@ -160,34 +155,17 @@ pub(super) fn agent_run(
     if !earlier.is_empty() {
         session.resume(&earlier);
         // The new transcript is the whole conversation, the earlier part first.
-        for event in &earlier {
-            let _ = writer.write(event);
-        }
+        out.record(&earlier);
     }
     if let Some(w) = &session.policy_warning {
         eprintln!("lantern: {w}");
     }
     let mut confirmer = confirmer_for(approve);
-    let mut human = crate::render::Human::new();
-    let mut write_failed = false;
     let finished = session.send(
         prompt,
         model.as_mut(),
         confirmer.as_mut(),
-        &mut |event: &Event| {
-            if writer.write(event).is_err() && !write_failed {
-                write_failed = true;
-                eprintln!("lantern: could not write the transcript; carrying on without it");
-            }
-            if json {
-                outln!(
-                    "{}",
-                    serde_json::to_string(event).expect("events serialise")
-                );
-            } else {
-                human.event(event);
-            }
-        },
+        &mut |event: &Event| out.event(event),
         &CancelToken::new(),
     );
     drop(shown);
@@ -201,4 +179,52 @@ pub(super) fn agent_run(
         } => 0,
         _ => 1,
     })
+}
+
+/// Where a run's events go: every one into its transcript, and each to stdout as a JSON line
+/// (`--json`) or in words.
+struct RunOutput {
+    transcript: TranscriptWriter,
+    write_failed: bool,
+    json: bool,
+    human: crate::render::Human,
+}
+
+impl RunOutput {
+    fn new(transcript_path: &Path, json: bool) -> Result<Self, Failure> {
+        let transcript = TranscriptWriter::create(transcript_path).map_err(|e| {
+            usage(format!(
+                "cannot write the transcript {}: {e}",
+                transcript_path.display()
+            ))
+        })?;
+        Ok(RunOutput {
+            transcript,
+            write_failed: false,
+            json,
+            human: crate::render::Human::new(),
+        })
+    }
+
+    /// Writes the events of a conversation taken up into the transcript, unprinted.
+    fn record(&mut self, earlier: &[Event]) {
+        for event in earlier {
+            let _ = self.transcript.write(event);
+        }
+    }
+
+    fn event(&mut self, event: &Event) {
+        if self.transcript.write(event).is_err() && !self.write_failed {
+            self.write_failed = true;
+            eprintln!("lantern: could not write the transcript; carrying on without it");
+        }
+        if self.json {
+            outln!(
+                "{}",
+                serde_json::to_string(event).expect("events serialise")
+            );
+        } else {
+            self.human.event(event);
+        }
+    }
 }

@@ -67,6 +67,75 @@ struct Reply {
     streamed: String,
 }
 
+/// A step's reply as it streams: read by the parser, its settled text sent as `text_delta`
+/// events in pieces worth an event.
+struct StepStream {
+    step: usize,
+    parser: TurnParser,
+    /// The text already sent.
+    streamed: String,
+    live: LiveText,
+}
+
+impl StepStream {
+    fn new(step: usize) -> Self {
+        StepStream {
+            step,
+            parser: TurnParser::new(),
+            streamed: String::new(),
+            live: LiveText::new(),
+        }
+    }
+
+    /// Takes the next piece of the reply; asks the model to stop once a call is complete.
+    fn push(&mut self, piece: &str, emit: &mut dyn FnMut(&Event)) -> Flow {
+        let settled = self.parser.push(piece);
+        if !settled.is_empty() {
+            self.streamed.push_str(&settled);
+            if let Some(text) = self.live.push(&settled) {
+                emit(&Event::TextDelta {
+                    step: self.step,
+                    text,
+                });
+            }
+        }
+        if self.parser.call_complete() {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    }
+
+    /// Sends the text held back to make a worthwhile piece.
+    fn flush(&mut self, emit: &mut dyn FnMut(&Event)) {
+        if let Some(text) = self.live.flush() {
+            emit(&Event::TextDelta {
+                step: self.step,
+                text,
+            });
+        }
+    }
+
+    /// The reply read whole, with the server's own calls, and the text sent of it.
+    fn finish(self, generation: &Generation, emit: &mut dyn FnMut(&Event)) -> (Turn, String) {
+        let mut streamed = self.streamed;
+        // A server's own calls come beside the text, structured.
+        let turn = with_api_calls(self.parser.finish(), &generation.api_calls);
+        if !generation.api_calls.is_empty() {
+            // The parser held back text that might have begun a call; no call text follows
+            // to settle it, so the rest is sent now.
+            if let Some(rest) = unsent_rest(&streamed, &turn.text) {
+                emit(&Event::TextDelta {
+                    step: self.step,
+                    text: rest.to_string(),
+                });
+                streamed.push_str(rest);
+            }
+        }
+        (turn, streamed)
+    }
+}
+
 /// The tools a turn on `question` is offered when not all of `toolbox`'s (more than
 /// `max_remote` tools from MCP servers; see [`crate::tool_fit::offered_tools`]), with the
 /// system prompt that lists them.
@@ -236,9 +305,7 @@ impl Session {
         emit: &mut dyn FnMut(&Event),
         cancel: &CancelToken,
     ) -> Result<Reply, TurnEnd> {
-        let mut parser = TurnParser::new();
-        let mut streamed = String::new();
-        let mut live = LiveText::new();
+        let mut stream = StepStream::new(step);
         let (known, names) = self.seen.look(&self.ctx, self.toolbox.specs());
         let texts = VisibleTexts {
             workspace: &self.ctx.workspace,
@@ -259,23 +326,8 @@ impl Session {
         if self.offer.is_some() {
             request = request.calibrated_for(self.toolbox.system_prompt());
         }
-        let generated = model.generate(&request, &mut |piece| {
-            let settled = parser.push(piece);
-            if !settled.is_empty() {
-                streamed.push_str(&settled);
-                if let Some(text) = live.push(&settled) {
-                    emit(&Event::TextDelta { step, text });
-                }
-            }
-            if parser.call_complete() {
-                Flow::Stop
-            } else {
-                Flow::Continue
-            }
-        });
-        if let Some(text) = live.flush() {
-            emit(&Event::TextDelta { step, text });
-        }
+        let generated = model.generate(&request, &mut |piece| stream.push(piece, emit));
+        stream.flush(emit);
         let generation = generated.map_err(|e| (FinishedReason::Error, e.0))?;
         if generation.messages_trimmed > 0 || generation.results_cut > 0 {
             emit(&Event::ContextTrimmed {
@@ -290,19 +342,7 @@ impl Session {
         if cancel.is_cancelled() {
             return Err((FinishedReason::Cancelled, String::new()));
         }
-        // A server's own calls come beside the text, structured.
-        let turn = with_api_calls(parser.finish(), &generation.api_calls);
-        if !generation.api_calls.is_empty() {
-            // The parser held back text that might have begun a call; no call text follows
-            // to settle it, so the rest is sent now.
-            if let Some(rest) = unsent_rest(&streamed, &turn.text) {
-                emit(&Event::TextDelta {
-                    step,
-                    text: rest.to_string(),
-                });
-                streamed.push_str(rest);
-            }
-        }
+        let (turn, streamed) = stream.finish(&generation, emit);
         Ok(Reply {
             turn,
             generation,
