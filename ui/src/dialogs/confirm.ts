@@ -179,36 +179,13 @@ export class ConfirmationDialog {
   }
 
   private build({ request, source }: PendingConfirmation): HTMLElement {
-    const sandbox = sandboxNote(request.preview_kind, request.preview);
     const choices = scopeChoices(request);
     this.choice = choices[0]!;
-    const scopeRadios = choices.map((choice, i) => {
-      const radio = h("input", { attrs: { type: "radio", name: "confirm-scope", value: choice.kind } });
-      radio.checked = i === 0;
-      const glob = choice.editable
-        ? h("input", { class: "scope-glob mono", attrs: { type: "text", value: choice.value, "aria-label": "glob" } })
-        : null;
-      glob?.addEventListener("input", () => {
-        choice.value = glob.value;
-        radio.checked = true;
-        this.choice = choice;
-      });
-      radio.addEventListener("change", () => (this.choice = choice));
-      return h(
-        "label",
-        { class: "scope-choice" },
-        radio,
-        h("span", { text: choice.label }),
-        choice.value && !choice.editable ? h("span", { class: "mono", text: choice.value }) : null,
-        glob,
-      );
-    });
+    const scopeRadios = choices.map((choice, i) => this.scopeRadio(choice, i === 0));
     this.message = h("input", {
       class: "deny-message",
       attrs: { type: "text", placeholder: "Message to the model (optional)", "aria-label": "message to the model" },
     });
-    const args = h("pre", { class: "json", text: JSON.stringify(request.args, null, 2) });
-    const reasoning = request.reasoning?.trim();
     const root = h(
       "div",
       { class: "overlay", attrs: { role: "presentation" } },
@@ -223,34 +200,7 @@ export class ConfirmationDialog {
           h("span", { class: "confirm-queue", text: this.queueText() }),
           button("×", () => void this.deny(), { class: "icon-button", title: "Close (deny)", attrs: { "aria-label": "Close and deny" } }),
         ),
-        h(
-          "div",
-          { class: "dialog-body" },
-          unpointedWarning(request.unpointed),
-          dropsWarning(request.drops),
-          request.source
-            ? h("p", { class: "confirm-source" }, "A tool of the MCP server ", h("code", { text: request.source.server }), ` · ${request.source.transport} · ${request.source.sandbox}`)
-            : null,
-          request.paths.length
-            ? h("p", { class: "confirm-paths" }, "Touches ", ...request.paths.map((p) => h("code", { text: p })))
-            : null,
-          request.command ? h("p", { class: "confirm-command" }, "Runs ", h("code", { text: request.command })) : null,
-          sandbox ? h("p", { class: "confirm-sandbox muted small", text: sandbox }) : null,
-          h(
-            "div",
-            { class: "confirm-reasoning" },
-            h("div", { class: "label", text: source === MODEL_SOURCE ? "The model's reasoning" : "Origin" }),
-            h("p", {
-              class: reasoning ? "" : "muted",
-              text: reasoning || (source === MODEL_SOURCE ? "(no reasoning given)" : "You wrote this call by hand."),
-            }),
-          ),
-          renderPreview(request.preview_kind, request.preview),
-          // A tool of an MCP server has no preview: its arguments are what there is to judge.
-          h("details", { class: "confirm-args", attrs: request.source ? { open: "" } : {} }, h("summary", { text: "Arguments (JSON)" }), args),
-          h("p", { class: "muted small", text: `Asked because: ${request.rule}` }),
-          h("fieldset", { class: "scope" }, h("legend", { text: "A standing yes covers" }), ...scopeRadios),
-        ),
+        this.body(request, source, scopeRadios),
         h(
           "footer",
           { class: "dialog-footer" },
@@ -265,6 +215,64 @@ export class ConfirmationDialog {
       ),
     );
     return root;
+  }
+
+  /** What the call would do and why it is asked, and the choice of what a standing yes covers. */
+  private body(request: PendingConfirmation["request"], source: PendingConfirmation["source"], scopeRadios: HTMLElement[]): HTMLElement {
+    const sandbox = sandboxNote(request.preview_kind, request.preview);
+    const args = h("pre", { class: "json", text: JSON.stringify(request.args, null, 2) });
+    const reasoning = request.reasoning?.trim();
+    return h(
+      "div",
+      { class: "dialog-body" },
+      unpointedWarning(request.unpointed),
+      dropsWarning(request.drops),
+      request.source
+        ? h("p", { class: "confirm-source" }, "A tool of the MCP server ", h("code", { text: request.source.server }), ` · ${request.source.transport} · ${request.source.sandbox}`)
+        : null,
+      request.paths.length
+        ? h("p", { class: "confirm-paths" }, "Touches ", ...request.paths.map((p) => h("code", { text: p })))
+        : null,
+      request.command ? h("p", { class: "confirm-command" }, "Runs ", h("code", { text: request.command })) : null,
+      sandbox ? h("p", { class: "confirm-sandbox muted small", text: sandbox }) : null,
+      h(
+        "div",
+        { class: "confirm-reasoning" },
+        h("div", { class: "label", text: source === MODEL_SOURCE ? "The model's reasoning" : "Origin" }),
+        h("p", {
+          class: reasoning ? "" : "muted",
+          text: reasoning || (source === MODEL_SOURCE ? "(no reasoning given)" : "You wrote this call by hand."),
+        }),
+      ),
+      renderPreview(request.preview_kind, request.preview),
+      // A tool of an MCP server has no preview: its arguments are what there is to judge.
+      h("details", { class: "confirm-args", attrs: request.source ? { open: "" } : {} }, h("summary", { text: "Arguments (JSON)" }), args),
+      h("p", { class: "muted small", text: `Asked because: ${request.rule}` }),
+      h("fieldset", { class: "scope" }, h("legend", { text: "A standing yes covers" }), ...scopeRadios),
+    );
+  }
+
+  /** One choice of what a standing yes covers; an editable glob selects its choice as it is typed. */
+  private scopeRadio(choice: ScopeChoice, first: boolean): HTMLElement {
+    const radio = h("input", { attrs: { type: "radio", name: "confirm-scope", value: choice.kind } });
+    radio.checked = first;
+    const glob = choice.editable
+      ? h("input", { class: "scope-glob mono", attrs: { type: "text", value: choice.value, "aria-label": "glob" } })
+      : null;
+    glob?.addEventListener("input", () => {
+      choice.value = glob.value;
+      radio.checked = true;
+      this.choice = choice;
+    });
+    radio.addEventListener("change", () => (this.choice = choice));
+    return h(
+      "label",
+      { class: "scope-choice" },
+      radio,
+      h("span", { text: choice.label }),
+      choice.value && !choice.editable ? h("span", { class: "mono", text: choice.value }) : null,
+      glob,
+    );
   }
 
   private onKey(event: KeyboardEvent, root: HTMLElement): void {

@@ -12,6 +12,8 @@ export type * from "./generated/app";
 
 /** The agent's events (`Event` in Rust), named apart from the DOM's `Event`. */
 export type AgentEvent = Event;
+/** The agent event of one kind, by its `event` tag. */
+export type AgentEventOf<K extends AgentEvent["event"]> = Extract<AgentEvent, { event: K }>;
 
 /** One of the three versions of a refused undo (`Version` in Rust). */
 export type UndoVersion = Version;

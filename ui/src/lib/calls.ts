@@ -3,6 +3,7 @@
 
 import type {
   AgentEvent,
+  AgentEventOf,
   AnswerKind,
   CallPath,
   Dialect,
@@ -196,23 +197,8 @@ export class CallLog {
   /** Applies one agent event; `manualKey` names the manual call whose channel it came from. */
   apply(event: AgentEvent, manualKey?: string): CallRecord | null {
     switch (event.event) {
-      case "context_attached": {
-        // What the user gave with the message, listed with the calls as context they gave.
-        this.contextCount += 1;
-        const summary = Object.fromEntries(event.attachments.map((a) => [`@${a.mention}`, `${a.path} lines ${a.start_line}-${a.end_line}${a.cut ? " (cut)" : ""}`]));
-        const call = blank(`context-${this.contextCount}`, "context", "@context", summary);
-        call.valid = true;
-        call.finishedAt = Date.now();
-        call.result = {
-          success: true,
-          data: { attached: event.attachments, not_attached: event.problems },
-          error_message: null,
-          error_type: "none",
-          metadata: { execution_time_ms: 0, data_size_bytes: 0, timestamp: Date.now() },
-        };
-        this.calls.push(call);
-        return this.changed(call);
-      }
+      case "context_attached":
+        return this.attached(event);
       case "response_finished":
         this.lastReply = {
           step: event.step,
@@ -222,81 +208,85 @@ export class CallLog {
           decision: event.decision ?? null,
         };
         return null;
-      case "call_parsed": {
-        const call = blank(event.call_id, "model", event.tool, event.args);
-        const reply = this.replyOf(event.step);
-        Object.assign(call, {
-          callId: event.call_id,
-          step: event.step,
-          reasoning: event.reasoning,
-          dialect: event.dialect,
-          via: event.via,
-          nativeDeltas: reply?.deltas ?? [],
-          thinking: reply?.thinking ?? null,
-          whyACall: reply?.decision ?? null,
-          constrained: event.constrained,
-          confidence: event.call_confidence,
-          raw: event.raw,
-          response: reply?.raw ?? null,
-          span: event.span,
-          problems: event.problems,
-          valid: true,
-        });
-        this.calls.push(call);
-        this.byCallId.set(event.call_id, call);
-        return this.changed(call);
-      }
-      case "call_rejected": {
-        this.rejectedCount += 1;
-        // A server's call through its API comes typed; a call in text is named from its text.
-        const server = event.server_call ?? null;
-        const call = blank(`rejected-${this.rejectedCount}`, "model", server?.tool ?? toolNamed(event.raw), server?.args ?? null);
-        Object.assign(call, {
-          callId: server?.call_id ?? null,
-          step: event.step,
-          raw: event.raw,
-          response: this.replyOf(event.step)?.raw ?? null,
-          valid: false,
-          validationMessage: event.message,
-          errorType: event.error_type,
-          finishedAt: Date.now(),
-        });
-        this.calls.push(call);
-        return this.changed(call);
-      }
-      case "permission_asked": {
-        const call = this.callFor(event.call_id, manualKey);
-        if (!call) return null;
-        call.asked = true;
-        call.askRule = event.rule;
-        call.unpointed = event.unpointed ?? [];
-        call.drops = event.drops ?? [];
-        return this.changed(call);
-      }
-      case "permission_answered": {
-        const call = this.callFor(event.call_id, manualKey);
-        if (!call) return null;
-        call.decision = event.decision;
-        call.rule = event.rule;
-        call.answer = event.answer;
-        call.denyMessage = event.message ?? null;
-        if (event.decision === "deny") {
-          call.errorType = "permission_denied";
-          call.finishedAt = Date.now();
-        }
-        return this.changed(call);
-      }
+      case "call_parsed":
+        return this.parsed(event);
+      case "call_rejected":
+        return this.rejected(event);
+      case "permission_asked":
+      case "permission_answered":
       case "tool_finished": {
         const call = this.callFor(event.call_id, manualKey);
         if (!call) return null;
-        call.result = event.result;
-        call.errorType = event.success ? null : event.error_type;
-        call.finishedAt = Date.now();
+        if (event.event === "permission_asked") asked(call, event);
+        else if (event.event === "permission_answered") answered(call, event);
+        else finished(call, event);
         return this.changed(call);
       }
       default:
         return null;
     }
+  }
+
+  /** What the user gave with the message, listed with the calls as context they gave. */
+  private attached(event: AgentEventOf<"context_attached">): CallRecord {
+    this.contextCount += 1;
+    const summary = Object.fromEntries(event.attachments.map((a) => [`@${a.mention}`, `${a.path} lines ${a.start_line}-${a.end_line}${a.cut ? " (cut)" : ""}`]));
+    const call = blank(`context-${this.contextCount}`, "context", "@context", summary);
+    call.valid = true;
+    call.finishedAt = Date.now();
+    call.result = {
+      success: true,
+      data: { attached: event.attachments, not_attached: event.problems },
+      error_message: null,
+      error_type: "none",
+      metadata: { execution_time_ms: 0, data_size_bytes: 0, timestamp: Date.now() },
+    };
+    this.calls.push(call);
+    return this.changed(call);
+  }
+
+  private parsed(event: AgentEventOf<"call_parsed">): CallRecord {
+    const call = blank(event.call_id, "model", event.tool, event.args);
+    const reply = this.replyOf(event.step);
+    Object.assign(call, {
+      callId: event.call_id,
+      step: event.step,
+      reasoning: event.reasoning,
+      dialect: event.dialect,
+      via: event.via,
+      nativeDeltas: reply?.deltas ?? [],
+      thinking: reply?.thinking ?? null,
+      whyACall: reply?.decision ?? null,
+      constrained: event.constrained,
+      confidence: event.call_confidence,
+      raw: event.raw,
+      response: reply?.raw ?? null,
+      span: event.span,
+      problems: event.problems,
+      valid: true,
+    });
+    this.calls.push(call);
+    this.byCallId.set(event.call_id, call);
+    return this.changed(call);
+  }
+
+  private rejected(event: AgentEventOf<"call_rejected">): CallRecord {
+    this.rejectedCount += 1;
+    // A server's call through its API comes typed; a call in text is named from its text.
+    const server = event.server_call ?? null;
+    const call = blank(`rejected-${this.rejectedCount}`, "model", server?.tool ?? toolNamed(event.raw), server?.args ?? null);
+    Object.assign(call, {
+      callId: server?.call_id ?? null,
+      step: event.step,
+      raw: event.raw,
+      response: this.replyOf(event.step)?.raw ?? null,
+      valid: false,
+      validationMessage: event.message,
+      errorType: event.error_type,
+      finishedAt: Date.now(),
+    });
+    this.calls.push(call);
+    return this.changed(call);
   }
 
   private callFor(callId: string, manualKey?: string): CallRecord | undefined {
@@ -356,4 +346,28 @@ export function callAsJson(call: CallRecord): string {
     null,
     2,
   );
+}
+
+function asked(call: CallRecord, event: AgentEventOf<"permission_asked">): void {
+  call.asked = true;
+  call.askRule = event.rule;
+  call.unpointed = event.unpointed ?? [];
+  call.drops = event.drops ?? [];
+}
+
+function answered(call: CallRecord, event: AgentEventOf<"permission_answered">): void {
+  call.decision = event.decision;
+  call.rule = event.rule;
+  call.answer = event.answer;
+  call.denyMessage = event.message ?? null;
+  if (event.decision === "deny") {
+    call.errorType = "permission_denied";
+    call.finishedAt = Date.now();
+  }
+}
+
+function finished(call: CallRecord, event: AgentEventOf<"tool_finished">): void {
+  call.result = event.result;
+  call.errorType = event.success ? null : event.error_type;
+  call.finishedAt = Date.now();
 }

@@ -2,7 +2,7 @@
 // as a compact card that opens it in the inspector, and a guard that stopped the turn said in
 // plain words.
 
-import type { AgentEvent } from "../ipc/types";
+import type { AgentEvent, AgentEventOf } from "../ipc/types";
 import { type CallRecord, STATUS_LABELS, statusOf } from "../lib/calls";
 import { button, clear, h } from "../lib/dom";
 import { describeContext, describeEvaluated, summarizeArgs } from "../lib/format";
@@ -178,18 +178,9 @@ export class ChatPanel {
     const reply = this.reply;
     if (!reply) return;
     switch (event.event) {
-      case "context_attached": {
-        // Chips under the user's message: what it attached, and what it could not.
-        const message = [...this.log.querySelectorAll(".msg.user")].at(-1);
-        if (!message) break;
-        const chips = h("div", { class: "attachments" });
-        for (const a of event.attachments) {
-          chips.append(h("span", { class: "chip attachment-chip", text: `@${a.mention}`, title: `${a.path}, lines ${a.start_line}-${a.end_line}${a.cut ? " (cut to its limit)" : ""}` }));
-        }
-        for (const problem of event.problems) chips.append(h("span", { class: "muted small", text: problem }));
-        message.append(chips);
+      case "context_attached":
+        this.showAttachments(event);
         break;
-      }
       case "step_started":
         reply.querySelector(".thinking")?.classList.remove("streaming");
         // Each reply's text apart, so a refused reply's text can go with it.
@@ -218,27 +209,8 @@ export class ChatPanel {
         if (event.thinking) this.showThought(event.thinking);
         break;
       case "context_compacted":
-        if (event.results_shortened > 0) {
-          this.insertBeforeThinking(h("div", { class: "note muted small", text: `Earlier tool results were shortened to one line each to fit the model's context (${event.results_shortened}); the transcript keeps them whole.` }));
-        }
-        if (event.messages_summarised > 0) {
-          this.insertBeforeThinking(
-            h(
-              "details",
-              { class: "note muted small summarised" },
-              h("summary", { text: `Earlier steps were summarised to fit the model's context (${event.messages_summarised} messages); the transcript keeps them whole.` }),
-              h("div", { class: "thought-text", text: event.summary ?? "" }),
-            ),
-          );
-        }
-        break;
       case "context_trimmed":
-        if (event.messages_dropped > 0) {
-          this.insertBeforeThinking(h("div", { class: "note muted small", text: `Older messages were left out to fit the model's context (${event.messages_dropped}).` }));
-        }
-        if (event.results_cut > 0) {
-          this.insertBeforeThinking(h("div", { class: "note muted small", text: `A tool result was too long for the model's context and was cut in what it was shown (${event.results_cut} cut); the transcript keeps it whole.` }));
-        }
+        this.showContextFitted(event);
         break;
       case "answer_cut":
         // What streamed holds the repeats; the answer is the text before them.
@@ -259,34 +231,80 @@ export class ChatPanel {
         break;
       }
       case "answer_noted":
-        // The model's words stay as they streamed; what the results say follows them, marked
-        // as read from the results rather than written by the model.
-        this.flushText();
-        for (const note of event.notes) {
-          const element = h("div", { class: `answer-note markdown answer-note-${note.kind}` });
-          // Written like the answer, with names in backticks, and shown the same way.
-          element.innerHTML = renderMarkdown(`From the tool results: ${note.text}`);
-          this.insertBeforeThinking(element);
-        }
+        this.showNotes(event);
         break;
       case "turn_finished":
-        this.flushText();
-        this.stopThinkingTimer();
-        reply.querySelector(".thinking")?.remove();
-        if (event.reason !== "answer") {
-          const detail = event.reason === "error" && event.text ? ` ${event.text}` : "";
-          reply.append(h("div", { class: `guard guard-${event.reason}`, text: `${event.explanation}${detail}` }));
-        } else if (!event.text.trim() && !reply.querySelector(".msg-text")?.textContent?.trim()) {
-          // A reply with no text (ended at once, or only blank lines): say why, not nothing.
-          reply.append(h("div", { class: "muted small", text: event.explanation }));
-        }
-        this.reply = null;
-        this.segment = null;
+        this.finishReply(reply, event);
         break;
       default:
         break;
     }
     this.scroll();
+  }
+
+  /** Chips under the user's message: what it attached, and what it could not. */
+  private showAttachments(event: AgentEventOf<"context_attached">): void {
+    const message = [...this.log.querySelectorAll(".msg.user")].at(-1);
+    if (!message) return;
+    const chips = h("div", { class: "attachments" });
+    for (const a of event.attachments) {
+      chips.append(h("span", { class: "chip attachment-chip", text: `@${a.mention}`, title: `${a.path}, lines ${a.start_line}-${a.end_line}${a.cut ? " (cut to its limit)" : ""}` }));
+    }
+    for (const problem of event.problems) chips.append(h("span", { class: "muted small", text: problem }));
+    message.append(chips);
+  }
+
+  /** What was shortened, summarised or left out so that the conversation fits the context. */
+  private showContextFitted(event: AgentEventOf<"context_compacted" | "context_trimmed">): void {
+    const note = (text: string) => this.insertBeforeThinking(h("div", { class: "note muted small", text }));
+    if (event.event === "context_trimmed") {
+      if (event.messages_dropped > 0) note(`Older messages were left out to fit the model's context (${event.messages_dropped}).`);
+      if (event.results_cut > 0) note(`A tool result was too long for the model's context and was cut in what it was shown (${event.results_cut} cut); the transcript keeps it whole.`);
+      return;
+    }
+    if (event.results_shortened > 0) {
+      note(`Earlier tool results were shortened to one line each to fit the model's context (${event.results_shortened}); the transcript keeps them whole.`);
+    }
+    if (event.messages_summarised > 0) {
+      this.insertBeforeThinking(
+        h(
+          "details",
+          { class: "note muted small summarised" },
+          h("summary", { text: `Earlier steps were summarised to fit the model's context (${event.messages_summarised} messages); the transcript keeps them whole.` }),
+          h("div", { class: "thought-text", text: event.summary ?? "" }),
+        ),
+      );
+    }
+  }
+
+  /**
+   * The model's words stay as they streamed; what the results say follows them, marked as read
+   * from the results rather than written by the model.
+   */
+  private showNotes(event: AgentEventOf<"answer_noted">): void {
+    this.flushText();
+    for (const note of event.notes) {
+      const element = h("div", { class: `answer-note markdown answer-note-${note.kind}` });
+      // Written like the answer, with names in backticks, and shown the same way.
+      element.innerHTML = renderMarkdown(`From the tool results: ${note.text}`);
+      this.insertBeforeThinking(element);
+    }
+  }
+
+  /** The turn's end: why it stopped when that was not an answer, or why an answer is empty. */
+  private finishReply(reply: HTMLElement, event: AgentEventOf<"turn_finished">): void {
+    this.flushText();
+    this.stopThinkingTimer();
+    reply.querySelector(".thinking")?.remove();
+    if (event.reason !== "answer") {
+      const detail = event.reason === "error" && event.text ? ` ${event.text}` : "";
+      reply.append(h("div", { class: `guard guard-${event.reason}`, text: `${event.explanation}${detail}` }));
+    } else if (!event.text.trim() && !reply.querySelector(".msg-text")?.textContent?.trim()) {
+      // A reply with no text (ended at once, or only blank lines): say why, not nothing.
+      reply.append(h("div", { class: "muted small", text: event.explanation }));
+    }
+    this.reply = null;
+    this.segment = null;
   }
 
   private showContext(used: number, size: number, evaluated: number | null): void {
