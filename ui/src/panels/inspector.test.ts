@@ -52,7 +52,7 @@ describe("a call's permission in the inspector", () => {
     log.apply({ event: "permission_answered", call_id: "call-1", decision: "deny", answer: "deny", rule: "the user denied this call" });
     const root = inspect(log);
     expect(root.querySelector(".call-unpointed")?.textContent).toBe("Not named by you, shown by no result: notes.md");
-    expect(root.querySelector(".call-drops")?.textContent).toBe("Lines it drops: 4 of the 5 non-blank lines of notes.md (1 written over, though you asked to change nothing there)");
+    expect(root.querySelector(".call-drops")?.textContent).toBe("Lines it drops: 4 of the 5 non-blank lines of notes.md (3 of them only changed; 1 written over, though you asked to change nothing there)");
     const copied = JSON.parse(callAsJson(firstCall(log)));
     expect(copied.unpointed).toEqual(["notes.md"]);
     expect(copied.drops).toEqual([{ path: "notes.md", dropped: 4, of: 5, lost: 1, asked_to_keep: true }]);

@@ -169,7 +169,8 @@ pub enum Event {
         /// [`crate::pointed`]), as the confirmation shows them.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         unpointed: Vec<String>,
-        /// The lines of existing files the call would drop, as the confirmation shows them.
+        /// The lines of existing files the call would lose (see
+        /// [`DroppedLines::loses_content`]), as the confirmation shows them.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         drops: Vec<DroppedLines>,
     },

@@ -320,21 +320,32 @@ fn unpointed_rule(unpointed: &[String]) -> String {
 }
 
 /// The lines a write drops, in words: "the write would drop 5 of the 6 non-blank lines of
-/// .gitignore", and how many it writes over though the user asked to change nothing there.
+/// .gitignore", how many of them live on changed, and how many it writes over though the user
+/// asked to change nothing there.
 pub fn dropped_lines(drops: &[DroppedLines]) -> String {
     let each: Vec<String> = drops
         .iter()
         .map(|d| {
-            let over = if d.asked_to_keep && d.lost > 0 {
-                format!(
-                    " ({} written over, though the user asked to change nothing there)",
-                    d.lost
-                )
-            } else {
+            let changed = d.dropped - d.lost.min(d.dropped);
+            let notes: Vec<String> = [
+                (changed > 0).then(|| format!("{changed} of them only changed")),
+                (d.asked_to_keep && d.lost > 0).then(|| {
+                    format!(
+                        "{} written over, though the user asked to change nothing there",
+                        d.lost
+                    )
+                }),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            let notes = if notes.is_empty() {
                 String::new()
+            } else {
+                format!(" ({})", notes.join("; "))
             };
             format!(
-                "{} of the {} non-blank lines of {}{over}",
+                "{} of the {} non-blank lines of {}{notes}",
                 d.dropped, d.of, d.path
             )
         })

@@ -509,3 +509,52 @@ fn a_file_named_like_a_function_defined_elsewhere_is_not_pointed_at_by_that_name
     );
     assert_eq!(read_back(dir.path(), "tests/shout.rs"), test);
 }
+
+#[test]
+fn a_value_changed_in_place_is_shown_by_its_diff_alone_and_a_line_taken_out_as_a_loss() {
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join("cache.js"),
+        "class Cache {\n  constructor () {\n    this.max = 1000\n    this.map = new Map()\n  }\n}\n",
+    )
+    .unwrap();
+    let mut s = session(dir.path());
+    let mut confirmer = Recorder {
+        answer: Answer::AllowOnce,
+        asked: Vec::new(),
+    };
+    asking(
+        &mut s,
+        "Lower this.max in cache.js to 500.",
+        vec![
+            call(
+                "edit_file",
+                r#"{"path": "cache.js", "old_text": "this.max = 1000", "new_text": "this.max = 500"}"#,
+            ),
+            call(
+                "edit_file",
+                r#"{"path": "cache.js", "old_text": "    this.max = 500\n    this.map = new Map()\n", "new_text": "    this.max = 400\n"}"#,
+            ),
+            "Done.".into(),
+        ],
+        &mut confirmer,
+    );
+    assert_eq!(confirmer.asked.len(), 2);
+    // The value's line lives on, changed: nothing is lost, and no loss is shown.
+    assert!(
+        confirmer.asked[0].drops.is_empty(),
+        "{:?}",
+        confirmer.asked[0].drops
+    );
+    // The second edit takes a line out: shown as lost, the changed value counted apart.
+    let drops = &confirmer.asked[1].drops;
+    assert_eq!(
+        (drops[0].dropped, drops[0].lost, drops[0].of),
+        (2, 1, 6),
+        "{drops:?}"
+    );
+    assert_eq!(
+        lantern_core::policy::dropped_lines(drops),
+        "the write would drop 2 of the 6 non-blank lines of cache.js (1 of them only changed)"
+    );
+}

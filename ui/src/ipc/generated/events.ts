@@ -185,7 +185,10 @@ export type Event =
        * [`crate::pointed`]), as the confirmation shows them.
        */
       unpointed?: string[];
-      /** The lines of existing files the call would drop, as the confirmation shows them. */
+      /**
+       * The lines of existing files the call would lose (see
+       * [`DroppedLines::loses_content`]), as the confirmation shows them.
+       */
       drops?: DroppedLines[];
     }
   | {

@@ -183,6 +183,7 @@ impl Session {
                 let before = (self.turn_start_contents.get(&rewrite.path)).unwrap_or(&rewrite.old);
                 DroppedLines::between(&rewrite.path, before, &rewrite.new)
             })
+            .filter(DroppedLines::loses_content)
             .map(|drop| DroppedLines {
                 asked_to_keep,
                 ..drop

@@ -155,6 +155,14 @@ impl DroppedLines {
         })
     }
 
+    /// Does the write lose content rather than change it: a line it does not keep even
+    /// changed, or [most of the file](Self::loses_most_of_the_file)? Only such a loss is
+    /// shown as one: a changed value (`this.max = 1000` → `this.max = 500`) is the diff's to
+    /// show, and a warning on every edit would teach the user to skip warnings.
+    pub fn loses_content(&self) -> bool {
+        self.lost > 0 || self.loses_most_of_the_file()
+    }
+
     /// Does this loss need a person, whatever the grants or an automatic yes say: does it
     /// [lose most of the file](Self::loses_most_of_the_file), or lose a line outright when
     /// the user [asked that every line stay](Self::asked_to_keep)?
