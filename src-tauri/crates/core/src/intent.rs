@@ -139,12 +139,14 @@ pub fn names_the_project_in(request: &GenerateRequest<'_>, question: &Question) 
 }
 
 /// Which of the first-step rules apply: each is a lever of its own (see
-/// [`crate::model::GenerationOptions`]'s `named_paths`, `named_definitions`, `named_project`).
+/// [`crate::model::GenerationOptions`]'s `named_paths`, `named_definitions`, `named_project`,
+/// `named_new_files`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FirstStepRules {
     pub named_paths: bool,
     pub named_definitions: bool,
     pub named_project: bool,
+    pub named_new_files: bool,
 }
 
 impl FirstStepRules {
@@ -154,6 +156,7 @@ impl FirstStepRules {
             named_paths: options.named_paths,
             named_definitions: options.named_definitions,
             named_project: options.named_project,
+            named_new_files: options.named_new_files,
         }
     }
 }
@@ -171,8 +174,9 @@ pub fn asks_a_calculation(request: &GenerateRequest<'_>, question: &Question) ->
 
 /// Why the first step of a turn must be a call, when it must: `question` spells out a
 /// calculation and a tool can do it, or it names a file or folder of the request's workspace,
-/// something the workspace defines, or the project itself. A model, a small one above all,
-/// otherwise answers such a question from memory instead of reading or computing. Both backends
+/// something the workspace defines, or the project itself, or it asks for a file that does not
+/// exist yet. A model, a small one above all, otherwise answers such a question from memory
+/// instead of reading or computing, and writes a new file's text into its answer. Both backends
 /// take the rule from here: the local engine as its call decision, a server as
 /// `tool_choice: required`.
 pub fn first_step_must_call(
@@ -192,6 +196,12 @@ pub fn first_step_must_call(
         Some("the message names something the workspace defines")
     } else if rules.named_project && names_the_project_in(request, question) {
         Some("the message names the project")
+    } else if rules.named_new_files
+        && request
+            .paths
+            .is_some_and(|known| !crate::mentions::new_files_named(question, known).is_empty())
+    {
+        Some("the message asks for a new file")
     } else {
         None
     }
@@ -269,6 +279,7 @@ mod tests {
             named_paths: true,
             named_definitions: true,
             named_project: true,
+            named_new_files: true,
         };
         let why = |question: &str, rules| {
             first_step_must_call(&request, &Question::read(question), rules)
@@ -285,17 +296,25 @@ mod tests {
             why("Who maintains wrapkit?", all),
             Some("the message names the project")
         );
+        assert_eq!(
+            why("Make a NOTES.md with the plan for the release.", all),
+            Some("the message asks for a new file")
+        );
+        // A file the message only talks about is none it asks for.
+        assert_eq!(why("What usually goes into a .gitignore?", all), None);
         assert_eq!(why("What is a closure?", all), None);
         // Each rule is its own lever.
         let none = FirstStepRules {
             named_paths: false,
             named_definitions: false,
             named_project: false,
+            named_new_files: false,
         };
         for question in [
             "What does src/wrap.py hold?",
             "Where is fill_paragraph?",
             "Who maintains wrapkit?",
+            "Make a NOTES.md with the plan for the release.",
         ] {
             assert_eq!(why(question, none), None, "{question}");
         }
@@ -311,6 +330,7 @@ mod tests {
             named_paths: false,
             named_definitions: false,
             named_project: false,
+            named_new_files: false,
         };
         assert_eq!(
             first_step_must_call(&offered, &Question::read("How much is 48 / 6 + 1?"), rules),

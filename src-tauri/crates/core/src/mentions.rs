@@ -66,6 +66,49 @@ pub fn names_a_workspace_path(question: &Question, known: &KnownPaths) -> bool {
     named_paths(question, known).all().next().is_some()
 }
 
+/// The new files the question asks for (`CHANGELOG.md`, `.gitignore`, `tests/multiply.rs`):
+/// the paths it names ([`Question::paths`]) where a file is made ([`Question::made`]: not
+/// `.env` in "Add .env to the .gitignore") that are files, not known ones, relative, and in a
+/// folder that exists. A bare extension the workspace's files end with (`.py` in "the .py
+/// modules", where `app.py` is one) names a kind of file, not a new one, and an address
+/// (`security@example.com` in "tell them to email security@example.com") is none either.
+pub fn new_files_named(question: &Question, known: &KnownPaths) -> Vec<String> {
+    let new_file = |word: &str| {
+        let folder = word.rsplit_once('/').map_or(".", |(parent, _)| parent);
+        // A file's name has an extension or is a dotfile; `src/click` is a folder.
+        crate::question::names_a_file(word)
+            && !known.folders.iter().any(|f| f == word)
+            // No leading or trailing `/`, no `a//b`, no `..`.
+            && !word.split('/').any(|part| part == ".." || part.is_empty())
+            && !word.contains(['*', '@'])
+            && known.folders.iter().any(|f| f == folder)
+            // `utils.py` may be short for `src/click/utils.py`: a file the project has.
+            && !is_known_file(word, known)
+            && !is_an_extension_of(word, known)
+    };
+    question
+        .paths
+        .iter()
+        .filter(|w| new_file(w) && question.made.contains(w))
+        .cloned()
+        .collect()
+}
+
+/// Is `word` a bare extension (`.py`: a dot, then no dot or `/`) that a file of the workspace
+/// has after a name of its own (`notes/app.py`)?
+fn is_an_extension_of(word: &str, known: &KnownPaths) -> bool {
+    let is_bare = word
+        .strip_prefix('.')
+        .is_some_and(|rest| !rest.is_empty() && !rest.contains(['.', '/']));
+    is_bare
+        && known.files.iter().any(|file| {
+            let name = file
+                .rsplit_once('/')
+                .map_or(file.as_str(), |(_, name)| name);
+            name.len() > word.len() && name.ends_with(word)
+        })
+}
+
 /// Is `word` a file of the workspace, by its path or by its name alone (`utils.py` for
 /// `src/click/utils.py`)?
 pub fn is_known_file(word: &str, known: &KnownPaths) -> bool {
@@ -154,6 +197,43 @@ pub fn names_a_defined_name(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_new_file_the_question_names_can_be_written_where_its_folder_exists() {
+        let known = KnownPaths {
+            files: vec!["README.md".to_string(), "tests/add.rs".to_string()],
+            folders: vec![".".to_string(), "tests".to_string()],
+        };
+        let named = |q: &str| new_files_named(&Question::read(q), &known);
+        assert_eq!(
+            named("Create CHANGELOG.md with a heading."),
+            ["CHANGELOG.md"]
+        );
+        assert_eq!(
+            named("Add a .gitignore that ignores node_modules/."),
+            [".gitignore"]
+        );
+        assert_eq!(
+            named("Add tests/multiply.rs for multiply(6, 7)."),
+            ["tests/multiply.rs"]
+        );
+        assert!(
+            named("Write docs/guide.md").is_empty(),
+            "docs/ does not exist"
+        );
+        assert!(named("Update README.md and ../x.md and *.log").is_empty());
+        assert!(
+            named("List the files in tests/unit or tests").is_empty(),
+            "folders"
+        );
+        // A kind of file the project has is no new file, a dotfile it lacks is one.
+        assert!(named("I'd like to read the .rs sources").is_empty());
+        assert_eq!(named("I'd like a .editorconfig"), [".editorconfig"]);
+        assert_eq!(
+            named("Make CONTACT.md with a line telling readers to write to help@example.org."),
+            ["CONTACT.md"]
+        );
+    }
 
     #[test]
     fn a_message_names_a_defined_name_by_a_word_only_code_uses() {

@@ -599,6 +599,11 @@ pub struct GenerationOptions {
     /// manifest gives (`click` in "What Python version does click need?") or by pointing at it
     /// ("Summarise this project", "…do here?"), when the request has a workspace.
     pub named_project: bool,
+    /// Make a first step a call when the user's message asks for a file that does not exist
+    /// yet ("Create CHANGELOG.md with …"; see [`crate::mentions::new_files_named`]), and (local
+    /// models) that first call one of a tool that can create it: only a call can make the
+    /// file, and a small model otherwise answers with its text or reads another file.
+    pub named_new_files: bool,
     /// Offer the tools that write or run commands only at a large cost when the user's message
     /// asks for no change (see [`Question::asks_for_a_change`]): a question reads (local
     /// models).
@@ -657,6 +662,7 @@ impl Default for GenerationOptions {
             named_paths: true,
             named_definitions: true,
             named_project: true,
+            named_new_files: true,
             changes_when_asked: true,
             call_after_nothing: true,
             pointed_writes: false,

@@ -31,6 +31,9 @@ const UNASKED_CHANGE_COST: f64 = 8.0;
 pub(super) struct WantedTools {
     /// It names a file that does not exist yet.
     pub(super) creates: bool,
+    /// It asks for a file that does not exist yet, and no call of the turn has run yet: the
+    /// first call makes it (only a tool that can create a file does).
+    pub(super) makes: bool,
     /// It names something the workspace defines.
     pub(super) finds: bool,
     /// It asks where something the workspace defines is, and no call of the turn has run yet:
@@ -51,7 +54,8 @@ pub(super) struct WantedTools {
 /// [`CALCULATES_BONUS`]), less for those that write or run a command when it asks for no
 /// change ([`UNASKED_CHANGE_COST`]). When the first call of a question that asks where a
 /// defined name is ([`WantedTools::locates`]) can look names up, only the tools that do are
-/// candidates. A tool without arguments named in `spent` (it ran this turn) is none: calling
+/// candidates; when the first call of a question that asks for a new file
+/// ([`WantedTools::makes`]) can create one, only the tools that can are. A tool without arguments named in `spent` (it ran this turn) is none: calling
 /// it again could only bring back the result the conversation holds.
 pub(super) fn tool_candidates(
     tools: &[ToolSpec],
@@ -68,10 +72,12 @@ pub(super) fn tool_candidates(
         false => searches(tool),
     };
     let locating = wanted.locates && has_lookup;
+    let making = wanted.makes && tools.iter().any(can_create);
     tools
         .iter()
         .zip(tool_bonuses(question, tools))
         .filter(|(tool, _)| !locating || looks_up_names(tool))
+        .filter(|(tool, _)| !making || can_create(tool))
         .filter(|(tool, _)| tool.takes_arguments() || !spent.contains(&tool.name.as_str()))
         .map(|(tool, words)| {
             let bonus = words
@@ -170,6 +176,16 @@ mod tests {
                 worth(asking, plain, "find_definition")
             )]
         );
+        // The first call for a new file is one that can make it.
+        let making = WantedTools {
+            creates: true,
+            makes: true,
+            ..plain
+        };
+        let asking = "Make a NOTES.md with the plan for the release.";
+        let candidates = tool_candidates(toolbox.specs(), &Question::read(asking), making, &[]);
+        let names: Vec<&str> = candidates.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["write_file\""]);
     }
 
     #[test]

@@ -79,31 +79,6 @@ pub(super) enum PathKind {
 /// model's own favourite is a file it has seen in its prompt's examples.
 const NAMED_BONUS: f64 = 8.0;
 
-/// The new files the question asks for (`CHANGELOG.md`, `.gitignore`, `tests/multiply.rs`):
-/// the paths it names ([`Question::paths`]) where a file is made ([`Question::made`]: not
-/// `.env` in "Add .env to the .gitignore") that are files, not known ones, relative, and in a
-/// folder that exists.
-pub(super) fn new_files_named(question: &Question, known: &KnownPaths) -> Vec<String> {
-    let new_file = |word: &str| {
-        let folder = word.rsplit_once('/').map_or(".", |(parent, _)| parent);
-        // A file's name has an extension or is a dotfile; `src/click` is a folder.
-        lantern_core::question::names_a_file(word)
-            && !known.folders.iter().any(|f| f == word)
-            // No leading or trailing `/`, no `a//b`, no `..`.
-            && !word.split('/').any(|part| part == ".." || part.is_empty())
-            && !word.contains('*')
-            && known.folders.iter().any(|f| f == folder)
-            // `utils.py` may be short for `src/click/utils.py`: a file the project has.
-            && !lantern_core::mentions::is_known_file(word, known)
-    };
-    question
-        .paths
-        .iter()
-        .filter(|w| new_file(w) && question.made.contains(w))
-        .cloned()
-        .collect()
-}
-
 /// How the string argument the call text (after the opening tag) has just opened is grounded,
 /// if it is: the text ends with `"KEY": "` where KEY is an argument of the named tool whose
 /// schema declares `x-path` or `x-words`.
@@ -334,10 +309,15 @@ pub(super) fn path_candidates(
         })
         .collect();
     if kind == PathKind::NewOrExistingFile {
-        candidates.extend(new_files_named(asked, known).into_iter().map(|path| {
-            let bonus = WORD_BONUS * question_words_in(&path, &asked.words) as f64 + NAMED_BONUS;
-            (format!("{path}\""), bonus)
-        }));
+        candidates.extend(
+            lantern_core::mentions::new_files_named(asked, known)
+                .into_iter()
+                .map(|path| {
+                    let bonus =
+                        WORD_BONUS * question_words_in(&path, &asked.words) as f64 + NAMED_BONUS;
+                    (format!("{path}\""), bonus)
+                }),
+        );
     }
     candidates
 }
@@ -482,7 +462,7 @@ impl LocalModel {
     ) -> Result<Option<Grounded>, ModelError> {
         let creates = request
             .paths
-            .is_some_and(|known| !new_files_named(asked, known).is_empty());
+            .is_some_and(|known| !lantern_core::mentions::new_files_named(asked, known).is_empty());
         let options = &self.settings.options;
         let locating = options.where_lookups && request.is_first_step();
         // Read once: it may scan the files the code index does not read.
@@ -494,6 +474,7 @@ impl LocalModel {
         let reads_only = options.changes_when_asked && !asked.asks_for_a_change;
         let wanted = WantedTools {
             creates,
+            makes: creates && options.named_new_files && request.is_first_step(),
             finds,
             locates,
             reads_only,

@@ -308,36 +308,6 @@ fn edit_words_rank_edit_file_and_file_names_rank_no_tool() {
 }
 
 #[test]
-fn a_new_file_the_question_names_can_be_written_where_its_folder_exists() {
-    let known = lantern_core::model::KnownPaths {
-        files: vec!["README.md".to_string(), "tests/add.rs".to_string()],
-        folders: vec![".".to_string(), "tests".to_string()],
-    };
-    let named = |q: &str| super::grounding::new_files_named(&Question::read(q), &known);
-    assert_eq!(
-        named("Create CHANGELOG.md with a heading."),
-        ["CHANGELOG.md"]
-    );
-    assert_eq!(
-        named("Add a .gitignore that ignores node_modules/."),
-        [".gitignore"]
-    );
-    assert_eq!(
-        named("Add tests/multiply.rs for multiply(6, 7)."),
-        ["tests/multiply.rs"]
-    );
-    assert!(
-        named("Write docs/guide.md").is_empty(),
-        "docs/ does not exist"
-    );
-    assert!(named("Update README.md and ../x.md and *.log").is_empty());
-    assert!(
-        named("List the files in tests/unit or tests").is_empty(),
-        "folders"
-    );
-}
-
-#[test]
 fn the_tools_that_search_are_those_whose_schema_takes_the_question_s_words() {
     let registry = lantern_core::tools::ToolRegistry::standard();
     let searching: Vec<&str> = registry
