@@ -164,6 +164,7 @@ fn typescript_interfaces_types_enums_and_signatures() {
     let source = r#"export interface Action<T = any> {
   type: T;
   describe(): string;
+  render: (into: string) => void;
 }
 
 export type Reducer<S> = (state: S, action: Action) => S;
@@ -184,16 +185,17 @@ namespace Internal {
     assert_eq!(
         outline(Language::TypeScript, source),
         vec![
-            def("Action", Kind::Interface, None, (1, 4)),
+            def("Action", Kind::Interface, None, (1, 5)),
             def("describe", Kind::Method, Some("Action"), (3, 3)),
-            def("Reducer", Kind::Type, None, (6, 6)),
-            def("Level", Kind::Enum, None, (8, 8)),
-            def("combine", Kind::Function, None, (10, 10)),
-            def("Base", Kind::Class, None, (12, 15)),
-            def("run", Kind::Method, Some("Base"), (13, 13)),
-            def("stop", Kind::Method, Some("Base"), (14, 14)),
-            def("Internal", Kind::Module, None, (17, 19)),
-            def("helper", Kind::Function, Some("Internal"), (18, 18)),
+            def("render", Kind::Method, Some("Action"), (4, 4)),
+            def("Reducer", Kind::Type, None, (7, 7)),
+            def("Level", Kind::Enum, None, (9, 9)),
+            def("combine", Kind::Function, None, (11, 11)),
+            def("Base", Kind::Class, None, (13, 16)),
+            def("run", Kind::Method, Some("Base"), (14, 14)),
+            def("stop", Kind::Method, Some("Base"), (15, 15)),
+            def("Internal", Kind::Module, None, (18, 20)),
+            def("helper", Kind::Function, Some("Internal"), (19, 19)),
         ]
     );
 }
