@@ -28,8 +28,23 @@ struct IndexedFile {
     symbols: FileSymbols,
 }
 
-/// The format of a saved index; an index saved in another is built again.
-const FORMAT: u32 = 2;
+/// The layout of a saved index, changed by hand when [`CodeIndex`]'s fields change.
+const LAYOUT: u64 = 2;
+
+/// The format of a saved index: its layout and every language's query, so that an index saved
+/// by a build whose queries found other definitions is built again rather than kept stale.
+/// FNV-1a, for a value that stays the same from one toolchain to the next.
+fn format() -> u64 {
+    static FORMAT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *FORMAT.get_or_init(|| {
+        let sources = Language::ALL.map(Language::query_source);
+        let mut hash = 0xcbf2_9ce4_8422_2325_u64 ^ LAYOUT;
+        for byte in sources.iter().flat_map(|s| s.bytes().chain([0])) {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+        hash
+    })
+}
 
 /// What a project defines and uses, file by file.
 ///
@@ -44,7 +59,7 @@ const FORMAT: u32 = 2;
 /// ```
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct CodeIndex {
-    format: u32,
+    format: u64,
     files: BTreeMap<String, IndexedFile>,
     /// Every defined name, sorted, made when first asked for and forgotten when a file is
     /// read again or dropped (a window completes names as the user types; a step that finds
@@ -102,9 +117,9 @@ impl CodeIndex {
         mut read: impl FnMut(&str) -> Option<String>,
         mut progress: impl FnMut(Progress),
     ) -> Refreshed {
-        if self.format != FORMAT {
+        if self.format != format() {
             *self = CodeIndex {
-                format: FORMAT,
+                format: format(),
                 ..CodeIndex::default()
             };
         }
@@ -158,9 +173,9 @@ impl CodeIndex {
             return;
         };
         self.names.take();
-        if self.format != FORMAT {
+        if self.format != format() {
             *self = CodeIndex {
-                format: FORMAT,
+                format: format(),
                 ..CodeIndex::default()
             };
         }
@@ -296,11 +311,12 @@ impl CodeIndex {
     }
 
     /// An index saved by [`to_bytes`](Self::to_bytes); `None` when the bytes are not one (a
-    /// damaged file, or an older format), so that the caller builds it again.
+    /// damaged file, or one saved in another format or by other queries), so that the caller
+    /// builds it again.
     pub fn from_bytes(bytes: &[u8]) -> Option<CodeIndex> {
         serde_json::from_slice::<CodeIndex>(bytes)
             .ok()
-            .filter(|index| index.format == FORMAT)
+            .filter(|index| index.format == format())
     }
 }
 

@@ -71,7 +71,7 @@ impl Language {
     /// The query's source: our own patterns, written for the kinds the index reports (the
     /// grammars' own tag queries call a Rust struct and enum both a "class" and leave Go's
     /// structs and constants out). TypeScript is JavaScript plus its own declarations.
-    fn query_source(self) -> String {
+    pub(crate) fn query_source(self) -> String {
         const RUST: &str = include_str!("../queries/rust.scm");
         const PYTHON: &str = include_str!("../queries/python.scm");
         const JAVASCRIPT: &str = include_str!("../queries/javascript.scm");

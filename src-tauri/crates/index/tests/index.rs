@@ -163,6 +163,13 @@ fn an_index_survives_saving_and_damaged_bytes_are_refused() {
     );
     assert!(CodeIndex::from_bytes(b"{\"format\": 2, \"files\": 3}").is_none());
     assert!(CodeIndex::from_bytes(b"not json").is_none());
+    // Saved by a build whose queries differ (here the earlier fixed format number): built
+    // again, not kept with the definitions those queries found.
+    let saved = String::from_utf8(index.to_bytes()).unwrap();
+    let format = serde_json::from_str::<serde_json::Value>(&saved).unwrap()["format"].clone();
+    let older = saved.replacen(&format!("\"format\":{format}"), "\"format\":2", 1);
+    assert_ne!(older, saved);
+    assert!(CodeIndex::from_bytes(older.as_bytes()).is_none());
 }
 
 #[test]
