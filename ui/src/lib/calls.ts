@@ -213,15 +213,11 @@ export class CallLog {
       case "call_rejected":
         return this.rejected(event);
       case "permission_asked":
+        return this.update(event.call_id, manualKey, (call) => asked(call, event));
       case "permission_answered":
-      case "tool_finished": {
-        const call = this.callFor(event.call_id, manualKey);
-        if (!call) return null;
-        if (event.event === "permission_asked") asked(call, event);
-        else if (event.event === "permission_answered") answered(call, event);
-        else finished(call, event);
-        return this.changed(call);
-      }
+        return this.update(event.call_id, manualKey, (call) => answered(call, event));
+      case "tool_finished":
+        return this.update(event.call_id, manualKey, (call) => finished(call, event));
       default:
         return null;
     }
@@ -286,6 +282,14 @@ export class CallLog {
       finishedAt: Date.now(),
     });
     this.calls.push(call);
+    return this.changed(call);
+  }
+
+  /** Changes the known call `callId` (or the manual call `manualKey` names) with `change`. */
+  private update(callId: string, manualKey: string | undefined, change: (call: CallRecord) => void): CallRecord | null {
+    const call = this.callFor(callId, manualKey);
+    if (!call) return null;
+    change(call);
     return this.changed(call);
   }
 

@@ -209,8 +209,10 @@ export class ChatPanel {
         if (event.thinking) this.showThought(event.thinking);
         break;
       case "context_compacted":
+        this.showCompacted(event);
+        break;
       case "context_trimmed":
-        this.showContextFitted(event);
+        this.showTrimmed(event);
         break;
       case "answer_cut":
         // What streamed holds the repeats; the answer is the text before them.
@@ -218,7 +220,7 @@ export class ChatPanel {
           this.segment.text = event.text;
           this.flushText();
         }
-        this.insertBeforeThinking(h("div", { class: "note muted small answer-cut", text: "The answer began repeating itself and was ended here; the repeats are left out." }));
+        this.note("The answer began repeating itself and was ended here; the repeats are left out.", "answer-cut");
         break;
       case "answer_paths_given": {
         // What streamed names the files by their names alone; the answer gives their paths.
@@ -227,7 +229,7 @@ export class ChatPanel {
           this.flushText();
         }
         const given = event.paths.map((p) => `${p.name} is ${p.path}`).join(", ");
-        this.insertBeforeThinking(h("div", { class: "note muted small answer-paths", text: `Files the answer named by their names alone are given by the paths the tool results showed: ${given}.` }));
+        this.note(`Files the answer named by their names alone are given by the paths the tool results showed: ${given}.`, "answer-paths");
         break;
       }
       case "answer_noted":
@@ -255,15 +257,21 @@ export class ChatPanel {
   }
 
   /** What was shortened, summarised or left out so that the conversation fits the context. */
-  private showContextFitted(event: AgentEventOf<"context_compacted" | "context_trimmed">): void {
-    const note = (text: string) => this.insertBeforeThinking(h("div", { class: "note muted small", text }));
-    if (event.event === "context_trimmed") {
-      if (event.messages_dropped > 0) note(`Older messages were left out to fit the model's context (${event.messages_dropped}).`);
-      if (event.results_cut > 0) note(`A tool result was too long for the model's context and was cut in what it was shown (${event.results_cut} cut); the transcript keeps it whole.`);
-      return;
-    }
+  /** A note of Lantern's in the reply, before the "thinking" line. */
+  private note(text: string, kind = ""): void {
+    this.insertBeforeThinking(h("div", { class: `note muted small ${kind}`.trim(), text }));
+  }
+
+  /** What was left out or cut so that the conversation fits the context. */
+  private showTrimmed(event: AgentEventOf<"context_trimmed">): void {
+    if (event.messages_dropped > 0) this.note(`Older messages were left out to fit the model's context (${event.messages_dropped}).`);
+    if (event.results_cut > 0) this.note(`A tool result was too long for the model's context and was cut in what it was shown (${event.results_cut} cut); the transcript keeps it whole.`);
+  }
+
+  /** What was shortened or summarised so that the conversation fits the context. */
+  private showCompacted(event: AgentEventOf<"context_compacted">): void {
     if (event.results_shortened > 0) {
-      note(`Earlier tool results were shortened to one line each to fit the model's context (${event.results_shortened}); the transcript keeps them whole.`);
+      this.note(`Earlier tool results were shortened to one line each to fit the model's context (${event.results_shortened}); the transcript keeps them whole.`);
     }
     if (event.messages_summarised > 0) {
       this.insertBeforeThinking(
