@@ -227,7 +227,7 @@ mod tests {
             "folders"
         );
         // A kind of file the project has is no new file, a dotfile it lacks is one.
-        assert!(named("I'd like to read the .rs sources").is_empty());
+        assert!(named("We want every .rs source counted").is_empty());
         assert_eq!(named("I'd like a .editorconfig"), [".editorconfig"]);
         assert_eq!(
             named("Make CONTACT.md with a line telling readers to write to help@example.org."),

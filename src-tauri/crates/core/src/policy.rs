@@ -326,7 +326,7 @@ pub fn dropped_lines(drops: &[DroppedLines]) -> String {
     let each: Vec<String> = drops
         .iter()
         .map(|d| {
-            let changed = d.dropped - d.lost.min(d.dropped);
+            let changed = d.dropped.saturating_sub(d.lost);
             let notes: Vec<String> = [
                 (changed > 0).then(|| format!("{changed} of them only changed")),
                 (d.asked_to_keep && d.lost > 0).then(|| {

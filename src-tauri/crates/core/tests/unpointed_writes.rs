@@ -525,7 +525,7 @@ fn a_value_changed_in_place_is_shown_by_its_diff_alone_and_a_line_taken_out_as_a
     };
     asking(
         &mut s,
-        "Lower this.max in cache.js to 500.",
+        "Adjust this.max in cache.js by half.",
         vec![
             call(
                 "edit_file",

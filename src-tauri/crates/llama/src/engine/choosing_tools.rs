@@ -55,8 +55,9 @@ pub(super) struct WantedTools {
 /// change ([`UNASKED_CHANGE_COST`]). When the first call of a question that asks where a
 /// defined name is ([`WantedTools::locates`]) can look names up, only the tools that do are
 /// candidates; when the first call of a question that asks for a new file
-/// ([`WantedTools::makes`]) can create one, only the tools that can are. A tool without arguments named in `spent` (it ran this turn) is none: calling
-/// it again could only bring back the result the conversation holds.
+/// ([`WantedTools::makes`]) can create one, only the tools that can are. A tool without
+/// arguments named in `spent` (it ran this turn) is none: calling it again could only bring
+/// back the result the conversation holds.
 pub(super) fn tool_candidates(
     tools: &[ToolSpec],
     question: &Question,

@@ -18,6 +18,7 @@
 use super::choosing_tools::{tool_candidates, WantedTools};
 use super::sampling::grammar_allows;
 use super::*;
+use lantern_core::mentions::new_files_named;
 use lantern_core::model::KnownPaths;
 use lantern_core::pointed::Pointers;
 use lantern_core::question::Question;
@@ -309,15 +310,10 @@ pub(super) fn path_candidates(
         })
         .collect();
     if kind == PathKind::NewOrExistingFile {
-        candidates.extend(
-            lantern_core::mentions::new_files_named(asked, known)
-                .into_iter()
-                .map(|path| {
-                    let bonus =
-                        WORD_BONUS * question_words_in(&path, &asked.words) as f64 + NAMED_BONUS;
-                    (format!("{path}\""), bonus)
-                }),
-        );
+        candidates.extend(new_files_named(asked, known).into_iter().map(|path| {
+            let bonus = WORD_BONUS * question_words_in(&path, &asked.words) as f64 + NAMED_BONUS;
+            (format!("{path}\""), bonus)
+        }));
     }
     candidates
 }
@@ -462,7 +458,7 @@ impl LocalModel {
     ) -> Result<Option<Grounded>, ModelError> {
         let creates = request
             .paths
-            .is_some_and(|known| !lantern_core::mentions::new_files_named(asked, known).is_empty());
+            .is_some_and(|known| !new_files_named(asked, known).is_empty());
         let options = &self.settings.options;
         let locating = options.where_lookups && request.is_first_step();
         // Read once: it may scan the files the code index does not read.
