@@ -17,10 +17,10 @@
 //! assert_eq!(HERMES.open, "<tool_call>");
 //! ```
 
-use lantern_core::model::{MadeCall, Message, Role};
+use lantern_core::model::{Message, Role};
 use lantern_core::protocol::native::{native_messages, native_tools, Arguments};
 use lantern_core::protocol::{CLOSE_TAG, OPEN_TAG};
-use lantern_core::tools::ToolSpec;
+use lantern_core::tools::{CallProbe, ToolSpec};
 use minijinja::{context, Environment, Error, ErrorKind};
 use serde_json::Value;
 
@@ -170,24 +170,22 @@ impl NativeTemplate {
         };
         // A conversation with a call and its result must render, and the tools must show: the
         // tool's description, which only the list of tools holds (the call names the tool too).
-        let clock = lantern_core::tools::clock_probe();
-        let probe = [
+        let probe = CallProbe::clock();
+        let call = probe.call();
+        let written = format!(
+            "{OPEN_TAG}{{\"tool\": \"{}\", \"args\": {}}}{CLOSE_TAG}",
+            call.tool, call.args
+        );
+        let conversation = [
             Message::new(Role::System, "rules"),
-            Message::new(Role::User, "What time is it now?"),
-            Message::assistant_call(
-                "call-1",
-                format!(
-                    "{OPEN_TAG}{{\"tool\": \"{}\", \"args\": {{}}}}{CLOSE_TAG}",
-                    clock.name
-                ),
-                MadeCall::new(clock.name.clone(), serde_json::json!({})),
-            ),
-            Message::tool_result("call-1", serde_json::json!({}).into()),
+            Message::new(Role::User, probe.question()),
+            Message::assistant_call("call-1", written, call),
+            Message::tool_result("call-1", probe.result().into()),
         ];
         let rendered = template
-            .render(&probe, std::slice::from_ref(&clock), true)
+            .render(&conversation, std::slice::from_ref(&probe.tool), true)
             .map_err(|e| format!("the model's chat template does not render here: {e}"))?;
-        if !rendered.contains(&clock.description) {
+        if !rendered.contains(&probe.tool.description) {
             return Err("the model's chat template rendered no tools".into());
         }
         Ok(template)
@@ -253,6 +251,7 @@ fn template_call_id(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lantern_core::model::MadeCall;
     use lantern_core::tool_result::ShownResult;
     use lantern_core::toolbox::Toolbox;
 

@@ -25,7 +25,7 @@ use lantern_core::model::{
 };
 use lantern_core::protocol::markers::text_protocol_messages;
 use lantern_core::protocol::native::{native_messages, native_tools, Arguments};
-use lantern_core::tools::clock_probe;
+use lantern_core::tools::CallProbe;
 use native::CallAssembler;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -250,13 +250,13 @@ impl OpenAiModel {
     /// server whose template knows tools answers with `tool_calls`, one without that support
     /// answers in prose or refuses the `tools` field.
     pub fn detect_call_path(&mut self) -> Result<Detection, ModelError> {
-        let probe_tool = clock_probe();
+        let probe = CallProbe::clock();
         // No system message and greedy decoding: the plainest request a tool-aware template
         // renders, answered the same way every time.
-        let messages = [Message::new(Role::User, "What time is it now?")];
+        let messages = [Message::new(Role::User, probe.question())];
         let cancel = lantern_core::model::CancelToken::new();
         let request = GenerateRequest::new(&messages, 64, &cancel)
-            .with_tools(std::slice::from_ref(&probe_tool))
+            .with_tools(std::slice::from_ref(&probe.tool))
             .with_tool_choice(ToolChoice::Required);
         let temperature = std::mem::replace(&mut self.options.temperature, 0.0);
         let opened = self.open_stream(&request, CallPath::Native);

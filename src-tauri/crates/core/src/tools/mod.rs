@@ -355,12 +355,44 @@ fn spec_of<T: Tool>() -> ToolSpec {
     }
 }
 
-/// The clock tool's declaration, for a backend to check that a model or a server declares
-/// tools and writes a call back ("What time is it now?") without being given Lantern's tools:
-/// a small model calls a tool it is asked to call or not by its words, so the check shows it
-/// the clock's own.
-pub fn clock_probe() -> ToolSpec {
-    spec_of::<get_current_time::GetCurrentTime>()
+/// A tool and the example it declares, for a backend to check, before any toolbox is handed to
+/// it, that a model's chat template or a server declares tools and writes a call back. The
+/// check is of the template or the server, not of the tools a user has, so it uses one tool
+/// every toolbox holds; a small model calls a tool it is asked to call or not by its words,
+/// so it is shown the tool's own question.
+#[derive(Debug, Clone)]
+pub struct CallProbe {
+    pub tool: ToolSpec,
+    example: &'static ExampleFollowUp,
+}
+
+impl CallProbe {
+    /// The clock's declared example: it takes no arguments, so any template or server that
+    /// can call a tool can call it.
+    pub fn clock() -> Self {
+        let tool = spec_of::<get_current_time::GetCurrentTime>();
+        let example = tool
+            .follow_ups
+            .first()
+            .expect("the clock declares an example");
+        CallProbe { tool, example }
+    }
+
+    /// The user's question the example begins with.
+    pub fn question(&self) -> &'static str {
+        self.example.question
+    }
+
+    /// The example's call of the tool.
+    pub fn call(&self) -> crate::model::MadeCall {
+        let args = serde_json::from_str(self.example.args).expect("a tool's example is JSON");
+        crate::model::MadeCall::new(self.tool.name.clone(), args)
+    }
+
+    /// The example's result of the call, as the tool returns it.
+    pub fn result(&self) -> Value {
+        serde_json::from_str(self.example.result).expect("a tool's example result is JSON")
+    }
 }
 
 /// Removes `null` from a derived schema's types: `["integer", "null"]` becomes `"integer"` and an
