@@ -405,6 +405,7 @@ fn saved_conversations_are_listed_read_continued_and_deleted() {
         Event::TurnStarted {
             message: "What version is this?".into(),
             model: "smollm2".into(),
+            form: Some(lantern_core::question::Form::LookUp),
         },
         Event::TextDelta {
             step: 1,

@@ -176,7 +176,7 @@ describe("ChatPanel", () => {
     const parsed = { event: "call_parsed" as const, step: 1, call_id: "call-1", tool: "read_file", args: { path: "a.txt" }, reasoning: null, dialect: "native" as const, constrained: true, call_confidence: null, raw: "<TOOL_CALL>…</TOOL_CALL>", span: { start: 0, end: 10 }, problems: [], via: "text" as const };
     chat.replay(
       [
-        { event: "turn_started", message: "What is in a.txt?", model: "smollm2" },
+        { event: "turn_started", message: "What is in a.txt?", model: "smollm2", form: "look_up" },
         { event: "step_started", step: 1 },
         parsed,
         { event: "step_started", step: 2 },
@@ -187,6 +187,7 @@ describe("ChatPanel", () => {
     );
     await frame();
     expect(root.querySelector(".msg.user")?.textContent).toBe("What is in a.txt?");
+    expect(root.querySelector(".msg.user + .msg-reading")?.textContent).toBe("Read as a fact of the project");
     expect(root.querySelector(".call-card")?.textContent).toContain("read_file");
     expect(root.querySelector(".msg-text")?.textContent?.trim()).toBe("It says hello.");
     expect(root.querySelector(".thinking")).toBeNull();

@@ -2,12 +2,22 @@
 // as a compact card that opens it in the inspector, and a guard that stopped the turn said in
 // plain words.
 
-import type { AgentEvent, AgentEventOf } from "../ipc/types";
+import type { AgentEvent, AgentEventOf, Form } from "../ipc/types";
 import { type CallRecord, STATUS_LABELS, statusOf } from "../lib/calls";
 import { button, clear, h } from "../lib/dom";
 import { describeContext, describeEvaluated, summarizeArgs } from "../lib/format";
 import { renderMarkdown } from "../lib/markdown";
 import { MentionMenu, type MentionSources } from "./mentions";
+
+/** A message's form (how Lantern read what it asks) in a few words. */
+const FORM_LABELS: Record<Form, string> = {
+  change: "a change or a command",
+  where: "where something is",
+  how_many_files: "how many files there are",
+  explain: "an explanation",
+  look_up: "a fact of the project",
+  chat: "a general question",
+};
 
 export interface ChatActions {
   send: (message: string) => void;
@@ -178,6 +188,9 @@ export class ChatPanel {
     const reply = this.reply;
     if (!reply) return;
     switch (event.event) {
+      case "turn_started":
+        if (event.form) this.showReading(event.form);
+        break;
       case "context_attached":
         this.showAttachments(event);
         break;
@@ -244,6 +257,12 @@ export class ChatPanel {
     this.scroll();
   }
 
+  /** How Lantern read the user's message, in a line of its own beneath it. */
+  private showReading(form: Form): void {
+    const message = [...this.log.querySelectorAll(".msg.user")].at(-1);
+    message?.after(h("div", { class: "msg-reading muted small", text: `Read as ${FORM_LABELS[form]}` }));
+  }
+
   /** Chips under the user's message: what it attached, and what it could not. */
   private showAttachments(event: AgentEventOf<"context_attached">): void {
     const message = [...this.log.querySelectorAll(".msg.user")].at(-1);
@@ -256,7 +275,6 @@ export class ChatPanel {
     message.append(chips);
   }
 
-  /** What was shortened, summarised or left out so that the conversation fits the context. */
   /** A note of Lantern's in the reply, before the "thinking" line. */
   private note(text: string, kind = ""): void {
     this.insertBeforeThinking(h("div", { class: `note muted small ${kind}`.trim(), text }));

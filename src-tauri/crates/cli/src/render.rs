@@ -130,10 +130,17 @@ fn turn_lines(event: &Event) -> (Vec<String>, bool) {
     (lines, own_line)
 }
 
-/// The lines of an event about the model's context (trimmed, compacted, attachments), and
+/// The lines of an event about the model's context (how the message was read, trimmed,
+/// compacted, attachments), and
 /// whether they stand on their own line; `None` for another event.
 fn context_lines(event: &Event, lines: &mut Vec<String>) -> Option<bool> {
     let own_line = match event {
+        Event::TurnStarted {
+            form: Some(form), ..
+        } => {
+            lines.push(format!("  (read as {})", form.describe()));
+            true
+        }
         Event::ContextTrimmed {
             messages_dropped,
             results_cut,

@@ -58,7 +58,7 @@ fn summarise(path: &Path) -> Option<ChatSummary> {
         if !line.contains("\"turn_started\"") {
             continue;
         }
-        if let Ok(Event::TurnStarted { message, model }) = serde_json::from_str(&line) {
+        if let Ok(Event::TurnStarted { message, model, .. }) = serde_json::from_str(&line) {
             turns += 1;
             first.get_or_insert((message, model));
         }
@@ -101,6 +101,7 @@ mod tests {
                     .write(&Event::TurnStarted {
                         message: message.to_string(),
                         model: "smollm2".to_string(),
+                        form: None,
                     })
                     .unwrap();
             }

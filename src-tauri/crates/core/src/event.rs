@@ -85,6 +85,10 @@ pub enum Event {
     TurnStarted {
         message: String,
         model: String,
+        /// How the message was read, as one thing (`None` in a transcript from before it was
+        /// recorded).
+        #[serde(default)]
+        form: Option<crate::question::Form>,
     },
     /// What the user attached to the message with `@` (a file, a definition), as the model is
     /// given it, and the mentions that attached nothing.

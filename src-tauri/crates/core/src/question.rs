@@ -11,7 +11,8 @@
 //! - whether it points at the project it is asked in ("this project", "…here?"), and whether
 //!   its words sound like a question about the project at all (the local engine's fallback);
 //! - the calculations it spells out (`17 * 23`);
-//! - its form: where something is, or how many files there are;
+//! - its form, as the steps weigh it (where something is, how many files there are) and as one
+//!   reading to show ([`Form`]: a change, where, how many files, explain, a look-up, chat);
 //! - the names it asks about, and the globs it names;
 //! - the paths it names, apart from the words of what it asks (the words to look for), and
 //!   which of its words stand where a file is made ("Create NOTES.md", not the `.env` of "Add
@@ -30,10 +31,12 @@ use crate::arithmetic::expressions_in;
 use crate::words::{
     alphanumeric_words, code_words, is_code_name, is_common_word, lower_code_words, lower_words,
     message_words, names_a_path, spelled_words, AFTER_FILES, ARTICLES, CHANGE_VERBS, CONTENT_WORDS,
-    DESTINATION_WORDS, MAKING_WORDS, NEGATIONS, PLACE_NOUNS, POINTING, PROJECT_NOUNS,
-    PROJECT_QUESTION_WORDS, QUESTION_FILLER, QUESTION_ONLY_WORDS, REPLACING_VERBS, USE_WORDS,
-    WANTING_WORDS,
+    DESTINATION_WORDS, EXPLAINING_WORDS, HOW_IT_IS, MAKING_WORDS, NEGATIONS, PLACE_NOUNS, POINTING,
+    PROJECT_NOUNS, PROJECT_QUESTION_WORDS, QUESTION_FILLER, QUESTION_ONLY_WORDS, REPLACING_VERBS,
+    USE_WORDS, WANTING_WORDS,
 };
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// A user's message and what its words say it asks.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -60,6 +63,10 @@ pub struct Question {
     pub asks_where: bool,
     /// It asks how many files there are (not how many did something).
     pub asks_how_many_files: bool,
+    /// What it asks for, as one reading (see [`Form`]). The facts above are what the steps
+    /// weigh, since a message can ask two things ("Where is the cache defined? Rename it.");
+    /// this is how the message is shown to have been read.
+    pub form: Form,
     /// Its words that can pick out a line or name a thing: lower-case, three characters or
     /// more, not [`QUESTION_FILLER`], sorted, once each. A result is focused on them, and a
     /// definition that answers it defines one of them.
@@ -107,6 +114,43 @@ pub struct Question {
     pub code_names: Vec<String>,
 }
 
+/// What a message asks for, read as one thing: the first of these its words show, in this
+/// order. A message that asks for a change is a change whatever else it asks; a question that
+/// is none of the project's is chat.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Form {
+    /// A change to the project, or a command to run ([`Question::asks_for_a_change`]).
+    Change,
+    /// Where something is ([`Question::asks_where`]).
+    Where,
+    /// How many files there are ([`Question::asks_how_many_files`]).
+    HowManyFiles,
+    /// What something does or is for, or how it works: a word of [`EXPLAINING_WORDS`], or
+    /// "what does … do" ("What does parse() do here?").
+    Explain,
+    /// A fact of the project: a question that points at it, names a file, or sounds about it
+    /// ([`Question::sounds_about_the_project`]).
+    LookUp,
+    /// Anything else: a question a model answers from what it knows.
+    #[default]
+    Chat,
+}
+
+impl Form {
+    /// The reading in a few words, as the window shows it under a message.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Form::Change => "a change or a command",
+            Form::Where => "where something is",
+            Form::HowManyFiles => "how many files there are",
+            Form::Explain => "an explanation",
+            Form::LookUp => "a fact of the project",
+            Form::Chat => "a general question",
+        }
+    }
+}
+
 impl Question {
     /// Reads `message`.
     pub fn read(message: &str) -> Question {
@@ -115,15 +159,34 @@ impl Question {
         let paths = shaped_words(&written, names_a_path);
         // Lower-case code words: how its form and the names it asks about are read.
         let lower_code = lower_code_words(message);
+        let asks_for_a_change = uses_a_verb_of(&written, CHANGE_VERBS);
+        let points_at_the_project = points_at_the_project(&written);
+        let sounds_about_the_project = sounds_about_the_project(message, !paths.is_empty());
+        let asks_where = asks_where(&lower_code);
+        let asks_how_many_files = asks_how_many_files(&lower_code);
+        let form = if asks_for_a_change {
+            Form::Change
+        } else if asks_where {
+            Form::Where
+        } else if asks_how_many_files {
+            Form::HowManyFiles
+        } else if asks_to_explain(&lower_code) {
+            Form::Explain
+        } else if points_at_the_project || sounds_about_the_project || !paths.is_empty() {
+            Form::LookUp
+        } else {
+            Form::Chat
+        };
         Question {
             text: message.to_string(),
-            asks_for_a_change: uses_a_verb_of(&written, CHANGE_VERBS),
+            asks_for_a_change,
             asks_to_replace: uses_a_verb_of(&written, REPLACING_VERBS),
-            points_at_the_project: points_at_the_project(&written),
-            sounds_about_the_project: sounds_about_the_project(message, !paths.is_empty()),
+            points_at_the_project,
+            sounds_about_the_project,
             calculations: expressions_in(message),
-            asks_where: asks_where(&lower_code),
-            asks_how_many_files: asks_how_many_files(&lower_code),
+            asks_where,
+            asks_how_many_files,
+            form,
             names: names_in(lower_code),
             globs: shaped_words(&written, is_glob),
             terms: terms_in(&outside_paths),
@@ -356,6 +419,21 @@ fn asks_where(words: &[String]) -> bool {
     asks && !words.iter().any(|w| USE_WORDS.contains(&w.as_str()))
 }
 
+/// Does a question of these lower-case code words ask for an explanation: a word of
+/// [`EXPLAINING_WORDS`] ("Explain clean"), "how" before a word of [`HOW_IT_IS`] ("How is it
+/// tested?"), or "what does … do" ("What does render() do here?")?
+fn asks_to_explain(words: &[String]) -> bool {
+    let what_does_it_do = words.first().is_some_and(|w| w == "what")
+        && words
+            .iter()
+            .position(|w| w == "does")
+            .is_some_and(|at| words[at + 1..].iter().any(|w| w == "do"));
+    let how_it_is = words
+        .windows(2)
+        .any(|pair| pair[0] == "how" && HOW_IT_IS.contains(&pair[1].as_str()));
+    what_does_it_do || how_it_is || words.iter().any(|w| EXPLAINING_WORDS.contains(&w.as_str()))
+}
+
 /// See [`Question::names`].
 fn names_in(lower_code: Vec<String>) -> Vec<String> {
     let mut words: Vec<String> = lower_code
@@ -557,6 +635,26 @@ mod tests {
         assert!(Question::read("What is 2 * 3? ** and *, or (*)")
             .globs
             .is_empty());
+    }
+
+    #[test]
+    fn a_message_is_read_as_one_form_the_first_its_words_show() {
+        for (message, form) in [
+            ("Rename the helper, then say where it lives.", Form::Change),
+            ("Run the linter please", Form::Change),
+            ("In which module does the router live?", Form::Where),
+            ("How many files are in docs?", Form::HowManyFiles),
+            ("What does render() do here?", Form::Explain),
+            ("How is the cache invalidated?", Form::Explain),
+            ("Why does the parser reject tabs?", Form::Explain),
+            ("What licence is in LICENSE.txt?", Form::LookUp),
+            ("Which licence does our repo use?", Form::LookUp),
+            ("How many tests does this project have?", Form::LookUp),
+            ("How long is a light year?", Form::Chat),
+            ("What is the capital of France?", Form::Chat),
+        ] {
+            assert_eq!(Question::read(message).form, form, "{message}");
+        }
     }
 
     #[test]

@@ -281,6 +281,16 @@ pub const CHANGE_VERBS: &[&str] = &[
     "update", "upgrade", "write",
 ];
 
+/// Words by which a message asks how something works or what it is for ("Explain clean",
+/// "Describe the cache", "Summarise this project", "How is my package tested", "Why does it
+/// fail?"): everyday English verbs of explaining, and the "why" and "how" that open such a
+/// question ("how" only before a word of [`HOW_IT_IS`]: "How many", "How long" ask a number).
+pub const EXPLAINING_WORDS: &[&str] = &["explain", "describe", "summarise", "summarize", "why"];
+
+/// The words after "how" in a question of how something works or is done ("How does it
+/// work?", "How is it tested?", "How do I run it?"), not of how much of it there is.
+pub const HOW_IT_IS: &[&str] = &["do", "does", "did", "is", "are", "can", "should", "would"];
+
 /// Verbs by which a message asks to change or take out what is there ("Bump the version",
 /// "fix the check", "remove the debug line", "tidy the list"), in their base forms: the verbs of
 /// [`CHANGE_VERBS`] that do, and more of everyday editing English. A message with none of them

@@ -15,6 +15,7 @@ use lantern_core::event::{Event, FinishedReason};
 use lantern_core::model::{CancelToken, Model};
 use lantern_core::protocol::markers::{is_protocol_shaped_text, protocol_fragment, FOLLOW_UP_HINT};
 use lantern_core::protocol::{parse, Turn};
+use lantern_core::question::Form;
 use lantern_core::sandbox::Workspace;
 use lantern_core::toolbox::Toolbox;
 use lantern_core::tools::{PrepareError, Risk, ToolContext, ToolRegistry};
@@ -39,6 +40,10 @@ pub struct TaskOutcome {
     pub phrasing: usize,
     /// The task's category, or `other`.
     pub category: String,
+    /// How Lantern read the phrasing asked (`None` when the run never started a turn), to set
+    /// beside the task's category.
+    #[serde(default)]
+    pub form: Option<Form>,
     pub needs_tool: bool,
     /// The model gave a first reply; false when it failed at once or the task was not run, and
     /// then no decision is credited either way.
@@ -138,6 +143,7 @@ impl TaskOutcome {
             phrasing,
             category: task.category.clone().unwrap_or_else(|| "other".to_string()),
             needs_tool: task.needs_tool,
+            form: None,
             responded: false,
             first_step_called: false,
             first_call_valid: None,
@@ -367,6 +373,7 @@ impl<'a> Reading<'a> {
     fn read(&mut self, event: &'a Event, context: Option<&ToolContext>, registry: &ToolRegistry) {
         let outcome = &mut self.outcome;
         match event {
+            Event::TurnStarted { form, .. } => outcome.form = *form,
             Event::ResponseFinished {
                 call_confidence,
                 raw,

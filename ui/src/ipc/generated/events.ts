@@ -95,7 +95,16 @@ export interface DroppedLines {
 
 /** One step of a turn or a manual call, as the window, the CLI and transcripts see it. */
 export type Event =
-  | { event: "turn_started"; message: string; model: string }
+  | {
+      event: "turn_started";
+      message: string;
+      model: string;
+      /**
+       * How the message was read, as one thing (`None` in a transcript from before it was
+       * recorded).
+       */
+      form: Form | null;
+    }
   /**
    * What the user attached to the message with `@` (a file, a definition), as the model is
    * given it, and the mentions that attached nothing.
@@ -278,6 +287,31 @@ export type FinishedReason =
   | "protocol_errors"
   /** The model backend failed. */
   | "error";
+
+/**
+ * What a message asks for, read as one thing: the first of these its words show, in this
+ * order. A message that asks for a change is a change whatever else it asks; a question that
+ * is none of the project's is chat.
+ */
+export type Form =
+  /** A change to the project, or a command to run ([`Question::asks_for_a_change`]). */
+  | "change"
+  /** Where something is ([`Question::asks_where`]). */
+  | "where"
+  /** How many files there are ([`Question::asks_how_many_files`]). */
+  | "how_many_files"
+  /**
+   * What something does or is for, or how it works: a word of [`EXPLAINING_WORDS`], or
+   * "what does … do" ("What does parse() do here?").
+   */
+  | "explain"
+  /**
+   * A fact of the project: a question that points at it, names a file, or sounds about it
+   * ([`Question::sounds_about_the_project`]).
+   */
+  | "look_up"
+  /** Anything else: a question a model answers from what it knows. */
+  | "chat";
 
 /** How a model load is going. */
 export type LoadProgress =

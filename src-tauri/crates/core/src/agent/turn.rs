@@ -157,11 +157,12 @@ impl Session {
         model: &mut dyn Model,
         emit: &mut dyn FnMut(&Event),
     ) -> TurnState {
+        let question = Question::read(message);
         emit(&Event::TurnStarted {
             message: message.to_string(),
             model: model.name(),
+            form: Some(question.form),
         });
-        let question = Question::read(message);
         // With many tools from MCP servers, the turn is offered those that fit the message.
         self.offer = offer_for(&self.toolbox, &question, self.config.max_remote_tools);
         // The model may have been changed since the last turn, and with it how it calls tools.
