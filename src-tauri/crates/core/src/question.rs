@@ -31,9 +31,9 @@ use crate::arithmetic::expressions_in;
 use crate::words::{
     alphanumeric_words, code_words, is_code_name, is_common_word, lower_code_words, lower_words,
     message_words, names_a_path, spelled_words, AFTER_FILES, ARTICLES, CHANGE_VERBS, CONTENT_WORDS,
-    DESTINATION_WORDS, EXPLAINING_WORDS, HOW_IT_IS, MAKING_WORDS, NEGATIONS, PLACE_NOUNS, POINTING,
-    PROJECT_NOUNS, PROJECT_QUESTION_WORDS, QUESTION_FILLER, QUESTION_ONLY_WORDS, REPLACING_VERBS,
-    USE_WORDS, WANTING_WORDS,
+    DESTINATION_WORDS, EXPLAINING_WORDS, HOW_IT_IS, MAKING_WORDS, NEGATIONS, OBLIGATION_WORDS,
+    PASSIVE_WORDS, PLACE_NOUNS, POINTING, PROJECT_NOUNS, PROJECT_QUESTION_WORDS, QUESTION_FILLER,
+    QUESTION_ONLY_WORDS, QUESTION_OPENERS, REPLACING_VERBS, STATE_VERBS, USE_WORDS, WANTING_WORDS,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -43,7 +43,9 @@ use serde::{Deserialize, Serialize};
 pub struct Question {
     /// The message as the user wrote it.
     pub text: String,
-    /// It asks for a change to the project or for a command to be run.
+    /// It asks for a change to the project or for a command to be run ("Bump the version",
+    /// "Can you fix it?", "The limit should be 200"), not only to be answered ("What is the
+    /// port set to?", "How do I run it?"): see [`asks_for_a_change`].
     pub asks_for_a_change: bool,
     /// It asks to change or take out something that is there: it uses a verb of
     /// [`REPLACING_VERBS`] ("Fix the check", "Add a flag and remove the old one"). A message
@@ -159,7 +161,7 @@ impl Question {
         let paths = shaped_words(&written, names_a_path);
         // Lower-case code words: how its form and the names it asks about are read.
         let lower_code = lower_code_words(message);
-        let asks_for_a_change = uses_a_verb_of(&written, CHANGE_VERBS);
+        let asks_for_a_change = asks_for_a_change(message);
         let points_at_the_project = points_at_the_project(&written);
         let sounds_about_the_project = sounds_about_the_project(message, !paths.is_empty());
         let asks_where = asks_where(&lower_code);
@@ -338,10 +340,7 @@ pub fn names_a_file(word: &str) -> bool {
 }
 
 /// Do these [`Question::written`] words use a verb of `verbs`, in its base form or its third
-/// person ("fixes")? With [`CHANGE_VERBS`], a message that does asks for a change to the
-/// project or for a command to be run ("Bump the version", "Can you fix it?", "Run the
-/// tests"); one that does not (a question, "Tell me the crate version") asks only to be
-/// answered.
+/// person ("fixes")?
 fn uses_a_verb_of(written: &[String], verbs: &[&str]) -> bool {
     written.iter().any(|word| {
         let word = word.to_lowercase();
@@ -349,6 +348,130 @@ fn uses_a_verb_of(written: &[String], verbs: &[&str]) -> bool {
             word == *verb
                 || word.strip_suffix('s') == Some(verb)
                 || word.strip_suffix("es") == Some(verb)
+        })
+    })
+}
+
+/// Does `message` ask for a change to the project or for a command to be run: does one of its
+/// sentences ([`sentences`]) ask for one ([`sentence_asks_for_a_change`])?
+fn asks_for_a_change(message: &str) -> bool {
+    sentences(message)
+        .into_iter()
+        .any(|(words, is_question)| sentence_asks_for_a_change(&words, is_question))
+}
+
+/// The sentences of `message` (split at `?`, `!`, `;`, a line's end, and a dot before white
+/// space), each as its lower-case [`Question::written`] words and whether it is a question:
+/// it ends with `?` or begins with a word of [`QUESTION_OPENERS`].
+fn sentences(message: &str) -> Vec<(Vec<String>, bool)> {
+    let mut found = Vec::new();
+    let mut start = 0;
+    let mut chars = message.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let ends = match c {
+            '?' | '!' | ';' | '\n' => true,
+            '.' => chars.peek().is_none_or(|(_, next)| next.is_whitespace()),
+            _ => false,
+        };
+        if ends || chars.peek().is_none() {
+            let end = if ends { at } else { message.len() };
+            let words: Vec<String> = written_words(&message[start..end])
+                .iter()
+                .map(|w| w.to_lowercase())
+                .collect();
+            let opens_a_question = words
+                .first()
+                .is_some_and(|w| QUESTION_OPENERS.contains(&w.as_str()));
+            if !words.is_empty() {
+                found.push((words, c == '?' || opens_a_question));
+            }
+            start = at + c.len_utf8();
+        }
+    }
+    found
+}
+
+/// Does a sentence of these lower-case words ask for a change: a verb of [`CHANGE_VERBS`] in
+/// its base form where it is asked for ([`asked_for`]), or, in a statement, an obligation on
+/// the project ("The limit should be 200", "it needs changing") or a wish for a thing changed
+/// ("I'd like it capped at 500")?
+fn sentence_asks_for_a_change(words: &[String], is_question: bool) -> bool {
+    let verb_asked = (0..words.len())
+        .any(|at| CHANGE_VERBS.contains(&words[at].as_str()) && asked_for(words, at, is_question));
+    verb_asked || (!is_question && (obliges(words) || wishes_changed(words)))
+}
+
+/// Is the verb of change at `at` asked for? Not after a word of [`PASSIVE_WORDS`] ("is set
+/// to"), nor as "make up" or "add up" (of what a thing is made of, or a sum), nor with "I" or
+/// "we" as its subject ("Before I change it, …"), nor after a "to" that no wish or request
+/// comes before ("configured to run on"). In a question, only when asked of the reader: its
+/// first word, or after "you" or "please" ("Could you please fix it?"), not the subject of
+/// the question ("What does it set?").
+fn asked_for(words: &[String], at: usize, is_question: bool) -> bool {
+    let before = |back: usize| at.checked_sub(back).map(|i| words[i].as_str());
+    let is = |word: Option<&str>, list: &[&str]| word.is_some_and(|w| list.contains(&w));
+    let idiom = matches!(words[at].as_str(), "make" | "add")
+        && words.get(at + 1).is_some_and(|w| w == "up");
+    let passive = is(before(1), PASSIVE_WORDS);
+    let own_subject = is(before(1), &["i", "we"]);
+    let to_without_a_wish = before(1) == Some("to")
+        && !is(before(2), WANTING_WORDS)
+        && !is(before(2), &["you", "please"]);
+    if idiom || passive || own_subject || to_without_a_wish {
+        return false;
+    }
+    let asked_of_the_reader =
+        at == 0 || is(before(1), &["please", "you"]) || is(before(2), &["you"]);
+    !is_question || asked_of_the_reader
+}
+
+/// Does a statement of these words oblige the project to something: a word of
+/// [`OBLIGATION_WORDS`] not after "I", then ("to", "not" between) a word of [`STATE_VERBS`]
+/// ("should be called minus", "has to become 512"), or "needs" and the "-ing" form of a verb of
+/// change ("needs changing")?
+fn obliges(words: &[String]) -> bool {
+    (0..words.len()).any(|at| {
+        if !OBLIGATION_WORDS.contains(&words[at].as_str()) || at > 0 && words[at - 1] == "i" {
+            return false;
+        }
+        let mut next = at + 1;
+        while words.get(next).is_some_and(|w| w == "to" || w == "not") {
+            next += 1;
+        }
+        let Some(verb) = words.get(next) else {
+            return false;
+        };
+        let plain = !matches!(words[at].as_str(), "has" | "have" | "ought") || next > at + 1;
+        let gerund = words[at] == "needs" && is_form_of_a_change_verb(verb, &["ing"]);
+        (plain && STATE_VERBS.contains(&verb.as_str())) || gerund
+    })
+}
+
+/// Does a statement of these words wish for a thing changed: a word of [`WANTING_WORDS`], then
+/// within six words the past participle of a verb of [`CHANGE_VERBS`] ("I'd like it capped at
+/// 500", "I'd like its default raised from 45 to 60")?
+fn wishes_changed(words: &[String]) -> bool {
+    (0..words.len()).any(|at| {
+        WANTING_WORDS.contains(&words[at].as_str())
+            && words[at + 1..]
+                .iter()
+                .take(6)
+                .any(|w| is_form_of_a_change_verb(w, &["ed", "d"]))
+    })
+}
+
+/// Is `word` a verb of [`CHANGE_VERBS`] with one of `endings` (its last consonant doubled
+/// before it, as in "capped", "setting")?
+fn is_form_of_a_change_verb(word: &str, endings: &[&str]) -> bool {
+    endings.iter().any(|ending| {
+        word.strip_suffix(ending).is_some_and(|stem| {
+            let doubled = stem.is_ascii()
+                && stem.len() > 2
+                && stem.as_bytes()[stem.len() - 1] == stem.as_bytes()[stem.len() - 2];
+            let undoubled = &stem[..stem.len() - usize::from(doubled)];
+            CHANGE_VERBS.contains(&stem)
+                || CHANGE_VERBS.contains(&undoubled)
+                || CHANGE_VERBS.contains(&format!("{stem}e").as_str())
         })
     })
 }
@@ -643,13 +766,22 @@ mod tests {
             ("Rename the helper, then say where it lives.", Form::Change),
             ("Run the linter please", Form::Change),
             ("In which module does the router live?", Form::Where),
-            ("How many files are in docs?", Form::HowManyFiles),
-            ("What does render() do here?", Form::Explain),
+            (
+                "So, how many files exist under assets/ now?",
+                Form::HowManyFiles,
+            ),
+            (
+                "What does the draw() hook actually do when called?",
+                Form::Explain,
+            ),
             ("How is the cache invalidated?", Form::Explain),
             ("Why does the parser reject tabs?", Form::Explain),
             ("What licence is in LICENSE.txt?", Form::LookUp),
             ("Which licence does our repo use?", Form::LookUp),
-            ("How many tests does this project have?", Form::LookUp),
+            (
+                "How many benchmarks ship with this repository?",
+                Form::LookUp,
+            ),
             ("How long is a light year?", Form::Chat),
             ("What is the capital of France?", Form::Chat),
         ] {
@@ -675,6 +807,31 @@ mod tests {
             "When was the LRU cache added?",
             "Count the .js files inside classes.",
             "Explain clean in functions/clean.js.",
+        ] {
+            assert!(!Question::read(no).asks_for_a_change, "{no}");
+        }
+    }
+
+    #[test]
+    fn a_change_is_asked_by_an_obligation_a_wish_or_a_request_not_by_a_verb_a_question_is_about() {
+        for yes in [
+            "The timeout should be 30 seconds.",
+            "The retry helper must be broken, it never retries.",
+            "The banner text needs updating.",
+            "I'd like the page size lowered to 25.",
+            "Can you repair the tokenizer for me?",
+            "Where is the banner? Rename it to header.",
+        ] {
+            assert!(Question::read(yes).asks_for_a_change, "{yes}");
+        }
+        for no in [
+            "Which verbosity has the daemon been set to?",
+            "Which function does the router call to add a header?",
+            "How do I run the linter?",
+            "Do three colours make up a flag?",
+            "What does the config loader set as its default?",
+            "Before I rename it, which files use parse_args?",
+            "The cron job seems scheduled to run hourly, correct?",
         ] {
             assert!(!Question::read(no).asks_for_a_change, "{no}");
         }

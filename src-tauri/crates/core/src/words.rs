@@ -275,10 +275,37 @@ pub const DEFINING_WORDS: &[&str] = &[
 /// in it, in their base and third-person forms. Past forms are left out: "Where is it defined,
 /// and when was it added?" asks nothing to be done.
 pub const CHANGE_VERBS: &[&str] = &[
-    "add", "append", "apply", "build", "bump", "change", "compile", "create", "decrease", "delete",
-    "edit", "execute", "fix", "increase", "insert", "lower", "make", "modify", "move", "put",
-    "raise", "refactor", "remove", "rename", "replace", "reset", "rewrite", "run", "save", "set",
-    "update", "upgrade", "write",
+    "add", "append", "apply", "build", "bump", "cap", "change", "compile", "create", "decrease",
+    "delete", "edit", "execute", "fix", "increase", "insert", "lower", "make", "modify", "move",
+    "put", "raise", "refactor", "remove", "rename", "repair", "replace", "reset", "rewrite", "run",
+    "save", "set", "update", "upgrade", "write",
+];
+
+/// Words that open a question rather than a request when they begin a sentence ("What does it
+/// set?", "Could you fix it?"): English question words and the auxiliaries that invert a
+/// question. In such a sentence a verb of change asks for one only when it is asked of the
+/// reader ("Could you fix it?"), not when it is what the question is about.
+pub const QUESTION_OPENERS: &[&str] = &[
+    "what", "which", "where", "who", "whom", "whose", "when", "why", "how", "is", "are", "was",
+    "were", "do", "does", "did", "can", "could", "would", "will", "should", "may", "shall", "has",
+    "have",
+];
+
+/// Forms of "be" and "get" (and the `s` of "it's") before a verb's participle: "is set to",
+/// "gets added", "it's configured". A verb after one says what is, not what to do.
+pub const PASSIVE_WORDS: &[&str] = &[
+    "is", "are", "was", "were", "be", "been", "being", "s", "get", "gets", "got", "getting",
+];
+
+/// Words by which a statement says what the project must become ("The limit should be 200",
+/// "MAX_LENGTH has to become 512", "it needs changing"): modals of obligation.
+pub const OBLIGATION_WORDS: &[&str] = &["should", "must", "needs", "ought", "has", "have"];
+
+/// The verbs that follow a word of [`OBLIGATION_WORDS`] when a statement asks for a change
+/// ("should be called minus", "has to become 512", "should say 7.7.0", "should allow only 200",
+/// "must be wrong").
+pub const STATE_VERBS: &[&str] = &[
+    "be", "become", "say", "read", "allow", "use", "hold", "stay",
 ];
 
 /// Words by which a message asks how something works or what it is for ("Explain clean",
