@@ -291,6 +291,9 @@ const tests = [
       assert(detail.includes("Allowed — default: reading inside the workspace is allowed"), "the decision and its rule are shown");
       assert(detail.includes("valid against the tool's schema"), "the validation result is shown");
       assert((await selectedStatus(session)) === "ok", "the call succeeded");
+      // How Lantern read the message is said under it.
+      const reading = await session.text(".msg.user + .msg-reading");
+      assert(reading === "Read as a fact of the project", `the message's reading is shown: ${reading}`);
       // The context meter says how much of the model's context the conversation fills.
       const meter = await session.text(".context-meter-text");
       const used = /^Context: ([\d,]+) of ([\d,]+) tokens \(\d+ %\)$/.exec(meter ?? "");
@@ -310,6 +313,7 @@ const tests = [
       await session.waitFor("the conversation back in the chat", async () => (await session.text(".msg.user")) === "What version is in package.json?");
       const cards = await session.findAll(".call-card");
       assert(cards.length >= 1, "its call is back, for the inspector");
+      assert((await session.text(".msg.user + .msg-reading")) === "Read as a fact of the project", "its reading is back");
       await shot(session, "05-continued");
     },
   ],
