@@ -77,8 +77,8 @@ pub(super) fn workspace_files(ws: &Workspace) -> Result<Vec<String>, ToolError> 
 
 impl Language {
     pub(super) fn of(path: &str) -> Option<Language> {
-        let ext = path.rsplit_once('.')?.1;
-        Some(match ext {
+        let ext = path.rsplit_once('.')?.1.to_ascii_lowercase();
+        Some(match ext.as_str() {
             "rs" => Language::Rust,
             "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs" => Language::Script,
             "py" | "pyi" => Language::Python,

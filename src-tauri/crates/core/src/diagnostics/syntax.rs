@@ -9,8 +9,9 @@ const MAX_PER_FILE: usize = 10;
 
 /// The grammar for a file name, by its extension.
 pub fn grammar_for(path: &str) -> Option<Language> {
-    let ext = path.rsplit_once('.').map(|(_, e)| e)?;
-    Some(match ext {
+    // `CI.YML` is YAML too: the extension is read whatever its case.
+    let ext = path.rsplit_once('.')?.1.to_ascii_lowercase();
+    Some(match ext.as_str() {
         "rs" => tree_sitter_rust::LANGUAGE.into(),
         "ts" | "mts" | "cts" => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
         "tsx" => tree_sitter_typescript::LANGUAGE_TSX.into(),

@@ -286,6 +286,26 @@ mod tests {
     }
 
     #[test]
+    fn a_config_file_is_judged_whatever_the_case_of_its_extension() {
+        let workflow = "jobs:\n  test:\n    branches: [main]\n";
+        let (dir, ctx) = workspace(&[("CI.YML", workflow), ("Settings.JSON", "{\"a\": 1}\n")]);
+        let broken = edit(&ctx, "CI.YML", "[main]", "[main, dev").unwrap_err();
+        assert!(
+            broken.message.contains("invalid YAML"),
+            "{}",
+            broken.message
+        );
+        let broken = edit(&ctx, "Settings.JSON", "1}", "1,}").unwrap_err();
+        assert!(
+            broken.message.contains("invalid JSON"),
+            "{}",
+            broken.message
+        );
+        let on_disk = std::fs::read_to_string(dir.path().join("CI.YML")).unwrap();
+        assert_eq!(on_disk, workflow, "nothing was written");
+    }
+
+    #[test]
     fn an_edit_changes_the_one_place_and_says_how_it_matched() {
         let (dir, ctx) = workspace(&[("a.toml", "name = \"x\"\nport = 8080\n")]);
         let data = edit(&ctx, "a.toml", "port = 8080", "port = 9090").unwrap();
