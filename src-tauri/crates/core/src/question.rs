@@ -66,7 +66,7 @@ pub struct Question {
     /// It asks how many files there are (not how many did something).
     pub asks_how_many_files: bool,
     /// What it asks for, as one reading (see [`Form`]). The facts above are what the steps
-    /// weigh, since a message can ask two things ("Where is the cache defined? Rename it.");
+    /// weigh, since a message can ask two things ("Where is the pool created? Rename it.");
     /// this is how the message is shown to have been read.
     pub form: Form,
     /// Its words that can pick out a line or name a thing: lower-case, three characters or
@@ -129,7 +129,7 @@ pub enum Form {
     /// How many files there are ([`Question::asks_how_many_files`]).
     HowManyFiles,
     /// What something does or is for, or how it works: a word of [`EXPLAINING_WORDS`], or
-    /// "what does … do" ("What does parse() do here?").
+    /// "what does … do" ("What does the parse() step do to each line?").
     Explain,
     /// A fact of the project: a question that points at it, names a file, or sounds about it
     /// ([`Question::sounds_about_the_project`]).
@@ -544,7 +544,7 @@ fn asks_where(words: &[String]) -> bool {
 
 /// Does a question of these lower-case code words ask for an explanation: a word of
 /// [`EXPLAINING_WORDS`] ("Explain clean"), "how" before a word of [`HOW_IT_IS`] ("How is it
-/// tested?"), or "what does … do" ("What does render() do here?")?
+/// tested?"), or "what does … do" ("What does render() do with its props?")?
 fn asks_to_explain(words: &[String]) -> bool {
     let what_does_it_do = words.first().is_some_and(|w| w == "what")
         && words

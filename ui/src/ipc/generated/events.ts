@@ -302,7 +302,7 @@ export type Form =
   | "how_many_files"
   /**
    * What something does or is for, or how it works: a word of [`EXPLAINING_WORDS`], or
-   * "what does … do" ("What does parse() do here?").
+   * "what does … do" ("What does the parse() step do to each line?").
    */
   | "explain"
   /**
