@@ -9,7 +9,7 @@ import { describeContext, describeEvaluated, summarizeArgs } from "../lib/format
 import { renderMarkdown } from "../lib/markdown";
 import { MentionMenu, type MentionSources } from "./mentions";
 
-/** A message's form (how Lantern read what it asks) in a few words. */
+/** A message's form (how Lantern read what it asks) in the words `Form::describe` gives the command line. */
 const FORM_LABELS: Record<Form, string> = {
   change: "a change or a command",
   where: "where something is",

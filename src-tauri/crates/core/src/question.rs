@@ -140,7 +140,7 @@ pub enum Form {
 }
 
 impl Form {
-    /// The reading in a few words, as the window shows it under a message.
+    /// The reading in a few words, as `lantern run` says it (the window says the same).
     pub fn describe(self) -> &'static str {
         match self {
             Form::Change => "a change or a command",
