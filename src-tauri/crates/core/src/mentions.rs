@@ -66,12 +66,12 @@ pub fn names_a_workspace_path(question: &Question, known: &KnownPaths) -> bool {
     named_paths(question, known).all().next().is_some()
 }
 
-/// The new files the question asks for (`CHANGELOG.md`, `.gitignore`, `tests/multiply.rs`):
-/// the paths it names ([`Question::paths`]) where a file is made ([`Question::made`]: not
-/// `.env` in "Add .env to the .gitignore") that are files, not known ones, relative, and in a
+/// The new files the question asks for (`CHANGELOG.md`, `.gitignore`, `tests/power.rs`): the
+/// paths it names ([`Question::paths`]) where a file is made ([`Question::made`]: not `.npmrc`
+/// in "Put .npmrc in the .gitignore") that are files, not known ones, relative, and in a
 /// folder that exists. A bare extension the workspace's files end with (`.py` in "the .py
 /// modules", where `app.py` is one) names a kind of file, not a new one, and an address
-/// (`security@example.com` in "tell them to email security@example.com") is none either.
+/// (`help@example.org` in "telling readers to write to help@example.org") is none either.
 pub fn new_files_named(question: &Question, known: &KnownPaths) -> Vec<String> {
     let new_file = |word: &str| {
         let folder = word.rsplit_once('/').map_or(".", |(parent, _)| parent);
@@ -206,16 +206,16 @@ mod tests {
         };
         let named = |q: &str| new_files_named(&Question::read(q), &known);
         assert_eq!(
-            named("Create CHANGELOG.md with a heading."),
+            named("Draft CHANGELOG.md, headed by the project's name."),
             ["CHANGELOG.md"]
         );
         assert_eq!(
-            named("Add a .gitignore that ignores node_modules/."),
+            named("Add a .gitignore listing dist and target."),
             [".gitignore"]
         );
         assert_eq!(
-            named("Add tests/multiply.rs for multiply(6, 7)."),
-            ["tests/multiply.rs"]
+            named("Add tests/power.rs for power(2, 8)."),
+            ["tests/power.rs"]
         );
         assert!(
             named("Write docs/guide.md").is_empty(),
@@ -223,7 +223,7 @@ mod tests {
         );
         assert!(named("Update README.md and ../x.md and *.log").is_empty());
         assert!(
-            named("List the files in tests/unit or tests").is_empty(),
+            named("Which files sit in tests/unit or tests").is_empty(),
             "folders"
         );
         // A kind of file the project has is no new file, a dotfile it lacks is one.

@@ -9,8 +9,8 @@
 //! result that succeeded reported on it (the file read or written, a search's match; not a
 //! path written inside a file's text, nor a mere entry of a listing). A file that does not
 //! exist yet is pointed at only where the user asks for it to be made ("Create NOTES.md"),
-//! not where it is what goes into another file ("Add .env to the .gitignore" asks for no new
-//! `.env`; see [`words_where_made`]). Any other file
+//! not where it is what goes into another file ("Put .npmrc in the .gitignore" asks for no new
+//! `.npmrc`; see [`words_where_made`]). Any other file
 //! is the model's own guess: the policy asks even where a grant would allow, the confirmation
 //! says so, and a fixed answer (`--approve all`) does not approve it; a local model's write is
 //! offered only the files pointed at, when there are any.

@@ -15,8 +15,8 @@
 //!   reading to show ([`Form`]: a change, where, how many files, explain, a look-up, chat);
 //! - the names it asks about, and the globs it names;
 //! - the paths it names, apart from the words of what it asks (the words to look for), and
-//!   which of its words stand where a file is made ("Create NOTES.md", not the `.env` of "Add
-//!   .env to the .gitignore");
+//!   which of its words stand where a file is made ("Create NOTES.md", not the `.npmrc` of "Put
+//!   .npmrc in the .gitignore");
 //! - its words, split each way a step compares them: with tools' purposes, paths and defined
 //!   names, with a file's lines, and as a search looks for them.
 //!
@@ -88,7 +88,7 @@ pub struct Question {
     /// Its [`Question::written`] words that stand where a file is made or written to (see
     /// [`words_where_made`]): a file it names that does not exist yet is one it asks for only
     /// if its name stands here ("Create NOTES.md"), not when it is what goes into another file
-    /// ("Add .env to the .gitignore").
+    /// ("Put .npmrc in the .gitignore").
     pub made: Vec<String>,
     /// What it asks about, to find in a file's lines: the parts ([`lower_words`]) of the words
     /// of [`Question::outside_paths`] that are not common ([`is_common_word`]), in order, once
@@ -218,13 +218,13 @@ fn written_words(message: &str) -> Vec<String> {
 ///
 /// - within four words after a word of [`MAKING_WORDS`] or [`WANTING_WORDS`] not turned down
 ///   by a word of [`NEGATIONS`] ("Create a file NOTES.md", "Add a test file
-///   tests/multiply.rs", "I'd like a NOTES.md"; not "Don't create a .env");
+///   tests/power.rs", "I'd like a ROADMAP.md"; not "Don't create a .env");
 /// - after a word of [`DESTINATION_WORDS`], articles between, after a making word with no
 ///   word of what a file holds ([`CONTENT_WORDS`]) between ("Write the total to out.txt");
 ///
 /// but not a word that itself goes to, into or in a file named a few words on, past a list
-/// of names and before what a file holds ([`CONTENT_WORDS`]): that one is what is added ("Add
-/// .env to the .gitignore", "Add .env, *.log and dist to .gitignore" make no `.env`).
+/// of names and before what a file holds ([`CONTENT_WORDS`]): that one is what is added ("Put
+/// .npmrc in the .gitignore", "Add .npmrc, *.log and dist to .gitignore" make no `.npmrc`).
 ///
 /// The agent's safety reading of every message ([`crate::pointed`]) and the grounding of a new
 /// file's path both read it here.
