@@ -170,16 +170,12 @@ impl NativeTemplate {
         };
         // A conversation with a call and its result must render, and the tools must show: the
         // tool's description, which only the list of tools holds (the call names the tool too).
+        // The template renders a call from its typed form, so it is never written as text.
         let probe = CallProbe::clock();
-        let call = probe.call();
-        let written = format!(
-            "{OPEN_TAG}{{\"tool\": \"{}\", \"args\": {}}}{CLOSE_TAG}",
-            call.tool, call.args
-        );
         let conversation = [
             Message::new(Role::System, "rules"),
             Message::new(Role::User, probe.question()),
-            Message::assistant_call("call-1", written, call),
+            Message::assistant_call("call-1", "", probe.call()),
             Message::tool_result("call-1", probe.result().into()),
         ];
         let rendered = template
