@@ -131,8 +131,8 @@ fn turn_lines(event: &Event) -> (Vec<String>, bool) {
 }
 
 /// The lines of an event about the model's context (how the message was read, trimmed,
-/// compacted, attachments), and
-/// whether they stand on their own line; `None` for another event.
+/// compacted, attachments), and whether they stand on their own line; `None` for another
+/// event.
 fn context_lines(event: &Event, lines: &mut Vec<String>) -> Option<bool> {
     let own_line = match event {
         Event::TurnStarted {

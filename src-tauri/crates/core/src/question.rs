@@ -174,7 +174,7 @@ impl Question {
             Form::HowManyFiles
         } else if asks_to_explain(&lower_code) {
             Form::Explain
-        } else if points_at_the_project || sounds_about_the_project || !paths.is_empty() {
+        } else if points_at_the_project || sounds_about_the_project {
             Form::LookUp
         } else {
             Form::Chat
