@@ -257,15 +257,19 @@ export class ChatPanel {
     this.scroll();
   }
 
+  /** The user's message of the turn under way. */
+  private lastUserMessage(): Element | undefined {
+    return [...this.log.querySelectorAll(".msg.user")].at(-1);
+  }
+
   /** How Lantern read the user's message, in a line of its own beneath it. */
   private showReading(form: Form): void {
-    const message = [...this.log.querySelectorAll(".msg.user")].at(-1);
-    message?.after(h("div", { class: "msg-reading muted small", text: `Read as ${FORM_LABELS[form]}` }));
+    this.lastUserMessage()?.after(h("div", { class: "msg-reading muted small", text: `Read as ${FORM_LABELS[form]}` }));
   }
 
   /** Chips under the user's message: what it attached, and what it could not. */
   private showAttachments(event: AgentEventOf<"context_attached">): void {
-    const message = [...this.log.querySelectorAll(".msg.user")].at(-1);
+    const message = this.lastUserMessage();
     if (!message) return;
     const chips = h("div", { class: "attachments" });
     for (const a of event.attachments) {
