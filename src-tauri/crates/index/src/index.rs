@@ -117,12 +117,7 @@ impl CodeIndex {
         mut read: impl FnMut(&str) -> Option<String>,
         mut progress: impl FnMut(Progress),
     ) -> Refreshed {
-        if self.format != format() {
-            *self = CodeIndex {
-                format: format(),
-                ..CodeIndex::default()
-            };
-        }
+        self.start_over_if_stale();
         let mut sources: Vec<(String, Stamp, Language)> = files
             .into_iter()
             .filter_map(|(path, stamp)| Language::of_path(&path).map(|l| (path, stamp, l)))
@@ -173,12 +168,7 @@ impl CodeIndex {
             return;
         };
         self.names.take();
-        if self.format != format() {
-            *self = CodeIndex {
-                format: format(),
-                ..CodeIndex::default()
-            };
-        }
+        self.start_over_if_stale();
         let symbols = symbols_of(language, source);
         self.files.insert(
             path.to_string(),
@@ -308,6 +298,17 @@ impl CodeIndex {
     /// The index as bytes to save.
     pub fn to_bytes(&self) -> Vec<u8> {
         serde_json::to_vec(self).expect("an index serialises")
+    }
+
+    /// Empties an index of another format (a saved one read by a build with other queries),
+    /// so that every file is read again.
+    fn start_over_if_stale(&mut self) {
+        if self.format != format() {
+            *self = CodeIndex {
+                format: format(),
+                ..CodeIndex::default()
+            };
+        }
     }
 
     /// An index saved by [`to_bytes`](Self::to_bytes); `None` when the bytes are not one (a
