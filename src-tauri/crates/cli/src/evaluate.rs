@@ -7,7 +7,7 @@ use lantern_core::agent::AgentConfig;
 use lantern_core::event::FinishedReason;
 use lantern_core::levers::AGENT_LEVERS;
 use lantern_eval as eval;
-use lantern_eval::{EvalTask, Split, TaskSet};
+use lantern_eval::{EvalTask, Shown, Split, TaskSet};
 use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -61,6 +61,12 @@ pub(super) struct EvalArgs {
     /// job per core takes the run's time down by as much.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
     jobs: u16,
+    /// A diagnostic, not a setting: run only the tasks whose answer some line of the project
+    /// says (look-ups, searches and two-step questions), with each run's first call given as
+    /// a read of the lines around that line (`lines`) or of its whole file (`file`). How often
+    /// the model's own words are then right is the most better calls could win.
+    #[arg(long, value_parser = Shown::ALL.map(Shown::name))]
+    given_reads: Option<String>,
 }
 
 /// `lantern eval`: runs the chosen tasks and prints their scores.
@@ -71,7 +77,7 @@ pub(super) fn eval_command(args: EvalArgs) -> Result<u8, Failure> {
         split: args.split.as_deref().and_then(Split::from_name),
         only: args.only,
     };
-    let (config, label) = configured(
+    let (config, mut label) = configured(
         &args.model,
         args.max_steps,
         args.map_budget,
@@ -79,12 +85,19 @@ pub(super) fn eval_command(args: EvalArgs) -> Result<u8, Failure> {
         &args.off,
         args.label,
     );
+    let given_reads = args.given_reads.as_deref().and_then(Shown::from_name);
+    match given_reads {
+        Some(Shown::Lines) => label.push_str(", first call given: the lines that hold the answer"),
+        Some(Shown::File) => label.push_str(", first call given: the file that holds the answer"),
+        None => {}
+    }
     evaluate(
         &set,
         &Running {
             model: &args.model,
             config: &config,
             jobs: usize::from(args.jobs),
+            given_reads,
         },
         &label,
         args.out.as_deref(),
@@ -98,6 +111,9 @@ struct Running<'a> {
     model: &'a ModelArgs,
     config: &'a AgentConfig,
     jobs: usize,
+    /// Only the tasks with a [`eval::given_read`], each run's first call given, showing this
+    /// much.
+    given_reads: Option<Shown>,
 }
 
 /// The agent's levers an evaluation can turn off, by name (see [`AGENT_LEVERS`]).
@@ -123,7 +139,21 @@ fn evaluate(
         return Err(usage("--max-steps must be at least 1"));
     }
     let toolbox = crate::toolbox();
-    let tasks = set.load(toolbox.registry()).map_err(usage)?;
+    let mut tasks = set.load(toolbox.registry()).map_err(usage)?;
+    if let Some(shown) = running.given_reads {
+        let count = tasks.len();
+        tasks.retain(|task| eval::given_read(task, &set.fixtures, shown).is_some());
+        eprintln!(
+            "{} of {count} tasks have an answer a line of the project says; only they run, each \
+             with its first call given",
+            tasks.len()
+        );
+        if tasks.is_empty() {
+            return Err(usage(
+                "no task chosen has an answer a line of its project says",
+            ));
+        }
+    }
     let runs: Vec<(&EvalTask, usize)> = tasks
         .iter()
         .flat_map(|t| (0..t.phrasings().count()).map(move |p| (t, p)))
@@ -131,6 +161,7 @@ fn evaluate(
     let jobs = eval::Jobs {
         count: running.jobs,
         load: &|| running.model.load(),
+        given_reads: running.given_reads,
         ended: &|ended, outcome| {
             eprintln!(
                 "[{ended}/{}] {} {} {:.1} s",

@@ -1,5 +1,6 @@
 //! Many runs at once: each job loads its own model and takes the next run not yet taken.
 
+use crate::given::{given_read, FirstCallGiven, Shown};
 use crate::run::{run_task, TaskOutcome};
 use crate::task::EvalTask;
 use lantern_core::agent::AgentConfig;
@@ -18,6 +19,9 @@ pub struct Jobs<'a, E> {
     pub load: &'a (dyn Fn() -> Result<Box<dyn Model>, E> + Sync),
     /// Called as each run ends, with how many have ended so far (this one included).
     pub ended: &'a (dyn Fn(usize, &TaskOutcome) + Sync),
+    /// Give each run whose task has one its [`given_read`], showing this much, as the first
+    /// call: the reading ceiling, a diagnostic.
+    pub given_reads: Option<Shown>,
 }
 
 /// Makes every run of `runs` (a task and the index of its phrasing), `jobs.count` at a time,
@@ -43,7 +47,18 @@ pub fn run_all<E: Send>(
             let Some(&(task, phrasing)) = runs.get(at) else {
                 return Ok(());
             };
-            let outcome = run_task(task, phrasing, fixtures, toolbox, model.as_mut(), config);
+            let given = jobs
+                .given_reads
+                .and_then(|shown| given_read(task, fixtures, shown));
+            let outcome = match given {
+                Some(call) => {
+                    let mut wrapped = FirstCallGiven::new(model, call);
+                    let outcome = run_task(task, phrasing, fixtures, toolbox, &mut wrapped, config);
+                    model = wrapped.into_inner();
+                    outcome
+                }
+                None => run_task(task, phrasing, fixtures, toolbox, model.as_mut(), config),
+            };
             (jobs.ended)(ended.fetch_add(1, Ordering::SeqCst) + 1, &outcome);
             *slots[at].lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
         }

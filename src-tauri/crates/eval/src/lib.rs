@@ -30,6 +30,7 @@
 //! [`Model`]: lantern_core::model::Model
 
 mod changes;
+mod given;
 mod jobs;
 pub mod matching;
 mod report;
@@ -39,6 +40,7 @@ mod task;
 mod verdict;
 
 pub use changes::WrittenOver;
+pub use given::{given_read, FirstCallGiven, Shown};
 pub use jobs::{run_all, Jobs};
 pub use report::{
     markdown_table, summarize, summarize_splits, CategorySummary, EvalSummary, PhrasingScore,

@@ -58,6 +58,9 @@ pub struct TaskOutcome {
     /// tool and whose first reply named one.
     pub right_tool: Option<bool>,
     pub calls_made: usize,
+    /// Each valid call as `tool {arguments}`, in order: what the run read, searched or wrote.
+    #[serde(default)]
+    pub calls: Vec<String>,
     /// Calls that passed parsing and validation (`call_parsed`).
     pub valid_calls: usize,
     /// Calls that did not (`call_rejected`).
@@ -150,6 +153,7 @@ impl TaskOutcome {
             first_tool: None,
             right_tool: None,
             calls_made: 0,
+            calls: Vec::new(),
             valid_calls: 0,
             invalid_calls: 0,
             path_calls: 0,
@@ -393,6 +397,7 @@ impl<'a> Reading<'a> {
                 step, tool, args, ..
             } => {
                 outcome.valid_calls += 1;
+                outcome.calls.push(format!("{tool} {args}"));
                 let grounded = context.and_then(|ctx| paths_grounded(registry, ctx, tool, args));
                 if let Some(grounded) = grounded {
                     outcome.path_calls += 1;

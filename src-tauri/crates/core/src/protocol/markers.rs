@@ -188,7 +188,7 @@ pub fn text_protocol_messages(messages: &[Message]) -> Vec<Message> {
 }
 
 /// `call` as the text protocol writes it, after what was said before it.
-fn written_call(call: &MadeCall) -> String {
+pub fn written_call(call: &MadeCall) -> String {
     let tool = serde_json::to_string(&call.tool).expect("a string serialises");
     let block = format!(
         "{OPEN_TAG}\n{{\"tool\": {tool}, \"args\": {}}}\n{CLOSE_TAG}",
