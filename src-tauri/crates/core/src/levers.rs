@@ -169,6 +169,14 @@ pub const AGENT_LEVERS: &[Lever<AgentConfig>] = &[
     ),
     lever!(
         AgentConfig,
+        lean_reads,
+        "lean-reads",
+        "Show a read of a long file as its lines about the question with two on each side, not whole.",
+        "core: relevance.rs",
+        "lean-reads"
+    ),
+    lever!(
+        AgentConfig,
         answer_paths,
         "answer-paths",
         "Give a file the answer names by its name alone by the path the results showed.",

@@ -34,34 +34,59 @@ fn lines_about_at_most(
     first_line: u64,
     most: usize,
 ) -> Vec<String> {
-    if words.is_empty() {
-        return Vec::new();
-    }
-    let mut scored: Vec<(usize, usize, &str)> = content
-        .lines()
-        .enumerate()
-        .filter_map(|(i, line)| {
-            let lower = line.to_lowercase();
-            let hits = words.iter().filter(|w| lower.contains(w.as_str())).count();
-            (hits > 0).then_some((hits, i, line))
-        })
-        .collect();
-    scored.sort_by_key(|(hits, i, _)| (std::cmp::Reverse(*hits), *i));
-    scored.truncate(most);
-    scored.sort_by_key(|(_, i, _)| *i);
-    scored
+    let lines: Vec<&str> = content.lines().collect();
+    indices_about(&lines, words, most)
         .into_iter()
-        .map(|(_, i, line)| {
-            let line: String = line.trim().chars().take(MAX_LINE_CHARS).collect();
+        .map(|i| {
+            let line: String = lines[i].trim().chars().take(MAX_LINE_CHARS).collect();
             format!("{}: {line}", first_line + i as u64)
         })
         .collect()
 }
 
-/// Does this line of code define one of `names` (lower-case): a defining word followed by the
-/// name (`class Range`, `def echo(`, `const coerce =`), or the name assigned at the start of
-/// the line (`MAX_LENGTH = 256`)? An import (`const coerce = require(…)`, `from a import b`)
-/// only names what is defined elsewhere.
+/// The indices of up to `most` of `lines` that contain the most of `words`, in file order.
+fn indices_about(lines: &[&str], words: &[String], most: usize) -> Vec<usize> {
+    if words.is_empty() {
+        return Vec::new();
+    }
+    let mut scored: Vec<(usize, usize)> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let lower = line.to_lowercase();
+            let hits = words.iter().filter(|w| lower.contains(w.as_str())).count();
+            (hits > 0).then_some((hits, i))
+        })
+        .collect();
+    scored.sort_by_key(|(hits, i)| (std::cmp::Reverse(*hits), *i));
+    scored.truncate(most);
+    let mut found: Vec<usize> = scored.into_iter().map(|(_, i)| i).collect();
+    found.sort();
+    found
+}
+
+/// A read of more lines than this, some of them about the question, is shown to the model
+/// lean (see [`focus_result`]).
+const LONG_READ: usize = 40;
+
+/// The lines shown on each side of a line about the question in a lean read.
+const LINES_AROUND: usize = 2;
+
+/// The lines of `content` about the question, each with [`LINES_AROUND`] lines on each side,
+/// as `NUMBER: TEXT` lines (numbered from `first_line`), once each, in file order.
+fn lean_content(content: &str, words: &[String], first_line: u64) -> String {
+    let lines: Vec<&str> = content.lines().collect();
+    let mut kept = std::collections::BTreeSet::new();
+    for at in indices_about(&lines, words, MAX_LINES) {
+        let last = (at + LINES_AROUND).min(lines.len() - 1);
+        kept.extend(at.saturating_sub(LINES_AROUND)..=last);
+    }
+    let shown: Vec<String> = (kept.into_iter())
+        .map(|i| format!("{}: {}", first_line + i as u64, lines[i]))
+        .collect();
+    shown.join("\n")
+}
+
 pub fn defines(line: &str, names: &[String]) -> bool {
     let trimmed = line.trim_start();
     if line.contains("require(") || trimmed.starts_with("import ") || trimmed.starts_with("from ") {
@@ -194,10 +219,17 @@ fn body_ends<'m>(
 /// file's content about it (`lines_about_the_question`), or the matches of a search that
 /// define a name it asks about (`definitions`), with the lines of their bodies about the rest
 /// of the question when `files` can read them. As it is when it failed or nothing stands out.
+///
+/// With `lean_reads`, a read of more than [`LONG_READ`] lines, some of them about the
+/// question, has as its content only those lines with two on each side: a small model given a
+/// long file answers from anywhere in it, given the lines about the question it answers from
+/// them. The read's line numbers stay in its data, so a further read can ask for the rest;
+/// the user is shown the whole result.
 pub fn focus_result(
     result: &ToolResult,
     question: &Question,
     files: Option<&dyn FileTexts>,
+    lean_reads: bool,
 ) -> ShownResult {
     let data = match &result.data {
         Some(data) if result.success => SeenData::of(data),
@@ -222,6 +254,13 @@ pub fn focus_result(
     }
     let mut lead = Map::new();
     lead.insert("lines_about_the_question".into(), lines.into());
+    if lean_reads && content.lines().count() > LONG_READ {
+        let mut lean = result.clone();
+        if let Some(data) = lean.data.as_mut() {
+            data["content"] = lean_content(content, &question.names, first_line).into();
+        }
+        return lean.shown_led_by(lead);
+    }
     result.shown_led_by(lead)
 }
 
@@ -243,13 +282,15 @@ mod tests {
             &result,
             &Question::read("Which version of this package is it?"),
             None,
+            true,
         );
         let value = focused.value();
         assert_eq!(
             value["lines_about_the_question"],
             serde_json::json!(["3: \"version\": \"7.6.3\","])
         );
-        // Nothing is taken away, and the excerpt is read before the data.
+        // A short file is read whole even when reads are lean, and the excerpt is read before
+        // the data.
         assert!(value["data"]["content"]
             .as_str()
             .unwrap()
@@ -259,15 +300,47 @@ mod tests {
     }
 
     #[test]
+    fn a_long_read_is_shown_lean_as_its_lines_about_the_question_and_their_neighbours() {
+        let mut content: Vec<String> = (1..=60).map(|n| format!("filler line {n}")).collect();
+        content[29] = "listen_port = 7311".to_string();
+        let result = read(serde_json::json!({
+            "path": "conf/kiosk.ini", "content": content.join("\n"), "start_line": 1,
+            "end_line": 60, "total_lines": 60
+        }));
+        let asked = Question::read("kiosk listen_port value?");
+        let lean = focus_result(&result, &asked, None, true);
+        let lean = lean.value();
+        assert_eq!(
+            lean["lines_about_the_question"],
+            serde_json::json!(["30: listen_port = 7311"])
+        );
+        assert_eq!(
+            lean["data"]["content"],
+            "28: filler line 28\n29: filler line 29\n30: listen_port = 7311\n31: filler line 31\n32: filler line 32"
+        );
+        // The read's range stays, so a further read can ask for the rest.
+        assert_eq!(lean["data"]["total_lines"], 60);
+        // The result itself, which the user is shown, keeps every line.
+        let kept = &result.data.as_ref().unwrap()["content"];
+        assert!(kept.as_str().unwrap().contains("filler line 60"));
+        let whole = focus_result(&result, &asked, None, false);
+        let whole = whole.value();
+        assert!(whole["data"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("filler line 60"));
+    }
+
+    #[test]
     fn a_result_without_matching_lines_or_content_is_left_as_it_was() {
         let listing = read(serde_json::json!({"files": ["a.js"]}));
         assert_eq!(
-            focus_result(&listing, &Question::read("version?"), None),
+            focus_result(&listing, &Question::read("version?"), None, false),
             listing.shown()
         );
         let content = read(serde_json::json!({"content": "x = 1\n"}));
         assert_eq!(
-            focus_result(&content, &Question::read("Which version?"), None),
+            focus_result(&content, &Question::read("Which version?"), None, false),
             content.shown()
         );
         let failed = ToolResult::failure(
@@ -275,7 +348,7 @@ mod tests {
             std::time::Duration::ZERO,
         );
         assert_eq!(
-            focus_result(&failed, &Question::read("Which version?"), None),
+            focus_result(&failed, &Question::read("Which version?"), None, false),
             failed.shown()
         );
     }
@@ -298,6 +371,7 @@ mod tests {
             &search,
             &Question::read("In which file does coerce live?"),
             None,
+            false,
         );
         let value = focused.value();
         assert_eq!(
@@ -313,6 +387,7 @@ mod tests {
             &search,
             &Question::read("Where is the satisfies function defined?"),
             None,
+            false,
         );
         assert_eq!(unrelated, search.shown());
     }
@@ -331,6 +406,7 @@ mod tests {
             &search,
             &Question::read("When a UsageError is raised, which exit code follows?"),
             Some(&files),
+            false,
         );
         let value = focused.value();
         assert_eq!(
@@ -345,6 +421,7 @@ mod tests {
             &search,
             &Question::read("Where is UsageError defined?"),
             Some(&files),
+            false,
         );
         let value = focused.value();
         assert_eq!(

@@ -241,7 +241,8 @@ impl super::Session {
             code_index: Some(&self.ctx.code_index),
         });
         let files = texts.as_ref().map(|t| t as &dyn FileTexts);
-        Message::tool_result(call_id, focus_result(result, question, files))
+        let lean_reads = self.config.lean_reads;
+        Message::tool_result(call_id, focus_result(result, question, files, lean_reads))
     }
 }
 

@@ -55,6 +55,10 @@ pub struct AgentConfig {
     /// about the rest of the question (`exit_code = 2` under `class UsageError`, asked which
     /// exit code a `UsageError` uses), read from the file. Off only to measure what it is worth.
     pub definition_bodies: bool,
+    /// With focused results, show the model a read of a long file as its lines about the
+    /// question with two on each side, not whole (see [`crate::relevance::focus_result`]). Off
+    /// only to measure what it is worth.
+    pub lean_reads: bool,
     /// The characters of the map of the project's files (see [`crate::project_map`]) the
     /// model is shown once per conversation, after the system prompt; 0 (the default) shows
     /// none: with the default model, a map of any size made it call less and answer worse.
@@ -97,6 +101,7 @@ impl Default for AgentConfig {
             protocol_guard: true,
             focus_results: true,
             definition_bodies: true,
+            lean_reads: true,
             project_map: 0,
             project_rules: true,
             max_remote_tools: crate::tool_fit::MAX_REMOTE_TOOLS,
