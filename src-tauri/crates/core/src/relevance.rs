@@ -22,12 +22,8 @@ const MAX_LINES: usize = 4;
 /// The longest line quoted, in characters.
 const MAX_LINE_CHARS: usize = 200;
 
-/// Up to `MAX_LINES` lines of `content` that contain the most of `words`, in file order,
-/// each as `NUMBER: TEXT` (numbered from `first_line`).
-pub fn lines_about(content: &str, words: &[String], first_line: u64) -> Vec<String> {
-    lines_about_at_most(content, words, first_line, MAX_LINES)
-}
-
+/// Up to `most` lines of `content` that contain the most of `words`, in file order, each as
+/// `NUMBER: TEXT` (numbered from `first_line`).
 fn lines_about_at_most(
     content: &str,
     words: &[String],
@@ -35,9 +31,14 @@ fn lines_about_at_most(
     most: usize,
 ) -> Vec<String> {
     let lines: Vec<&str> = content.lines().collect();
-    indices_about(&lines, words, most)
-        .into_iter()
-        .map(|i| {
+    quoted(&lines, &indices_about(&lines, words, most), first_line)
+}
+
+/// The lines of `lines` at `indices`, each trimmed, cut at [`MAX_LINE_CHARS`] and given as
+/// `NUMBER: TEXT` (numbered from `first_line`).
+fn quoted(lines: &[&str], indices: &[usize], first_line: u64) -> Vec<String> {
+    (indices.iter())
+        .map(|&i| {
             let line: String = lines[i].trim().chars().take(MAX_LINE_CHARS).collect();
             format!("{}: {line}", first_line + i as u64)
         })
@@ -72,12 +73,11 @@ const LONG_READ: usize = 40;
 /// The lines shown on each side of a line about the question in a lean read.
 const LINES_AROUND: usize = 2;
 
-/// The lines of `content` about the question, each with [`LINES_AROUND`] lines on each side,
-/// as `NUMBER: TEXT` lines (numbered from `first_line`), once each, in file order.
-fn lean_content(content: &str, words: &[String], first_line: u64) -> String {
-    let lines: Vec<&str> = content.lines().collect();
+/// The lines of `lines` at `about`, each with [`LINES_AROUND`] lines on each side, as
+/// `NUMBER: TEXT` lines (numbered from `first_line`), once each, in file order.
+fn lean_content(lines: &[&str], about: &[usize], first_line: u64) -> String {
     let mut kept = std::collections::BTreeSet::new();
-    for at in indices_about(&lines, words, MAX_LINES) {
+    for &at in about {
         let last = (at + LINES_AROUND).min(lines.len() - 1);
         kept.extend(at.saturating_sub(LINES_AROUND)..=last);
     }
@@ -87,6 +87,10 @@ fn lean_content(content: &str, words: &[String], first_line: u64) -> String {
     shown.join("\n")
 }
 
+/// Does this line of code define one of `names` (lower-case): a defining word followed by the
+/// name (`class Range`, `def echo(`, `const coerce =`), or the name assigned at the start of
+/// the line (`MAX_LENGTH = 256`)? An import (`const coerce = require(…)`, `from a import b`)
+/// only names what is defined elsewhere.
 pub fn defines(line: &str, names: &[String]) -> bool {
     let trimmed = line.trim_start();
     if line.contains("require(") || trimmed.starts_with("import ") || trimmed.starts_with("from ") {
@@ -248,16 +252,18 @@ pub fn focus_result(
         return result.shown();
     };
     let first_line = data.start_line.unwrap_or(1);
-    let lines = lines_about(content, &question.names, first_line);
-    if lines.is_empty() {
+    let lines: Vec<&str> = content.lines().collect();
+    let about = indices_about(&lines, &question.names, MAX_LINES);
+    if about.is_empty() {
         return result.shown();
     }
     let mut lead = Map::new();
-    lead.insert("lines_about_the_question".into(), lines.into());
-    if lean_reads && content.lines().count() > LONG_READ {
+    let quoted = quoted(&lines, &about, first_line);
+    lead.insert("lines_about_the_question".into(), quoted.into());
+    if lean_reads && lines.len() > LONG_READ {
         let mut lean = result.clone();
         if let Some(data) = lean.data.as_mut() {
-            data["content"] = lean_content(content, &question.names, first_line).into();
+            data["content"] = lean_content(&lines, &about, first_line).into();
         }
         return lean.shown_led_by(lead);
     }
@@ -432,13 +438,13 @@ mod tests {
 
     #[test]
     fn an_excerpt_s_lines_are_numbered_from_the_range_read() {
+        let result = read(serde_json::json!({
+            "content": "a\nmax_length = 45\n", "start_line": 10, "end_line": 11
+        }));
+        let focused = focus_result(&result, &Question::read("max_length?"), None, true);
         assert_eq!(
-            lines_about(
-                "a\nmax_length = 45\n",
-                &Question::read("max_length?").names,
-                10
-            ),
-            ["11: max_length = 45"]
+            focused.value()["lines_about_the_question"],
+            serde_json::json!(["11: max_length = 45"])
         );
     }
 }
