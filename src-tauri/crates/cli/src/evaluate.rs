@@ -86,10 +86,8 @@ pub(super) fn eval_command(args: EvalArgs) -> Result<u8, Failure> {
         args.label,
     );
     let given_reads = args.given_reads.as_deref().and_then(Shown::from_name);
-    match given_reads {
-        Some(Shown::Lines) => label.push_str(", first call given: the lines that hold the answer"),
-        Some(Shown::File) => label.push_str(", first call given: the file that holds the answer"),
-        None => {}
+    if let Some(shown) = given_reads {
+        label.push_str(&format!(", {}", shown.describe()));
     }
     evaluate(
         &set,
@@ -111,8 +109,8 @@ struct Running<'a> {
     model: &'a ModelArgs,
     config: &'a AgentConfig,
     jobs: usize,
-    /// Only the tasks with a [`eval::given_read`], each run's first call given, showing this
-    /// much.
+    /// Only the tasks with a [`eval::given_read`] showing this much run, each run's first call
+    /// that read.
     given_reads: Option<Shown>,
 }
 
@@ -140,9 +138,11 @@ fn evaluate(
     }
     let toolbox = crate::toolbox();
     let mut tasks = set.load(toolbox.registry()).map_err(usage)?;
-    if let Some(shown) = running.given_reads {
+    let given_reads =
+        (running.given_reads).map(|shown| eval::given_reads(&tasks, &set.fixtures, shown));
+    if let Some(reads) = &given_reads {
         let count = tasks.len();
-        tasks.retain(|task| eval::given_read(task, &set.fixtures, shown).is_some());
+        tasks.retain(|task| reads.contains_key(&task.id));
         eprintln!(
             "{} of {count} tasks have an answer a line of the project says; only they run, each \
              with its first call given",
@@ -161,7 +161,7 @@ fn evaluate(
     let jobs = eval::Jobs {
         count: running.jobs,
         load: &|| running.model.load(),
-        given_reads: running.given_reads,
+        given_reads: given_reads.as_ref(),
         ended: &|ended, outcome| {
             eprintln!(
                 "[{ended}/{}] {} {} {:.1} s",

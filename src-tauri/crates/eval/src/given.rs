@@ -37,6 +37,8 @@ use lantern_core::model::{
     MadeCall, Model, ModelError, ToolOffer,
 };
 use lantern_core::protocol::markers::written_call;
+use lantern_core::sandbox::Workspace;
+use lantern_core::walk::walk_workspace;
 use lantern_core::words::lower_words;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -71,18 +73,35 @@ impl Shown {
     /// Every kind, in order.
     pub const ALL: [Shown; 2] = [Shown::Lines, Shown::File];
 
+    /// How a run's heading says what was given.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Shown::Lines => "first call given: the lines that hold the answer",
+            Shown::File => "first call given: the file that holds the answer",
+        }
+    }
+
     /// The kind [`Shown::name`] names.
     pub fn from_name(name: &str) -> Option<Shown> {
         Shown::ALL.into_iter().find(|shown| shown.name() == name)
     }
 }
 
+/// The given read of each task of `tasks` that has one (see [`given_read`]), by task id: each
+/// task's fixture is read once, however many phrasings run it.
+pub fn given_reads(tasks: &[EvalTask], fixtures: &Path, shown: Shown) -> HashMap<String, MadeCall> {
+    (tasks.iter())
+        .filter_map(|task| Some((task.id.clone(), given_read(task, fixtures, shown)?)))
+        .collect()
+}
+
 /// The read a person would give for `task` in its fixture under `fixtures`: `read_file` of the
-/// lines (or, as `shown` says, the whole file) around the line that says an expected answer whole and is most about the task's
-/// phrasings: the words it shares with them, each weighed by how rare it is among the
-/// project's lines, so that "what" and "the" count for little (on a tie, the file least deep,
-/// then first by name, then the first such line). `None` when the task's answer is not a
-/// value or no line says it.
+/// lines (or, as `shown` says, the whole file) around the line that says an expected answer
+/// whole and is most about the task's phrasings: the words it shares with them, each weighed
+/// by how rare it is among the project's lines, so that "what" and "the" count for little (on
+/// a tie, the file least deep, then first by name, then the first such line). Only the files
+/// the tools see are looked through. `None` when the task's answer is not a value or no line
+/// says it.
 pub fn given_read(task: &EvalTask, fixtures: &Path, shown: Shown) -> Option<MadeCall> {
     let category = task.category.as_deref()?;
     if !VALUE_CATEGORIES.contains(&category) {
@@ -160,44 +179,29 @@ impl Place {
     }
 
     fn read(self, shown: Shown) -> MadeCall {
-        let start = self.index.saturating_sub(LINES_AROUND) + 1;
-        let end = (self.index + LINES_AROUND + 1).min(self.lines);
-        if shown == Shown::File {
-            return MadeCall::new("read_file", serde_json::json!({"path": self.path}));
-        }
-        MadeCall::new(
-            "read_file",
-            serde_json::json!({"path": self.path, "start_line": start, "end_line": end}),
-        )
+        let args = match shown {
+            Shown::File => serde_json::json!({"path": self.path}),
+            Shown::Lines => serde_json::json!({
+                "path": self.path,
+                "start_line": self.index.saturating_sub(LINES_AROUND) + 1,
+                "end_line": (self.index + LINES_AROUND + 1).min(self.lines),
+            }),
+        };
+        MadeCall::new("read_file", args)
     }
 }
 
-/// The workspace-relative paths (with `/`) and texts of the text files under `root`, `.git`
-/// left out, in order.
+/// The workspace-relative paths and texts of the text files under `root` the tools see (the
+/// walk `list_files` and `search_code` make), in order.
 fn text_files(root: &Path) -> Vec<(String, String)> {
-    let mut found = Vec::new();
-    let mut folders = vec![root.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() && entry.file_name() != ".git" {
-                folders.push(path);
-            } else if kind.is_file() && entry.metadata().is_ok_and(|m| m.len() <= LARGEST_FILE) {
-                let (Ok(relative), Ok(text)) =
-                    (path.strip_prefix(root), std::fs::read_to_string(&path))
-                else {
-                    continue;
-                };
-                found.push((relative.to_string_lossy().replace('\\', "/"), text));
-            }
-        }
-    }
+    let Ok(walked) = Workspace::open(root).and_then(|ws| walk_workspace(&ws)) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(String, String)> = (walked.files.into_iter())
+        .filter(|file| file.utf8)
+        .filter(|file| std::fs::metadata(&file.abs).is_ok_and(|m| m.len() <= LARGEST_FILE))
+        .filter_map(|file| Some((file.rel, std::fs::read_to_string(&file.abs).ok()?)))
+        .collect();
     found.sort();
     found
 }

@@ -1,11 +1,12 @@
 //! Many runs at once: each job loads its own model and takes the next run not yet taken.
 
-use crate::given::{given_read, FirstCallGiven, Shown};
+use crate::given::FirstCallGiven;
 use crate::run::{run_task, TaskOutcome};
 use crate::task::EvalTask;
 use lantern_core::agent::AgentConfig;
-use lantern_core::model::Model;
+use lantern_core::model::{MadeCall, Model};
 use lantern_core::toolbox::Toolbox;
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -19,9 +20,9 @@ pub struct Jobs<'a, E> {
     pub load: &'a (dyn Fn() -> Result<Box<dyn Model>, E> + Sync),
     /// Called as each run ends, with how many have ended so far (this one included).
     pub ended: &'a (dyn Fn(usize, &TaskOutcome) + Sync),
-    /// Give each run whose task has one its [`given_read`], showing this much, as the first
-    /// call: the reading ceiling, a diagnostic.
-    pub given_reads: Option<Shown>,
+    /// The first call each run of a task named here is given, by task id (see
+    /// [`crate::given_reads`]): the reading ceiling, a diagnostic. `None` for none.
+    pub given_reads: Option<&'a HashMap<String, MadeCall>>,
 }
 
 /// Makes every run of `runs` (a task and the index of its phrasing), `jobs.count` at a time,
@@ -49,7 +50,8 @@ pub fn run_all<E: Send>(
             };
             let given = jobs
                 .given_reads
-                .and_then(|shown| given_read(task, fixtures, shown));
+                .and_then(|reads| reads.get(&task.id))
+                .cloned();
             let outcome = match given {
                 Some(call) => {
                     let mut wrapped = FirstCallGiven::new(model, call);

@@ -40,7 +40,7 @@ mod task;
 mod verdict;
 
 pub use changes::WrittenOver;
-pub use given::{given_read, FirstCallGiven, Shown};
+pub use given::{given_read, given_reads, FirstCallGiven, Shown};
 pub use jobs::{run_all, Jobs};
 pub use report::{
     markdown_table, summarize, summarize_splits, CategorySummary, EvalSummary, PhrasingScore,
