@@ -58,13 +58,7 @@ pub fn probe(model: &mut LocalModel, toolbox: &Toolbox) -> Result<ProbeReport, S
     let system_prompt = toolbox.system_prompt_for(model.call_path());
     model.offer_tools(toolbox.specs());
     let cancel = CancelToken::new();
-    let system_prompt_tokens = model
-        .tokenize(
-            &model
-                .render(&[Message::new(Role::System, system_prompt)])
-                .map_err(|e| e.0)?,
-        )
-        .len();
+    let system_prompt_tokens = model.system_prompt_tokens(system_prompt).map_err(|e| e.0)?;
     let context = model.facts().context;
     let fits = (system_prompt_tokens as f64) <= context as f64 * (1.0 - MIN_FREE_CONTEXT);
     let calibration = model
@@ -113,6 +107,11 @@ pub fn probe(model: &mut LocalModel, toolbox: &Toolbox) -> Result<ProbeReport, S
     } else {
         "The model's call probability does not separate tool questions from others: a word-based rule decides instead. "
     });
+    if !model.facts().has_own_template() {
+        verdict.push_str(
+            "The file carries no chat template, so a stand-in is used: instruction-tuned files carry their own, and a file without one may be a base model, which repeats or continues the prompt instead of answering it. ",
+        );
+    }
     if !fits {
         verdict.push_str(
             "The system prompt takes more than half the context: load with a larger context. ",

@@ -58,6 +58,18 @@ impl LocalModel {
             .map_err(|e| ModelError(format!("The chat template failed: {e}")))
     }
 
+    /// The tokens a conversation that opens with `system_prompt` spends before the user's
+    /// words. Counted with an empty user message after it: a template without a system role
+    /// (Gemma's) folds the system prompt into the first user turn, and renders it alone as
+    /// nothing.
+    pub fn system_prompt_tokens(&self, system_prompt: &str) -> Result<usize, ModelError> {
+        let opening = [
+            Message::new(Role::System, system_prompt),
+            Message::new(Role::User, ""),
+        ];
+        Ok(self.tokenize(&self.render(&opening)?).len())
+    }
+
     /// Tokenizes rendered text the way llama.cpp's own chat front-ends do.
     pub fn tokenize(&self, text: &str) -> Vec<LlamaToken> {
         self.model.vocab().tokenize(text.as_bytes(), true, true)

@@ -91,7 +91,7 @@ fn available_memory() -> Option<u64> {
 /// The model's own template, else llama.cpp's built-in one for the architecture, else ChatML.
 fn pick_template(model: &LlamaModel, architecture: &str) -> (LlamaChatTemplate, String) {
     if let Ok(t) = model.chat_template(None) {
-        return (t, "model".to_string());
+        return (t, super::OWN_TEMPLATE.to_string());
     }
     let probe = [LlamaChatMessage::new("user".into(), "hi".into()).expect("no NUL")];
     let family: String = architecture

@@ -118,6 +118,18 @@ pub struct ModelFacts {
     pub load_seconds: f64,
 }
 
+/// [`ModelFacts::chat_template`] for a GGUF that carries its own template.
+pub(crate) const OWN_TEMPLATE: &str = "model";
+
+impl ModelFacts {
+    /// Whether the GGUF carries its own chat template, as instruction-tuned files do: without
+    /// one, a stand-in is used, and the file may be a base model that was never taught to
+    /// answer.
+    pub fn has_own_template(&self) -> bool {
+        self.chat_template == OWN_TEMPLATE
+    }
+}
+
 /// Per-model settings the user can change between steps.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Settings {

