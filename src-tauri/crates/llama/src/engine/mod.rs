@@ -285,8 +285,7 @@ impl Model for LocalModel {
     }
 
     fn count_tokens(&mut self, text: &str) -> Option<usize> {
-        let rendered = self.render(&[Message::new(Role::System, text)]).ok()?;
-        Some(self.tokenize(&rendered).len())
+        self.system_prompt_tokens(text).ok()
     }
 
     fn context_size(&mut self) -> Option<usize> {

@@ -61,6 +61,9 @@ fn a_file_without_a_chat_template_gets_a_stand_in_and_its_system_prompt_is_still
         gemma_tokens > own_tokens / 2 && gemma_tokens < own_tokens * 2,
         "{gemma_tokens} against {own_tokens}"
     );
+    // The window's counts of the project's instructions and the code map take the same measure.
+    let mut gemma = gemma;
+    assert_eq!(gemma.count_tokens(&system), Some(gemma_tokens));
 }
 
 #[test]
