@@ -202,7 +202,10 @@ impl RunOutput {
             transcript,
             write_failed: false,
             json,
-            human: crate::render::Human::new(),
+            human: match std::io::stdout().is_terminal() {
+                true => crate::render::Human::new(),
+                false => crate::render::Human::answer_only(),
+            },
         })
     }
 

@@ -28,11 +28,28 @@ pub fn visible(text: &str, multi_line: bool) -> String {
 pub struct Human {
     /// Whether the current line of stdout has text the next event must not run into.
     mid_line: bool,
+    /// Print the model's text as it comes (for a person at a terminal), or only the answer
+    /// as the turn gave it, once it is over (for a pipe or a file): the streamed text may
+    /// hold repeats the answer was cut before, and lacks the paths and notes given after.
+    streams: bool,
 }
 
 impl Human {
+    /// The model's text as it comes, for a person at a terminal.
     pub fn new() -> Self {
-        Human { mid_line: false }
+        Human {
+            mid_line: false,
+            streams: true,
+        }
+    }
+
+    /// Only the answer as the turn gave it, once the turn is over: what a script reading
+    /// stdout should get.
+    pub fn answer_only() -> Self {
+        Human {
+            mid_line: false,
+            streams: false,
+        }
     }
 
     fn end_line(&mut self) {
@@ -44,9 +61,21 @@ impl Human {
 
     pub fn event(&mut self, event: &Event) {
         if let Event::TextDelta { text, .. } = event {
-            out!("{}", visible(text, true));
-            self.mid_line = !text.ends_with('\n');
+            if self.streams {
+                out!("{}", visible(text, true));
+                self.mid_line = !text.ends_with('\n');
+            }
             return;
+        }
+        if let Event::TurnFinished {
+            reason: FinishedReason::Answer,
+            text,
+            ..
+        } = event
+        {
+            if !self.streams && !text.trim().is_empty() {
+                outln!("{}", visible(text.trim_end(), true));
+            }
         }
         let (lines, own_line) = match call_lines(event) {
             Some(lines) => lines,

@@ -9,6 +9,41 @@ fn script(f: &Fixture, replies: &[&str]) -> String {
 }
 
 #[test]
+fn a_run_read_by_a_script_prints_the_answer_as_the_turn_gave_it_not_the_text_as_it_streamed() {
+    let f = Fixture::new();
+    let ws = f.ws.path().to_str().unwrap();
+    // The answer leaves out the listing's count, so the turn gives it after the model's words.
+    let model = script(
+        &f,
+        &[
+            "<TOOL_CALL>{\"tool\": \"list_files\", \"args\": {\"directory\": \"src\"}}</TOOL_CALL>",
+            "There are a few.",
+        ],
+    );
+    let out = f.lantern(
+        &[
+            "run",
+            "--workspace",
+            ws,
+            "--model",
+            &model,
+            "--prompt",
+            "How many files does the src folder hold?",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let stdout = String::from_utf8(out.stdout.clone()).unwrap();
+    let (said, note) = stdout
+        .split_once("\n\n")
+        .expect("the answer, then the note");
+    assert_eq!(said, "There are a few.");
+    assert!(note.contains("found 2 files"), "{stdout}");
+    assert!(stdout.ends_with('\n') && stdout.matches("There are a few.").count() == 1);
+    assert!(stderr(&out).contains("→ list_files"), "{}", stderr(&out));
+}
+
+#[test]
 fn run_streams_ndjson_events_through_a_scripted_model() {
     let f = Fixture::new();
     let ws = f.ws.path().to_str().unwrap();
