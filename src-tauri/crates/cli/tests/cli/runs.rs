@@ -8,30 +8,32 @@ fn script(f: &Fixture, replies: &[&str]) -> String {
     format!("scripted:{}", path.display())
 }
 
+/// `lantern run` on the fixture's workspace, asked `prompt`, the model's replies the script
+/// `replies`, with the arguments `more`.
+fn run_scripted(f: &Fixture, replies: &[&str], prompt: &str, more: &[&str]) -> Output {
+    let model = script(f, replies);
+    let ws = f.ws.path().to_str().unwrap();
+    let mut args = vec![
+        "run",
+        "--workspace",
+        ws,
+        "--model",
+        &model,
+        "--prompt",
+        prompt,
+    ];
+    args.extend_from_slice(more);
+    f.lantern(&args, None)
+}
+
 #[test]
 fn a_run_read_by_a_script_prints_the_answer_as_the_turn_gave_it_not_the_text_as_it_streamed() {
     let f = Fixture::new();
-    let ws = f.ws.path().to_str().unwrap();
     // The answer leaves out the listing's count, so the turn gives it after the model's words.
-    let model = script(
-        &f,
-        &[
-            "<TOOL_CALL>{\"tool\": \"list_files\", \"args\": {\"directory\": \"src\"}}</TOOL_CALL>",
-            "There are a few.",
-        ],
-    );
-    let out = f.lantern(
-        &[
-            "run",
-            "--workspace",
-            ws,
-            "--model",
-            &model,
-            "--prompt",
-            "How many files does the src folder hold?",
-        ],
-        None,
-    );
+    let listing =
+        "<TOOL_CALL>{\"tool\": \"list_files\", \"args\": {\"directory\": \"src\"}}</TOOL_CALL>";
+    let prompt = "How many files does the src folder hold?";
+    let out = run_scripted(&f, &[listing, "There are a few."], prompt, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let stdout = String::from_utf8(out.stdout.clone()).unwrap();
     let (said, note) = stdout
@@ -46,27 +48,13 @@ fn a_run_read_by_a_script_prints_the_answer_as_the_turn_gave_it_not_the_text_as_
 #[test]
 fn run_streams_ndjson_events_through_a_scripted_model() {
     let f = Fixture::new();
-    let ws = f.ws.path().to_str().unwrap();
-    let model = script(&f, &[
+    let replies = [
         "<TOOL_CALL>\n{\"tool\": \"read_file\", \"args\": {\"path\": \"package.json\"}, \"reasoning\": \"The version is there\"}\n</TOOL_CALL>",
         "The version is 2.4.1.",
-    ]);
+    ];
     let transcript = f.home.path().join("t.jsonl");
-    let out = f.lantern(
-        &[
-            "run",
-            "--workspace",
-            ws,
-            "--model",
-            &model,
-            "--prompt",
-            "What version is in package.json?",
-            "--json",
-            "--transcript",
-            transcript.to_str().unwrap(),
-        ],
-        None,
-    );
+    let more = ["--json", "--transcript", transcript.to_str().unwrap()];
+    let out = run_scripted(&f, &replies, "What version is in package.json?", &more);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let events: Vec<Value> = String::from_utf8(out.stdout)
         .unwrap()
@@ -131,24 +119,9 @@ fn run_streams_ndjson_events_through_a_scripted_model() {
 #[test]
 fn run_refuses_writes_without_approval_and_reports_guards() {
     let f = Fixture::new();
-    let ws = f.ws.path().to_str().unwrap();
     let write = "<TOOL_CALL>{\"tool\": \"write_file\", \"args\": {\"path\": \"a.txt\", \"content\": \"x\"}}</TOOL_CALL>";
-    let model = script(&f, &[write, write, write]);
-    let out = f.lantern(
-        &[
-            "run",
-            "--workspace",
-            ws,
-            "--model",
-            &model,
-            "--prompt",
-            "write",
-            "--json",
-            "--approve",
-            "none",
-        ],
-        None,
-    );
+    let more = ["--json", "--approve", "none"];
+    let out = run_scripted(&f, &[write, write, write], "write", &more);
     assert_eq!(out.status.code(), Some(1));
     assert!(!f.path("a.txt").exists());
     let last: Value = serde_json::from_str(
@@ -163,23 +136,8 @@ fn run_refuses_writes_without_approval_and_reports_guards() {
 
     // An automatic yes approves a write to the file the message names, and not one the model
     // chose on its own.
-    let approved = |prompt: &str| {
-        let model = script(&f, &[write, "Written."]);
-        f.lantern(
-            &[
-                "run",
-                "--workspace",
-                ws,
-                "--model",
-                &model,
-                "--prompt",
-                prompt,
-                "--approve",
-                "all",
-            ],
-            None,
-        )
-    };
+    let approved =
+        |prompt: &str| run_scripted(&f, &[write, "Written."], prompt, &["--approve", "all"]);
     let out = approved("write something");
     assert!(!f.path("a.txt").exists());
     assert!(
@@ -534,23 +492,11 @@ fn run_continue_takes_up_a_saved_conversation() {
     let first = f.home.path().join("first.jsonl");
     let second = f.home.path().join("second.jsonl");
     let run = |replies: &[&str], prompt: &str, save: &Path, continue_from: Option<&Path>| {
-        let model = script(&f, replies);
-        let mut args = vec![
-            "run",
-            "--workspace",
-            ws,
-            "--model",
-            &model,
-            "--prompt",
-            prompt,
-            "--json",
-            "--transcript",
-            save.to_str().unwrap(),
-        ];
+        let mut more = vec!["--json", "--transcript", save.to_str().unwrap()];
         if let Some(path) = continue_from {
-            args.extend(["--continue", path.to_str().unwrap()]);
+            more.extend(["--continue", path.to_str().unwrap()]);
         }
-        let out = f.lantern(&args, None);
+        let out = run_scripted(&f, replies, prompt, &more);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     };
     run(
