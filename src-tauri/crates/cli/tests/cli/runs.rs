@@ -29,20 +29,21 @@ fn run_scripted(f: &Fixture, replies: &[&str], prompt: &str, more: &[&str]) -> O
 #[test]
 fn a_run_read_by_a_script_prints_the_answer_as_the_turn_gave_it_not_the_text_as_it_streamed() {
     let f = Fixture::new();
-    // The answer leaves out the listing's count, so the turn gives it after the model's words.
-    let listing =
-        "<TOOL_CALL>{\"tool\": \"list_files\", \"args\": {\"directory\": \"src\"}}</TOOL_CALL>";
-    let prompt = "How many files does the src folder hold?";
-    let out = run_scripted(&f, &[listing, "There are a few."], prompt, &[]);
+    // The model names the file it read by its name alone; the turn gives it its path.
+    let read =
+        "<TOOL_CALL>{\"tool\": \"read_file\", \"args\": {\"path\": \"src/config.ts\"}}</TOOL_CALL>";
+    let prompt = "Open up parseConfig.";
+    let out = run_scripted(&f, &[read, "It is in config.ts."], prompt, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let stdout = String::from_utf8(out.stdout.clone()).unwrap();
-    let (said, note) = stdout
-        .split_once("\n\n")
-        .expect("the answer, then the note");
-    assert_eq!(said, "There are a few.");
-    assert!(note.contains("found 2 files"), "{stdout}");
-    assert!(stdout.ends_with('\n') && stdout.matches("There are a few.").count() == 1);
-    assert!(stderr(&out).contains("→ list_files"), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "It is in src/config.ts.\n"
+    );
+    assert!(
+        stderr(&out).contains("config.ts is src/config.ts"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
