@@ -88,11 +88,18 @@ impl Shown {
 }
 
 /// The given read of each task of `tasks` that has one (see [`given_read`]), by task id: each
-/// task's fixture is read once, however many phrasings run it.
+/// fixture is read once, however many tasks and phrasings ask about it.
 pub fn given_reads(tasks: &[EvalTask], fixtures: &Path, shown: Shown) -> HashMap<String, MadeCall> {
-    (tasks.iter())
-        .filter_map(|task| Some((task.id.clone(), given_read(task, fixtures, shown)?)))
-        .collect()
+    let mut texts: HashMap<&str, Vec<(String, String)>> = HashMap::new();
+    let mut reads = HashMap::new();
+    for task in tasks.iter().filter(|task| asks_a_value(task)) {
+        let files = (texts.entry(task.fixture.as_str()))
+            .or_insert_with(|| text_files(&fixtures.join(&task.fixture)));
+        if let Some(read) = read_in(task, files, shown) {
+            reads.insert(task.id.clone(), read);
+        }
+    }
+    reads
 }
 
 /// The read a person would give for `task` in its fixture under `fixtures`: `read_file` of the
@@ -103,10 +110,21 @@ pub fn given_reads(tasks: &[EvalTask], fixtures: &Path, shown: Shown) -> HashMap
 /// the tools see are looked through. `None` when the task's answer is not a value or no line
 /// says it.
 pub fn given_read(task: &EvalTask, fixtures: &Path, shown: Shown) -> Option<MadeCall> {
-    let category = task.category.as_deref()?;
-    if !VALUE_CATEGORIES.contains(&category) {
+    if !asks_a_value(task) {
         return None;
     }
+    read_in(task, &text_files(&fixtures.join(&task.fixture)), shown)
+}
+
+/// Is `task`'s answer a value some line of the project writes (see [`VALUE_CATEGORIES`])?
+fn asks_a_value(task: &EvalTask) -> bool {
+    task.category
+        .as_deref()
+        .is_some_and(|category| VALUE_CATEGORIES.contains(&category))
+}
+
+/// [`given_read`] among `files`, the texts of the task's fixture.
+fn read_in(task: &EvalTask, files: &[(String, String)], shown: Shown) -> Option<MadeCall> {
     let criteria = &task.success;
     let expected: Vec<&str> = criteria
         .answer_contains_any
@@ -114,11 +132,10 @@ pub fn given_read(task: &EvalTask, fixtures: &Path, shown: Shown) -> Option<Made
         .chain(&criteria.answer_contains_all)
         .map(String::as_str)
         .collect();
-    let files = text_files(&fixtures.join(&task.fixture));
     let question: HashSet<String> = task.phrasings().flat_map(lower_words).collect();
-    let weight = rarity(&files, &question);
+    let weight = rarity(files, &question);
     let mut best: Option<Place> = None;
-    for (path, text) in &files {
+    for (path, text) in files {
         let lines: Vec<&str> = text.lines().collect();
         for (index, line) in lines.iter().enumerate() {
             if !expected.iter().any(|e| mentions(line, e)) {
@@ -192,18 +209,16 @@ impl Place {
 }
 
 /// The workspace-relative paths and texts of the text files under `root` the tools see (the
-/// walk `list_files` and `search_code` make), in order.
+/// walk `list_files` and `search_code` make), in the walk's order (by path).
 fn text_files(root: &Path) -> Vec<(String, String)> {
     let Ok(walked) = Workspace::open(root).and_then(|ws| walk_workspace(&ws)) else {
         return Vec::new();
     };
-    let mut found: Vec<(String, String)> = (walked.files.into_iter())
+    (walked.files.into_iter())
         .filter(|file| file.utf8)
         .filter(|file| std::fs::metadata(&file.abs).is_ok_and(|m| m.len() <= LARGEST_FILE))
         .filter_map(|file| Some((file.rel, std::fs::read_to_string(&file.abs).ok()?)))
-        .collect();
-    found.sort();
-    found
+        .collect()
 }
 
 /// A model whose first reply in a conversation is a given call, written as the text protocol
