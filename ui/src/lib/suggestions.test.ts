@@ -3,30 +3,30 @@ import { suggestionsFor } from "./suggestions";
 
 describe("the empty chat's suggestions", () => {
   it("ask about this project's manifest, main language, biggest folder and one of its files", () => {
-    const semver = [
+    const kit = [
       "LICENSE",
       "README.md",
-      "bin/semver.js",
-      "classes/comparator.js",
-      "classes/range.js",
-      "functions/clean.js",
-      "functions/coerce.js",
-      "functions/inc.js",
+      "bin/kit.js",
+      "models/ledger.js",
+      "models/tokenizer.js",
+      "helpers/pad.js",
+      "helpers/slugify.js",
+      "helpers/trim.js",
       "index.js",
       "package.json",
     ];
-    expect(suggestionsFor(semver)).toEqual([
+    expect(suggestionsFor(kit)).toEqual([
       "What version is in package.json?",
-      "Which JavaScript files are in functions?",
-      "What does functions/clean.js do?",
+      "Which JavaScript files are in helpers?",
+      "What does helpers/pad.js do?",
     ]);
   });
 
   it("name no TypeScript or cart where there is none", () => {
-    const click = ["setup.cfg", "src/click/core.py", "src/click/utils.py", "tests/test_basic.py"];
-    const asked = suggestionsFor(click).join(" ");
+    const quill = ["setup.cfg", "src/quill/core.py", "src/quill/utils.py", "tests/test_basic.py"];
+    const asked = suggestionsFor(quill).join(" ");
     expect(asked).toContain("setup.cfg");
-    expect(asked).toContain("Python files are in src/click");
+    expect(asked).toContain("Python files are in src/quill");
     expect(asked).not.toMatch(/TypeScript|cart/);
   });
 

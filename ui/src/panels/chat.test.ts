@@ -121,7 +121,7 @@ describe("ChatPanel", () => {
 
   it("shows an answer that began repeating itself without the repeats, and says it was ended", async () => {
     const { root, chat } = setup();
-    chat.startTurn("Where is echo defined?");
+    chat.startTurn("Where is banner defined?");
     chat.event({ event: "step_started", step: 1 }, null);
     chat.event({ event: "text_delta", step: 1, text: "It is in utils.py.\n\nIt is in utils.py.\n\nIt is in utils." }, null);
     chat.event({ event: "answer_cut", step: 1, text: "It is in utils.py." }, null);
@@ -144,16 +144,16 @@ describe("ChatPanel", () => {
 
   it("follows an answer that left out what the results say with notes set apart from the model's words", async () => {
     const { root, chat } = setup();
-    chat.startTurn("How many JavaScript files are in classes?");
+    chat.startTurn("How many JavaScript files are in models?");
     chat.event({ event: "step_started", step: 2 }, null);
-    chat.event({ event: "text_delta", step: 2, text: "The files are classes/a.js and classes/b.js." }, null);
-    const note = "The listing of `classes` found 2 files.";
-    const noted = `The files are classes/a.js and classes/b.js.\n\n${note}`;
+    chat.event({ event: "text_delta", step: 2, text: "The files are models/a.js and models/b.js." }, null);
+    const note = "The listing of `models` found 2 files.";
+    const noted = `The files are models/a.js and models/b.js.\n\n${note}`;
     chat.event({ event: "answer_noted", step: 2, text: noted, notes: [{ kind: "count", text: note }] }, null);
     chat.event({ event: "turn_finished", reason: "answer", text: noted, steps: 2, explanation: "The assistant answered." }, null);
-    expect([...root.querySelectorAll(".msg-text")].map((e) => e.textContent?.trim())).toEqual(["The files are classes/a.js and classes/b.js."]);
-    expect(root.querySelector(".answer-note-count")?.textContent?.trim()).toBe("From the tool results: The listing of classes found 2 files.");
-    expect(root.querySelector(".answer-note-count code")?.textContent).toBe("classes");
+    expect([...root.querySelectorAll(".msg-text")].map((e) => e.textContent?.trim())).toEqual(["The files are models/a.js and models/b.js."]);
+    expect(root.querySelector(".answer-note-count")?.textContent?.trim()).toBe("From the tool results: The listing of models found 2 files.");
+    expect(root.querySelector(".answer-note-count code")?.textContent).toBe("models");
   });
 
   it("shows a reasoning model's thinking collapsed, before the reply it led to", async () => {
@@ -219,7 +219,7 @@ describe("ChatPanel", () => {
 
   it("says so when the model's reply held no text", () => {
     const { root, chat } = setup();
-    chat.startTurn("where is echo defined?");
+    chat.startTurn("where is banner defined?");
     chat.event({ event: "text_delta", step: 1, text: "\n\n\n" }, null);
     const why = "The model gave no answer: its reply held no text. Ask again, perhaps in other words.";
     chat.event({ event: "turn_finished", reason: "answer", text: "", steps: 1, explanation: why }, null);

@@ -1,10 +1,10 @@
 //! What the turn's tool results say in answer to the question's form, given beneath an answer
 //! that leaves it out, as a note in Lantern's words.
 //!
-//! A tiny model that has listed `classes/` for "How many JavaScript files are in classes?"
+//! A tiny model that has listed `models/` for "How many JavaScript files are in models?"
 //! writes the files out, or a number of its own, though the listing says `"count": 4`; asked
-//! "Where is coerce defined?", it names the call it made while the search shows
-//! `functions/coerce.js:5: const coerce = …`. The result already holds what was asked, so the
+//! "Where is slugify defined?", it names the call it made while the search shows
+//! `helpers/slugify.js:5: const slugify = …`. The result already holds what was asked, so the
 //! user is given it beside the model's words, marked as read from the results:
 //! - a question that asks how many files there are (not how many do something) is given the
 //!   count of the turn's last listing;
@@ -22,20 +22,20 @@
 //! use lantern_core::question::Question;
 //! use lantern_core::tool_result::ShownResult;
 //! use serde_json::json;
-//! let asked = Question::read("How many files are in classes?");
-//! let listing = ShownResult::from(json!({"success": true, "data": {"directory": "classes",
-//!     "files": ["classes/a.js", "classes/b.js"], "count": 2}})).seen();
+//! let asked = Question::read("How many files are in models?");
+//! let listing = ShownResult::from(json!({"success": true, "data": {"directory": "models",
+//!     "files": ["models/a.js", "models/b.js"], "count": 2}})).seen();
 //! let note = count_note(&asked, &[listing.clone()], "a.js and b.js").unwrap();
-//! assert_eq!(note.text, "The listing of `classes` found 2 files.");
+//! assert_eq!(note.text, "The listing of `models` found 2 files.");
 //! assert_eq!(count_note(&asked, &[listing], "There are 2."), None);
 //!
 //! let search = ShownResult::from(json!({"success": true, "data": {"matches": [
-//!     {"path": "index.js", "line": 2, "text": "const coerce = require('./functions/coerce')"},
-//!     {"path": "functions/coerce.js", "line": 5, "text": "const coerce = (version, options) => {",
-//!      "defines": "coerce"}]}})).seen();
-//! let asked = Question::read("In which file does coerce live?");
+//!     {"path": "index.js", "line": 2, "text": "const slugify = require('./helpers/slugify')"},
+//!     {"path": "helpers/slugify.js", "line": 5, "text": "const slugify = (title, options) => {",
+//!      "defines": "slugify"}]}})).seen();
+//! let asked = Question::read("In which file does slugify live?");
 //! let note = definition_note(&asked, &[search], "In search_code.").unwrap();
-//! assert_eq!(note.text, "The search shows `coerce` defined in functions/coerce.js (line 5).");
+//! assert_eq!(note.text, "The search shows `slugify` defined in helpers/slugify.js (line 5).");
 //! ```
 
 use crate::question::Question;
@@ -185,11 +185,11 @@ pub fn definition_note(
 const ASSIGNED: u8 = 3;
 
 /// How surely the search's line `m`, which defines `name` (lower-case), is the definition
-/// `question` asks for; lower is surer. A file named after the name (`functions/coerce.js` for
-/// `coerce`) comes first; then the name as the question writes it, then in another case. Where
+/// `question` asks for; lower is surer. A file named after the name (`helpers/slugify.js` for
+/// `slugify`) comes first; then the name as the question writes it, then in another case. Where
 /// the code index reads the file's language, its mark says the line is a definition; elsewhere
-/// the name must follow a defining word (`class Comparator`), and a line without one, an
-/// assignment at the start of a line (`comparator = new Comparator(…)`, `coerce = true`),
+/// the name must follow a defining word (`class Tokenizer`), and a line without one, an
+/// assignment at the start of a line (`tokenizer = new Tokenizer(…)`, `slugify = true`),
 /// comes last, as it may only set a variable.
 fn sureness(m: &Hit, name: &str, question: &str) -> u8 {
     let file = m.path.rsplit('/').next().unwrap_or(&m.path);
@@ -240,7 +240,7 @@ mod tests {
         for other in [
             "Which files are in tests?",
             "How many tests are there?",
-            "How many entries does the cache keep?",
+            "How many rows does the table keep?",
         ] {
             assert_eq!(
                 count_note(&Question::read(other), std::slice::from_ref(&listing), ""),
@@ -258,7 +258,7 @@ mod tests {
             serde_json::from_value(json!({"success": false, "data": {"files": [], "count": 0}}))
                 .unwrap();
         let note = count_note(
-            &Question::read("How many files are there?"),
+            &Question::read("How many files does it have?"),
             &[first, last, failed],
             "",
         )
@@ -300,12 +300,12 @@ mod tests {
     #[test]
     fn a_definition_is_given_for_where_questions_and_an_import_is_not_one() {
         let search = ok(json!({"matches": [
-            {"path": "README.md", "line": 9, "text": "semver.coerce('v2')"},
-            {"path": "index.js", "line": 28, "text": "const coerce = require('./functions/coerce')"},
+            {"path": "README.md", "line": 9, "text": "kit.slugify('v2')"},
+            {"path": "index.js", "line": 28, "text": "const slugify = require('./helpers/slugify')"},
         ]}));
         assert_eq!(
             definition_note(
-                &Question::read("Where is coerce defined?"),
+                &Question::read("Where is slugify defined?"),
                 std::slice::from_ref(&search),
                 ""
             ),
@@ -368,9 +368,9 @@ mod tests {
             );
         }
         let search = ok(
-            json!({"matches": [{"path": "src/u.py", "line": 3, "text": "def echo(message):", "defines": "echo"}]}),
+            json!({"matches": [{"path": "src/u.py", "line": 3, "text": "def banner(message):", "defines": "banner"}]}),
         );
-        for asked in ["Where is echo called?", "Which files import echo?"] {
+        for asked in ["Where is banner called?", "Which files import banner?"] {
             assert_eq!(
                 definition_note(&Question::read(asked), std::slice::from_ref(&search), ""),
                 None,
@@ -379,14 +379,14 @@ mod tests {
         }
         // A longer path that ends in the place's path does not name it.
         assert!(definition_note(
-            &Question::read("Where is echo defined?"),
+            &Question::read("Where is banner defined?"),
             std::slice::from_ref(&search),
             "In lib/src/u.py."
         )
         .is_some());
         assert_eq!(
             definition_note(
-                &Question::read("Where is echo defined?"),
+                &Question::read("Where is banner defined?"),
                 &[search],
                 "In src/u.py."
             ),
@@ -437,35 +437,35 @@ mod tests {
     #[test]
     fn a_definition_note_names_the_surest_places_only() {
         let search = ok(json!({"matches": [
-            {"path": "bin/semver.js", "line": 20, "text": "let coerce = false"},
-            {"path": "bin/semver.js", "line": 84, "text": "        coerce = true"},
-            {"path": "functions/coerce.js", "line": 5, "text": "const coerce = (version, options) => {", "defines": "coerce"},
+            {"path": "bin/kit.js", "line": 20, "text": "let slugify = false"},
+            {"path": "bin/kit.js", "line": 84, "text": "        slugify = true"},
+            {"path": "helpers/slugify.js", "line": 5, "text": "const slugify = (title, options) => {", "defines": "slugify"},
         ]}));
         let note =
-            definition_note(&Question::read("Where is coerce defined?"), &[search], "").unwrap();
+            definition_note(&Question::read("Where is slugify defined?"), &[search], "").unwrap();
         assert_eq!(
             note.text,
-            "The search shows `coerce` defined in functions/coerce.js (line 5)."
+            "The search shows `slugify` defined in helpers/slugify.js (line 5)."
         );
         let search = ok(json!({"matches": [
-            {"path": "ranges/outside.js", "line": 51, "text": "comparator = new Comparator('>=0.0.0')"},
-            {"path": "lib/parse.js", "line": 2, "text": "const comparator = parse(text)", "defines": "comparator"},
-            {"path": "lib/types.js", "line": 9, "text": "export class Comparator {", "defines": "Comparator"},
+            {"path": "rules/outer.js", "line": 51, "text": "tokenizer = new Tokenizer('>=0.0.0')"},
+            {"path": "lib/parse.js", "line": 2, "text": "const tokenizer = parse(text)", "defines": "tokenizer"},
+            {"path": "lib/types.js", "line": 9, "text": "export class Tokenizer {", "defines": "Tokenizer"},
         ]}));
         let note = definition_note(
-            &Question::read("Where is the Comparator class?"),
+            &Question::read("Where is the Tokenizer class?"),
             std::slice::from_ref(&search),
             "",
         )
         .unwrap();
         assert_eq!(
             note.text,
-            "The search shows `Comparator` defined in lib/types.js (line 9)."
+            "The search shows `Tokenizer` defined in lib/types.js (line 9)."
         );
         // The answer names the surest place: no note, though it leaves the others out.
         assert_eq!(
             definition_note(
-                &Question::read("Where is the Comparator class?"),
+                &Question::read("Where is the Tokenizer class?"),
                 &[search],
                 "In lib/types.js."
             ),
@@ -476,15 +476,15 @@ mod tests {
     #[test]
     fn a_definition_note_keeps_the_code_s_case_and_names_each_place_once() {
         let search = ok(json!({"matches": [
-            {"path": "a.ts", "line": 3, "text": "export class Range {", "defines": "Range"},
-            {"path": "a.ts", "line": 3, "text": "export class Range {", "defines": "Range"},
-            {"path": "b.ts", "line": 8, "text": "class Range extends Base {", "defines": "Range"},
+            {"path": "a.ts", "line": 3, "text": "export class Ledger {", "defines": "Ledger"},
+            {"path": "a.ts", "line": 3, "text": "export class Ledger {", "defines": "Ledger"},
+            {"path": "b.ts", "line": 8, "text": "class Ledger extends Base {", "defines": "Ledger"},
         ]}));
         let note =
-            definition_note(&Question::read("Where is the Range class?"), &[search], "").unwrap();
+            definition_note(&Question::read("Where is the Ledger class?"), &[search], "").unwrap();
         assert_eq!(
             note.text,
-            "The search shows `Range` defined in a.ts (line 3) and b.ts (line 8)."
+            "The search shows `Ledger` defined in a.ts (line 3) and b.ts (line 8)."
         );
     }
 }

@@ -1,10 +1,10 @@
 //! What a message asks of the request's workspace: whether it names the project itself, by the
-//! name its manifest gives (`click`, `semver`) or by pointing at it ("this project", "our
+//! name its manifest gives (`spark`, `tallyho`) or by pointing at it ("this project", "our
 //! repo", "…here?"), a file, or something the workspace defines, which makes it a question
 //! about the project; and from that, whether the first step must be a call.
 //!
 //! These are cheap tests the backends weigh with the model's own scores: a tiny model may
-//! answer "What Python version does click need?" from memory, though the project holds the
+//! answer "Which Python does spark require?" from memory, though the project holds the
 //! answer. What the message's words alone say is read once, into a [`Question`].
 
 use crate::model::{FileTexts, GenerateRequest};
@@ -80,7 +80,7 @@ fn table_name(text: &str, tables: &[&str]) -> Option<String> {
 }
 
 /// Does this question name the project by the name its manifest gives (see
-/// [`project_names`]), as a whole word ("Is this click release recent?")? Names shorter than
+/// [`project_names`]), as a whole word ("Is this spark release recent?")? Names shorter than
 /// four characters are too often words of prose to count.
 pub fn names_the_project(question: &Question, files: &dyn FileTexts) -> bool {
     let mut names = project_names(files);
@@ -361,37 +361,37 @@ mod tests {
     fn the_project_is_named_by_its_manifest_s_name() {
         let npm = [(
             "package.json",
-            r#"{"name": "@npm/semver", "version": "7.6.3"}"#,
+            r#"{"name": "@acme/tallyho", "version": "3.0.5"}"#,
         )];
-        assert_eq!(project_names(&npm), ["semver"]);
+        assert_eq!(project_names(&npm), ["tallyho"]);
         assert!(names_the_project(
-            &Question::read("Which version of semver is this?"),
+            &Question::read("Is tallyho up to date here?"),
             &npm
         ));
         assert!(!names_the_project(
-            &Question::read("What does semantic versioning mean?"),
+            &Question::read("What does a tally mean?"),
             &npm
         ));
 
         let python = [(
             "pyproject.toml",
-            "[build-system]\nname = \"flit\"\n\n[project]\nname = \"click\"\nversion = \"8.1.7\"\n",
+            "[build-system]\nname = \"flit\"\n\n[project]\nname = \"spark\"\nversion = \"0.9.2\"\n",
         )];
-        assert_eq!(project_names(&python), ["click"]);
+        assert_eq!(project_names(&python), ["spark"]);
         assert!(names_the_project(
-            &Question::read("What Python version does Click need?"),
+            &Question::read("Does Spark still build on Windows?"),
             &python
         ));
         assert!(!names_the_project(
-            &Question::read("Is clicking faster?"),
+            &Question::read("Is sparkling water healthier?"),
             &python
         ));
 
         let ini = [(
             "setup.cfg",
-            "[metadata]\nname = click\nversion = attr: click.__version__\n",
+            "[metadata]\nname = spark\nversion = attr: spark.__version__\n",
         )];
-        assert_eq!(project_names(&ini), ["click"]);
+        assert_eq!(project_names(&ini), ["spark"]);
 
         let rust = [("Cargo.toml", "[package]\nname = \"app\"\n")];
         assert_eq!(project_names(&rust), ["app"]);

@@ -238,14 +238,14 @@ mod tests {
     #[test]
     fn a_message_names_a_defined_name_by_a_word_only_code_uses() {
         let texts = [
-            ("README.md", "Click is written in Python for JavaScript fans.\n"),
-            ("src/utils.py", "def make_default_short_help(help, max_length=45):\n    pass\nclass UsageError(ClickException):\n"),
-            ("src/core.py", "from .utils import make_default_short_help\nHTTP = 1\n"),
+            ("README.md", "Quill is written in Python for JavaScript fans.\n"),
+            ("src/utils.py", "def shorten_summary(text, max_width=45):\n    pass\nclass ParseFailure(QuillException):\n"),
+            ("src/core.py", "from .utils import shorten_summary\nHTTP = 1\n"),
         ];
         let known = KnownPaths::from_files(texts.iter().map(|(p, _)| p.to_string()).collect());
         for yes in [
-            "Which max_length does make_default_short_help use by default?",
-            "What is the base class of UsageError?",
+            "Which max_width does shorten_summary use by default?",
+            "What is the base class of ParseFailure?",
         ] {
             assert!(
                 names_a_defined_name(&Question::read(yes), &known, &texts),
@@ -256,7 +256,7 @@ mod tests {
             // Prose, and names that are used but not defined, or defined nowhere.
             "Is JavaScript faster than Python?",
             "What does HTTP stand for?",
-            "What does ClickException mean?",
+            "What does QuillException mean?",
             "Where is parse_args_now defined?",
         ] {
             assert!(
@@ -276,9 +276,9 @@ mod tests {
             ("settings.cfg", "RETRY_LIMIT = 5\n"),
         ];
         let known = KnownPaths::from_files(texts.iter().map(|(p, _)| p.to_string()).collect());
-        let defined = vec!["UsageError".to_string(), "local".to_string()];
+        let defined = vec!["ParseFailure".to_string(), "local".to_string()];
         assert!(names_an_indexed_name(
-            &Question::read("What does UsageError mean?"),
+            &Question::read("What does ParseFailure mean?"),
             &defined,
             &known,
             &texts
@@ -334,18 +334,18 @@ mod tests {
     #[test]
     fn a_message_names_a_workspace_path_by_its_path_or_its_file_name() {
         let known = crate::model::KnownPaths {
-            files: vec!["src/click/utils.py".into(), "functions/inc.js".into()],
+            files: vec!["src/quill/utils.py".into(), "helpers/slug.js".into()],
             folders: vec![
                 ".".into(),
                 "src".into(),
-                "src/click".into(),
-                "functions".into(),
+                "src/quill".into(),
+                "helpers".into(),
             ],
         };
         for yes in [
             "Explain the safecall decorator of utils.py.",
-            "What does functions/inc.js do?",
-            "List the Python modules under src/click.",
+            "What does helpers/slug.js do?",
+            "List the Python modules under src/quill.",
         ] {
             assert!(
                 names_a_workspace_path(&Question::read(yes), &known),

@@ -742,8 +742,8 @@ mod tests {
     #[test]
     fn common_words_are_not_names() {
         assert_eq!(
-            Question::read("What is the max_length of the help?").names,
-            ["help", "max_length"]
+            Question::read("What is the max_width of the banner?").names,
+            ["banner", "max_width"]
         );
     }
 
@@ -793,16 +793,16 @@ mod tests {
     fn a_message_asks_for_a_change_by_a_verb_of_doing() {
         for yes in [
             "Set package.json's version to 3.1.4.",
-            "removeItem drops the others. Can you fix it?",
+            "popEntry drops the others. Can you fix it?",
             "Add a .gitignore that ignores logs.",
             "Run the tests.",
-            "Lower the max_notes setting to 150.",
+            "Lower the pool_size setting to 150.",
         ] {
             assert!(Question::read(yes).asks_for_a_change, "{yes}");
         }
         for no in [
             "Which command-line tool comes with this package?",
-            "Where does the satisfies function live?",
+            "Where does the slugify function live?",
             "What version does Cargo.toml give the crate?",
             "When was the LRU cache added?",
             "Count the .js files inside classes.",

@@ -412,7 +412,7 @@ pub const WANTING_WORDS: &[&str] = &["like", "need", "want"];
 pub const NEGATIONS: &[&str] = &["not", "never", "no", "t", "dont", "without"];
 
 /// Words after which a file's name says where something goes: "write it *to* out.txt", "save
-/// it *as* notes.md", "add .env *to* .gitignore", "put it *in* .gitignore".
+/// it *as* notes.md", "add dist/ *to* .npmignore", "put it *in* .gitignore".
 pub const DESTINATION_WORDS: &[&str] = &["to", "into", "as", "in"];
 
 /// Words after a file's name that begin what the file holds ("Create notes.md *with* a link to
@@ -427,7 +427,7 @@ pub const CONTENT_WORDS: &[&str] = &[
     "holding",
 ];
 
-/// English articles and the determiners that stand where one would ("to *the* .gitignore",
+/// English articles and the determiners that stand where one would ("to *the* .npmignore",
 /// "into *my* notes.md").
 pub const ARTICLES: &[&str] = &["a", "an", "the", "my", "our", "this", "that", "your"];
 

@@ -32,7 +32,7 @@ fn an_answer_ended_for_repeating_itself_is_given_without_the_repeats() {
     let dir = workspace();
     let mut events = Vec::new();
     session(dir.path()).send(
-        "Where is echo defined?",
+        "Where is banner defined?",
         &mut Looping(FinishReason::Repeating),
         &mut FixedAnswer(Answer::Deny { message: None }),
         &mut |e| events.push(e.clone()),
@@ -50,7 +50,7 @@ fn an_answer_ended_for_repeating_itself_is_given_without_the_repeats() {
     // An answer the backend ended for another reason is the model's text as it stands.
     let mut events = Vec::new();
     session(dir.path()).send(
-        "Where is echo defined?",
+        "Where is banner defined?",
         &mut Looping(FinishReason::Length),
         &mut FixedAnswer(Answer::Deny { message: None }),
         &mut |e| events.push(e.clone()),
@@ -63,21 +63,21 @@ fn an_answer_ended_for_repeating_itself_is_given_without_the_repeats() {
 #[test]
 fn a_file_the_answer_names_by_its_name_alone_is_given_by_the_path_the_result_showed() {
     let dir = workspace();
-    std::fs::create_dir_all(dir.path().join("lib/classes")).unwrap();
+    std::fs::create_dir_all(dir.path().join("lib/models")).unwrap();
     std::fs::write(
-        dir.path().join("lib/classes/comparator.js"),
-        "class Comparator {}\nmodule.exports = Comparator\n",
+        dir.path().join("lib/models/tokenizer.js"),
+        "class Tokenizer {}\nmodule.exports = Tokenizer\n",
     )
     .unwrap();
-    let search = call("search_code", r#"{"query": "Comparator"}"#);
-    let answer = "The Comparator class is defined in Comparator.js.";
+    let search = call("search_code", r#"{"query": "Tokenizer"}"#);
+    let answer = "The Tokenizer class is defined in Tokenizer.js.";
     let mut s = session(dir.path());
     let (events, model) = run(
         &mut s,
         vec![search.clone(), answer.into()],
         &mut FixedAnswer(Answer::Deny { message: None }),
     );
-    let given = "The Comparator class is defined in lib/classes/comparator.js.";
+    let given = "The Tokenizer class is defined in lib/models/tokenizer.js.";
     assert_eq!(
         finished(&events),
         (FinishedReason::Answer, given.to_string())
@@ -85,8 +85,8 @@ fn a_file_the_answer_names_by_its_name_alone_is_given_by_the_path_the_result_sho
     assert!(events.iter().any(|e| matches!(
         e,
         Event::AnswerPathsGiven { text, paths, .. }
-            if text == given && paths[0].name == "Comparator.js"
-                && paths[0].path == "lib/classes/comparator.js"
+            if text == given && paths[0].name == "Tokenizer.js"
+                && paths[0].path == "lib/models/tokenizer.js"
     )));
     // The model reads its reply back as it wrote it.
     assert_eq!(s.history().last().unwrap().content, answer);
@@ -221,7 +221,7 @@ fn a_reply_of_nothing_but_repeated_blank_lines_says_there_is_no_answer() {
     let dir = workspace();
     let mut events = Vec::new();
     session(dir.path()).send(
-        "Where is echo defined?",
+        "Where is banner defined?",
         &mut Blank,
         &mut FixedAnswer(Answer::Deny { message: None }),
         &mut |e| events.push(e.clone()),

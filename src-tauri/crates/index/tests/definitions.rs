@@ -118,27 +118,27 @@ def serve(port=DEFAULT_PORT):
 #[test]
 fn javascript_functions_classes_and_exported_assignments() {
     let source = r#"const VERSION = '1.2.0';
-const coerce = require('./functions/coerce');
-function compose(...fns) {
+const slugify = require('./helpers/slugify');
+function pipe(...fns) {
   return fns.reduce((a, b) => (...args) => a(b(...args)));
 }
 
-const applyMiddleware = (...middlewares) => {
-  return middlewares;
+const withPlugins = (...plugins) => {
+  return plugins;
 };
 
-class Store extends Base {
-  dispatch(action) {
-    return action;
+class Cart extends Base {
+  checkout(order) {
+    return order;
   }
 }
 
-module.exports.createStore = function (reducer) {
-  return new Store();
+module.exports.makeCart = function (prices) {
+  return new Cart();
 };
 
 export const helpers = {
-  isPlain(value) { return true; },
+  isEmpty(value) { return true; },
   check: function () {},
 };
 "#;
@@ -147,13 +147,13 @@ export const helpers = {
         vec![
             // An import names what another module defines: not a definition here.
             def("VERSION", Kind::Constant, None, (1, 1)),
-            def("compose", Kind::Function, None, (3, 5)),
-            def("applyMiddleware", Kind::Function, None, (7, 9)),
-            def("Store", Kind::Class, None, (11, 15)),
-            def("dispatch", Kind::Method, Some("Store"), (12, 14)),
-            def("createStore", Kind::Function, None, (17, 19)),
+            def("pipe", Kind::Function, None, (3, 5)),
+            def("withPlugins", Kind::Function, None, (7, 9)),
+            def("Cart", Kind::Class, None, (11, 15)),
+            def("checkout", Kind::Method, Some("Cart"), (12, 14)),
+            def("makeCart", Kind::Function, None, (17, 19)),
             def("helpers", Kind::Constant, None, (21, 24)),
-            def("isPlain", Kind::Method, Some("helpers"), (22, 22)),
+            def("isEmpty", Kind::Method, Some("helpers"), (22, 22)),
             def("check", Kind::Function, Some("helpers"), (23, 23)),
         ]
     );

@@ -297,8 +297,8 @@ mod tests {
             ("<TOUBLE>\n{\"tool}: list_files", "<TOUBLE>"),
             ("The answer. <TOML>", "<TOML>"),
             (
-                "<TOUBLE: \"The files in the ranges folder",
-                "<TOUBLE: \"The files in the ranges folder",
+                "<TOUBLE: \"The files in the widgets folder",
+                "<TOUBLE: \"The files in the widgets folder",
             ),
             ("{\"tool}: \"x\"", "\"tool}: \"x"),
             ("{\"tool\": \"read_file\", \"args\": {}}", "\"tool\": \"r"),

@@ -23,7 +23,7 @@ const FINDS_BONUS: f64 = 4.0;
 const CALCULATES_BONUS: f64 = 8.0;
 
 /// Log-probability (nats) taken from a tool that writes or runs a command when the question asks
-/// for no change: a tiny model opens an edit for "Which script does this package install?".
+/// for no change: a tiny model opens an edit for "Which command does this package put on the PATH?".
 const UNASKED_CHANGE_COST: f64 = 8.0;
 
 /// What the question calls for by what it names.

@@ -2,7 +2,7 @@
 //! of the result exactly are favoured.
 //!
 //! A tiny model that has just read `"version": "3.2.0"` often answers "3.2.2", and after a
-//! search that found `functions/coerce.js` it may still name a path from its prompt's example.
+//! search that found `helpers/slugify.js` it may still name a path from its prompt's example.
 //! The facts of a result — paths, numbers, versions, dotted or underscored names — are kept as
 //! spans. At the start of a word (not the answer's first), a token of three characters or more
 //! that begins one of them gets a small bonus; once the
@@ -346,27 +346,27 @@ mod tests {
 
     #[test]
     fn a_word_start_that_begins_a_fact_gets_the_small_bonus() {
-        let e = evidence(r#"{"path": "functions/coerce.js", "line": 5}"#);
-        assert_eq!(e.bonus("It is defined in", " functions"), START_BONUS);
+        let e = evidence(r#"{"path": "helpers/slugify.js", "line": 5}"#);
+        assert_eq!(e.bonus("It is defined in", " helpers"), START_BONUS);
         assert_eq!(e.bonus("It is defined in", " src"), 0.0);
-        assert_eq!(e.bonus("", "functions"), 0.0, "not the answer's first word");
+        assert_eq!(e.bonus("", "helpers"), 0.0, "not the answer's first word");
         assert_eq!(e.bonus("It is", " f"), 0.0, "not a lone letter");
-        assert_eq!(e.bonus("It is defined in functions", "/co"), CONTINUE_BONUS);
+        assert_eq!(e.bonus("It is defined in helpers", "/sl"), CONTINUE_BONUS);
         assert_eq!(
-            e.bonus("It is defined in functions/coerce", ".js"),
+            e.bonus("It is defined in helpers/slugify", ".js"),
             CONTINUE_BONUS
         );
     }
 
     #[test]
     fn a_path_is_begun_more_readily_when_the_question_asks_where() {
-        let result = r#"{"path": "functions/coerce.js", "text": "const MAX_SAFE = 16"}"#;
-        let e = evidence_for(result, "Which file holds coerce?");
-        assert_eq!(e.bonus("It is defined in", " functions"), PLACE_BONUS);
+        let result = r#"{"path": "helpers/slugify.js", "text": "const MAX_SAFE = 16"}"#;
+        let e = evidence_for(result, "Which file holds slugify?");
+        assert_eq!(e.bonus("It is defined in", " helpers"), PLACE_BONUS);
         assert_eq!(e.bonus("It is", " MAX_SAFE"), START_BONUS, "not a path");
         assert_eq!(e.bonus("It is defined in", " src"), 0.0);
-        let e = evidence_for(result, "What does coerce do?");
-        assert_eq!(e.bonus("It is defined in", " functions"), START_BONUS);
+        let e = evidence_for(result, "What does slugify do?");
+        assert_eq!(e.bonus("It is defined in", " helpers"), START_BONUS);
     }
 
     #[test]

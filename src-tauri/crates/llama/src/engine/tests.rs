@@ -298,11 +298,11 @@ fn edit_words_rank_edit_file_and_file_names_rank_no_tool() {
     assert!(bonus(question, "edit_file") > 0.0);
     // "constants" is part of a file's name here, not a search for a constant.
     assert_eq!(bonus(question, "search_code"), 0.0);
-    let question = "Change the cache size from 1000 to 500.";
+    let question = "Change the pool size from 64 to 32.";
     assert!(bonus(question, "edit_file") > bonus(question, "write_file"));
     // "says" and "ignores" are in list_files' description of how it behaves, not of what it
     // is for.
-    let question = "Create a file NOTES.md that says it ignores nothing.";
+    let question = "Create a file HISTORY.md that says it ignores nothing.";
     assert_eq!(bonus(question, "list_files"), bonus(question, "read_file"));
     assert!(bonus(question, "write_file") > bonus(question, "list_files"));
 }
