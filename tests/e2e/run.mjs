@@ -395,19 +395,19 @@ const tests = [
       await session.click('.tree-row[data-path="internal/lrucache.js"]');
       await session.waitFor("lrucache.js in the editor", async () => (await editorText(session))?.includes("this.max = 1000"));
       const input = await session.find(".chat-input");
-      await input.type("Lower this.max in internal/lrucache.js from 1000 to 500.");
+      await input.type("Lower this.max in internal/lrucache.js from 1000 to 250.");
       await input.type(Keys.Enter);
       await session.waitForElement(".confirm-dialog", MODEL_MS);
       const title = await session.text(".confirm-dialog .diff-title");
       assert(title.includes("internal/lrucache.js") && title.includes("old text found exactly"), `the diff names the file and the matcher: ${title}`);
       const added = await session.execute("return [...document.querySelectorAll('.confirm-dialog .diff-added')].map(e => e.textContent);");
       const removed = await session.execute("return [...document.querySelectorAll('.confirm-dialog .diff-removed')].map(e => e.textContent);");
-      assert(added.includes("+    this.max = 500") && removed.includes("-    this.max = 1000"), `the diff shows the edit: ${removed} → ${added}`);
+      assert(added.includes("+    this.max = 250") && removed.includes("-    this.max = 1000"), `the diff shows the edit: ${removed} → ${added}`);
       await shot(session, "11-edit-confirm");
       await session.click('.confirm-dialog [data-action="once"]');
       await dialogGone(session);
-      await session.waitFor("the edit on disk", () => readFileSync(file, "utf8") === before.replace("this.max = 1000", "this.max = 500"));
-      await session.waitFor("the editor to show the edit", async () => (await editorText(session))?.includes("this.max = 500"));
+      await session.waitFor("the edit on disk", () => readFileSync(file, "utf8") === before.replace("this.max = 1000", "this.max = 250"));
+      await session.waitFor("the editor to show the edit", async () => (await editorText(session))?.includes("this.max = 250"));
       await session.waitFor(
         "the turn to finish",
         async () => (await session.findAll(".msg.assistant .thinking")).length === 0 && (await session.findAll(".stop-button.hidden")).length === 1,

@@ -371,23 +371,23 @@ mod tests {
     #[test]
     fn a_number_of_the_old_text_gives_way_to_the_question_s() {
         let r = Replacement::new(
-            &Question::read("Make MAX_LENGTH in internal/constants.js 512."),
-            "const MAX_LENGTH = 256",
+            &Question::read("Make BUFFER_SIZE in src/limits.js 4096."),
+            "const BUFFER_SIZE = 1024",
         );
-        assert_eq!(r.bonus("const MAX_LENGTH = ", "5"), REPLACE_BONUS);
-        assert_eq!(r.bonus("const MAX_LENGTH =", " 5"), REPLACE_BONUS);
-        assert_eq!(r.bonus("const MAX_LENGTH = ", "2"), 0.0);
-        assert_eq!(r.bonus("const ", "5"), 0.0, "MAX_LENGTH is no number");
-        assert_eq!(r.bonus("const MAX_LENGTH = 5", "1"), CONTINUE_BONUS);
+        assert_eq!(r.bonus("const BUFFER_SIZE = ", "4"), REPLACE_BONUS);
+        assert_eq!(r.bonus("const BUFFER_SIZE =", " 4"), REPLACE_BONUS);
+        assert_eq!(r.bonus("const BUFFER_SIZE = ", "1"), 0.0);
+        assert_eq!(r.bonus("const ", "4"), 0.0, "BUFFER_SIZE is no number");
+        assert_eq!(r.bonus("const BUFFER_SIZE = 4", "0"), CONTINUE_BONUS);
     }
 
     #[test]
     fn a_name_with_a_digit_is_no_number_to_replace() {
         let r = Replacement::new(
-            &Question::read("add(2, 3) returns -1 instead of 5. Fix it."),
-            "pub fn add(a: i64, b: i64) -> i64 {",
+            &Question::read("mul(4, 5) gives 9 rather than 20. Repair it."),
+            "pub fn mul(a: u32, b: u32) -> u32 {",
         );
-        assert_eq!(r.bonus("pub fn add(a: ", "5"), 0.0);
+        assert_eq!(r.bonus("pub fn mul(a: ", "2"), 0.0);
     }
 
     #[test]
@@ -402,15 +402,15 @@ mod tests {
 
     #[test]
     fn after_the_whole_old_text_a_value_of_the_question_may_follow() {
-        let old = "host = \\\"127.0.0.1\\\"";
+        let old = "name = \\\"ledger\\\"";
         let r = Replacement::new(
-            &Question::read("Add a line debug = false after the host line."),
+            &Question::read("Below the name setting, insert verbose = true."),
             old,
         );
         assert!(!r.may_end(old));
         assert!(r.would_end_unchanged(old, "\""));
-        assert_eq!(r.bonus(&format!("{old}\\n"), "debug"), INSERT_BONUS);
-        assert_eq!(r.bonus("host = ", "debug"), 0.0, "two names: no rename");
+        assert_eq!(r.bonus(&format!("{old}\\n"), "verbose"), INSERT_BONUS);
+        assert_eq!(r.bonus("name = ", "verbose"), 0.0, "two names: no rename");
     }
 
     #[test]
@@ -446,9 +446,9 @@ mod tests {
 
     #[test]
     fn escapes_are_read_as_the_characters_they_stand_for() {
-        let r = Replacement::new(&Question::read("Add debug = false after it."), "a = 1");
-        assert_eq!(r.bonus("a = 1\\", "ndebug"), INSERT_BONUS);
-        assert_eq!(r.bonus("a = 1\\n", "de"), INSERT_BONUS);
+        let r = Replacement::new(&Question::read("Put verbose = true after it."), "a = 1");
+        assert_eq!(r.bonus("a = 1\\", "nverb"), INSERT_BONUS);
+        assert_eq!(r.bonus("a = 1\\n", "ver"), INSERT_BONUS);
         assert_eq!(unescape("x\\\"y\\\\"), "x\"y\\");
     }
 
@@ -463,10 +463,10 @@ mod tests {
         assert_eq!(r.bonus("", "folders"), 0.0);
         assert_eq!(r.bonus("x", "\""), 0.0, "ending is the model's choice");
         let r = Replacement::new_content(&Question::read(
-            "Create NOTES.md that says 'Reviewed by Lantern'.",
+            "Create REVIEW.md saying 'Checked by the team'.",
         ))
         .unwrap();
-        assert_eq!(r.bonus("", "Review"), REPLACE_BONUS);
+        assert_eq!(r.bonus("", "Check"), REPLACE_BONUS);
         assert!(
             Replacement::new_content(&Question::read("Write a haiku about the sea.")).is_none()
         );

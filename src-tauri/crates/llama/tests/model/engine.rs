@@ -167,12 +167,13 @@ fn the_grammar_offers_exactly_the_tools_of_the_request() {
 fn a_call_closes_even_when_the_model_loops_or_its_budget_runs_out() {
     let mut model = model();
     let registry = ToolRegistry::standard();
-    // This question makes the model loop inside a string argument; with 60 tokens the budget
-    // also runs low before any call of this model would end on its own.
+    // A call must close well-formed whatever the model writes in it: with 60 tokens the budget
+    // runs low before any call of this model would end on its own, and a loop inside a string
+    // argument is ended the same way (the loop is told apart in the engine's unit tests).
     for (question, budget) in [
-        ("In one sentence, what is a trait in Rust?", 400),
+        ("What does a mutex guard against?", 400),
         ("Write a long poem about the sea into poem.txt.", 60),
-        // Writes the closing tag inside the content, then loops on `<`.
+        // Once wrote the closing tag inside the content, then looped on `<`.
         (
             "Use write_file to write notes.py with the content: def count_words(text): return len(text.split())",
             400,

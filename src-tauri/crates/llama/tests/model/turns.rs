@@ -86,16 +86,22 @@ fn an_edit_s_old_text_is_always_found_once_in_the_file_it_names() {
     let mut model = model();
     let mut seen = Vec::new();
     for (fixture, question) in [
-        ("semver", "Set MAX_LENGTH to 512 in internal/constants.js."),
-        ("semver", "Make the version in package.json 7.7.0."),
+        (
+            "semver",
+            "In internal/constants.js, lower MAX_SAFE_COMPONENT_LENGTH to 12.",
+        ),
+        (
+            "semver",
+            "Reword the description in package.json to say it parses versions.",
+        ),
         (
             "rust-calc",
-            "add(2, 3) returns -1 instead of 5. Fix the bug in src/lib.rs.",
+            "multiply in src/lib.rs should saturate instead of overflowing. Change it.",
         ),
         ("py-notes", "Change the port in config.toml to 8080."),
         (
             "node-shop",
-            "removeItem in src/cart.ts keeps the item it should delete. Fix it.",
+            "cartTotal in src/cart.ts should round to whole cents. Change it.",
         ),
     ] {
         let root = fixtures.join(fixture);
@@ -343,7 +349,7 @@ fn a_listing_asked_about_a_glob_is_narrowed_to_it() {
         .find(|s| s.name == "list_files")
         .unwrap()
         .clone();
-    let messages = conversation("How many test_*.py files does the tests folder hold?");
+    let messages = conversation("Count the test_*.py modules under tests for me.");
     let cancel = CancelToken::new();
     let request = GenerateRequest::new(&messages, 120, &cancel)
         .with_tools(std::slice::from_ref(&list))
