@@ -19,7 +19,7 @@ const parsed: AgentEvent = {
   tool: "write_file",
   args: { path: "src/a.ts", content: "x" },
   reasoning: "fix the bug",
-  dialect: "native",
+  dialect: "lantern",
   constrained: true,
   call_confidence: -0.4,
   raw: '<TOOL_CALL>{"tool":"write_file"}</TOOL_CALL>',
@@ -43,7 +43,7 @@ describe("CallLog", () => {
     expect(statusOf(call)).toBe("running");
     log.apply({ event: "tool_finished", call_id: "call-1", tool: "write_file", success: true, error_type: "none", execution_time_ms: 3, result: result(true, { path: "src/a.ts" }) });
     expect(statusOf(call)).toBe("ok");
-    expect(call).toMatchObject({ dialect: "native", constrained: true, valid: true, asked: true, answer: "once", askRule: "default: writes ask first" });
+    expect(call).toMatchObject({ dialect: "lantern", constrained: true, valid: true, asked: true, answer: "once", askRule: "default: writes ask first" });
     expect(changes).toEqual(["running", "waiting", "running", "ok"]);
   });
 
@@ -152,7 +152,7 @@ describe("CallLog", () => {
     expect(matches(read!, { tool: "write_file", status: null })).toBe(false);
     expect(matches(read!, { tool: null, status: "failed" })).toBe(true);
     const copied = JSON.parse(callAsJson(write!));
-    expect(copied).toMatchObject({ call_id: "call-1", tool: "write_file", dialect: "native", status: "running" });
+    expect(copied).toMatchObject({ call_id: "call-1", tool: "write_file", dialect: "lantern", status: "running" });
   });
 
   it("forgets everything on clear", () => {

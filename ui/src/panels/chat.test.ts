@@ -83,7 +83,7 @@ describe("ChatPanel", () => {
       tool: "read_file",
       args: { path: "package.json" },
       reasoning: null,
-      dialect: "native" as const,
+      dialect: "lantern" as const,
       constrained: true,
       call_confidence: null,
       raw: "<TOOL_CALL>…</TOOL_CALL>",
@@ -173,7 +173,7 @@ describe("ChatPanel", () => {
   it("replays a saved conversation as it went, and starts a new one on request", async () => {
     const { root, chat, sent } = setup();
     const log = new CallLog();
-    const parsed = { event: "call_parsed" as const, step: 1, call_id: "call-1", tool: "read_file", args: { path: "a.txt" }, reasoning: null, dialect: "native" as const, constrained: true, call_confidence: null, raw: "<TOOL_CALL>…</TOOL_CALL>", span: { start: 0, end: 10 }, problems: [], via: "text" as const };
+    const parsed = { event: "call_parsed" as const, step: 1, call_id: "call-1", tool: "read_file", args: { path: "a.txt" }, reasoning: null, dialect: "lantern" as const, constrained: true, call_confidence: null, raw: "<TOOL_CALL>…</TOOL_CALL>", span: { start: 0, end: 10 }, problems: [], via: "text" as const };
     chat.replay(
       [
         { event: "turn_started", message: "What is in a.txt?", model: "smollm2", form: "look_up" },

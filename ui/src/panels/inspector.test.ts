@@ -17,7 +17,7 @@ const writeCall: AgentEvent = {
   tool: "write_file",
   args: { path: "notes.md", content: "one line\n" },
   reasoning: null,
-  dialect: "native",
+  dialect: "lantern",
   constrained: true,
   call_confidence: -0.4,
   raw: "",

@@ -45,8 +45,12 @@ export type CallPath =
 
 /** How a call was spelled. */
 export type Dialect =
-  /** `<TOOL_CALL>{"tool": …, "args": …, "reasoning": …}</TOOL_CALL>` */
-  | "native"
+  /**
+   * `<TOOL_CALL>{"tool": …, "args": …, "reasoning": …}</TOOL_CALL>`: Lantern's own text
+   * protocol. (Saved before it had this name, it was `native`, which now means a model's own
+   * chat-template calls; such records still read.)
+   */
+  | "lantern"
   /** Qwen / Hermes: `<tool_call>{"name": …, "arguments": …}</tool_call>` */
   | "hermes"
   /** Mistral: `[TOOL_CALLS]name[ARGS]{…}` or `[TOOL_CALLS][{"name": …, "arguments": …}]` */

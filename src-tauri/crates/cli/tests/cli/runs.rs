@@ -79,7 +79,7 @@ fn run_streams_ndjson_events_through_a_scripted_model() {
     }
     let parsed = events.iter().find(|e| e["event"] == "call_parsed").unwrap();
     assert_eq!(parsed["tool"], "read_file");
-    assert_eq!(parsed["dialect"], "native");
+    assert_eq!(parsed["dialect"], "lantern");
     assert_eq!(parsed["constrained"], false);
     assert!(parsed["raw"].as_str().unwrap().starts_with("<TOOL_CALL>"));
     let finished = events.last().unwrap();

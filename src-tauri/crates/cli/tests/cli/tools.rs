@@ -153,7 +153,7 @@ fn parse_reports_text_calls_and_invalid_calls() {
     assert_eq!(call["tool"], "read_file");
     assert_eq!(call["args"]["path"], "package.json");
     assert_eq!(call["reasoning"], "Need the version");
-    assert_eq!(call["dialect"], "native");
+    assert_eq!(call["dialect"], "lantern");
 
     let bad = json(&f.lantern(
         &["parse"],

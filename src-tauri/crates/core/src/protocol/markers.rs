@@ -21,7 +21,7 @@ pub const STOP_SEQUENCES: &[&str] = &[CLOSE_TAG, "</tool_call>", "</function>", 
 
 /// The tag dialects whose opener is a fixed word: the tag without its `>`.
 pub(crate) const TAG_OPENERS: [(&str, Dialect); 3] = [
-    ("<TOOL_CALL", Dialect::Native),
+    ("<TOOL_CALL", Dialect::Lantern),
     ("<tool_call", Dialect::Hermes),
     ("<tool", Dialect::ToolTag),
 ];

@@ -37,8 +37,11 @@ use serde_json::Value;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Dialect {
-    /// `<TOOL_CALL>{"tool": …, "args": …, "reasoning": …}</TOOL_CALL>`
-    Native,
+    /// `<TOOL_CALL>{"tool": …, "args": …, "reasoning": …}</TOOL_CALL>`: Lantern's own text
+    /// protocol. (Saved before it had this name, it was `native`, which now means a model's own
+    /// chat-template calls; such records still read.)
+    #[serde(alias = "native")]
+    Lantern,
     /// Qwen / Hermes: `<tool_call>{"name": …, "arguments": …}</tool_call>`
     Hermes,
     /// Mistral: `[TOOL_CALLS]name[ARGS]{…}` or `[TOOL_CALLS][{"name": …, "arguments": …}]`
@@ -60,7 +63,7 @@ pub enum Dialect {
 impl Dialect {
     pub fn as_str(self) -> &'static str {
         match self {
-            Dialect::Native => "native",
+            Dialect::Lantern => "lantern",
             Dialect::Hermes => "hermes",
             Dialect::Mistral => "mistral",
             Dialect::Llama3 => "llama3",
@@ -199,4 +202,20 @@ pub struct InvalidCall {
     pub dialect: Option<Dialect>,
     pub raw: Option<String>,
     pub problems: Vec<Problem>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Dialect;
+
+    #[test]
+    fn the_tool_call_form_is_recorded_as_lantern_and_its_older_name_still_reads() {
+        assert_eq!(
+            serde_json::to_string(&Dialect::Lantern).unwrap(),
+            "\"lantern\""
+        );
+        assert_eq!(Dialect::Lantern.as_str(), "lantern");
+        let saved: Dialect = serde_json::from_str("\"native\"").unwrap();
+        assert_eq!(saved, Dialect::Lantern);
+    }
 }

@@ -291,7 +291,7 @@ pub(super) fn skip_ws(bytes: &[u8], from: usize) -> usize {
 /// The closing tag of a tag dialect, without its `>`. Mistral calls have none.
 pub(super) fn closer_tag(dialect: Dialect) -> Option<&'static str> {
     match dialect {
-        Dialect::Native => Some("</TOOL_CALL"),
+        Dialect::Lantern => Some("</TOOL_CALL"),
         Dialect::Hermes => Some("</tool_call"),
         Dialect::Llama3 => Some("</function"),
         Dialect::ToolTag => Some("</tool"),

@@ -128,7 +128,7 @@ fn broken_first_call_is_not_replaced_by_a_second() {
 #[test]
 fn mismatched_case_closer_is_accepted() {
     let t = turn("<TOOL_CALL>{\"tool\": \"a\", \"args\": {}}</tool_call>");
-    assert_eq!(call(&t).dialect, Dialect::Native);
+    assert_eq!(call(&t).dialect, Dialect::Lantern);
     assert!(t.problems.is_empty());
     let t = turn("<tool_call>{\"name\": \"a\"}</TOOL_CALL>");
     assert_eq!(call(&t).dialect, Dialect::Hermes);

@@ -98,7 +98,7 @@ fn native_call() {
     assert_eq!(c.tool, "read_file");
     assert_eq!(c.args, json!({"path": "package.json"}));
     assert_eq!(c.reasoning.as_deref(), Some("Need the version"));
-    assert_eq!(c.dialect, Dialect::Native);
+    assert_eq!(c.dialect, Dialect::Lantern);
     assert_eq!(c.raw, text);
     assert_eq!(
         c.span,
