@@ -138,6 +138,11 @@ fn evaluate(
     }
     let toolbox = crate::toolbox();
     let mut tasks = set.load(toolbox.registry()).map_err(usage)?;
+    let leftovers = eval::remove_leftovers();
+    if leftovers > 0 {
+        let copies = if leftovers == 1 { "copy" } else { "copies" };
+        eprintln!("removed {leftovers} fixture {copies} left by an evaluation that was stopped");
+    }
     let given_reads =
         (running.given_reads).map(|shown| eval::given_reads(&tasks, &set.fixtures, shown));
     if let Some(reads) = &given_reads {

@@ -47,6 +47,7 @@ pub use report::{
     SplitSummary,
 };
 pub use run::{run_task, TaskOutcome};
+pub use scratch::remove_leftovers;
 pub use task::{
     load_tasks, EvalTask, FileContains, Split, SuccessCriteria, TaskSet, PHRASING_NAMES,
     TEST_PHRASINGS,
