@@ -16,6 +16,12 @@
 //!
 //! A new file's content (`"x-from": "question"`) gets the last rule alone, for the question's
 //! values shaped like code and the phrases it quotes, with the large bonus for its first word.
+//! For both, the paths the question names other than the file written are values too: a
+//! `.gitignore` is made of paths (`dist/`, `.env`).
+//!
+//! After the whole old text, a value begun is finished as the question writes it (the next
+//! token of its rest, as the rest is tokenized, gets the largest bonus), and a value written
+//! once is not favoured again.
 //!
 //! A value begun is continued with the continuing bonus; right after the whole old text, a line
 //! break gets the smaller bonus; and once the new text has changed something and ends as the
@@ -23,7 +29,7 @@
 //! whatever the model writes next. The rest is the model's own choice.
 
 use super::copying::last_word;
-use super::grounding::{raw_argument, Grounding};
+use super::grounding::{argument_value, raw_argument, Grounding};
 use super::sampling::best_by_logit;
 use lantern_core::question::Question;
 use lantern_core::words::{between_edit_words, edit_words, EDIT_WORDS};
@@ -49,6 +55,10 @@ const END_CHARS: usize = 8;
 
 /// Log-probability (nats) for a token that goes on with a value begun.
 const CONTINUE_BONUS: f32 = 6.0;
+
+/// Log-probability (nats) for the token a begun value is written with next, as the value
+/// itself is tokenized: a value begun is finished as the question writes it.
+const FINISH_BONUS: f32 = 12.0;
 
 /// How many of the likeliest tokens are looked at each step.
 const CANDIDATES: usize = 32;
@@ -86,6 +96,22 @@ fn unescape(raw: &str) -> String {
         }
     }
     out
+}
+
+/// The paths `asked` names, as written, but for `target` (the file the call writes), named by
+/// its path or its file name.
+fn paths_besides(asked: &Question, target: Option<&str>) -> Vec<String> {
+    let target = target.map(|t| t.trim_start_matches("./"));
+    let file_name = target.map(|t| t.rsplit('/').next().unwrap_or(t));
+    asked
+        .paths
+        .iter()
+        .filter(|p| {
+            let p = p.trim_start_matches("./");
+            Some(p) != target && Some(p) != file_name
+        })
+        .cloned()
+        .collect()
 }
 
 /// What the new text of one edit is steered by.
@@ -154,10 +180,11 @@ impl Replacement {
     }
 
     /// The steering of a new file's content (an argument declared `"x-from": "question"`): the
-    /// question's values shaped like code (`__pycache__`, `*.log`, `42`) and the phrases it
-    /// quotes ('Reviewed by Lantern') get the insertion bonus at word starts. `None` when the
-    /// question has none.
-    pub(super) fn new_content(asked: &Question) -> Option<Self> {
+    /// question's values shaped like code (`__pycache__`, `*.log`, `42`), the phrases it
+    /// quotes ('Reviewed by Lantern') and the paths it names other than `target`, the file
+    /// written (`dist/` for a `.gitignore`), get the insertion bonus at word starts. `None` when
+    /// the question has none.
+    pub(super) fn new_content(asked: &Question, target: Option<&str>) -> Option<Self> {
         let question = asked.text.as_str();
         let mut values: Vec<String> = Vec::new();
         for quote in ['\'', '"', '`'] {
@@ -183,6 +210,7 @@ impl Replacement {
                 values.push(word.to_string());
             }
         }
+        values.extend(paths_besides(asked, target));
         values.retain(|v| !v.is_empty());
         values.dedup();
         (!values.is_empty()).then(|| Replacement {
@@ -193,6 +221,22 @@ impl Replacement {
             values,
             first_tokens: Vec::new(),
         })
+    }
+
+    /// The paths the question names other than `target`, the file edited, among the values an
+    /// insertion is steered to, unless the old text holds them already: what a `.gitignore` or
+    /// a list of links is made of ("Add dist/ and .env to .gitignore").
+    pub(super) fn with_paths_besides(mut self, asked: &Question, target: Option<&str>) -> Self {
+        let old_words = edit_words(&self.old);
+        for path in paths_besides(asked, target) {
+            let held = edit_words(&path)
+                .iter()
+                .all(|w| old_words.iter().any(|o| o.eq_ignore_ascii_case(w)));
+            if !held && !self.values.contains(&path) {
+                self.values.push(path);
+            }
+        }
+        self
     }
 
     /// May the new text end after `written`? Not while it is the old text itself.
@@ -259,9 +303,15 @@ impl Replacement {
         // At a word start: what would the copy of the old text write here?
         let at = written.len() + head_start;
         if written.len() >= self.old.len() && written.starts_with(&self.old) {
-            // A new file's content begins with what the question asks for.
+            // A new file's content begins with what the question asks for; each value is
+            // inserted once.
             let first = self.old.is_empty() && written.trim().is_empty();
-            return match (begins(&self.values, head), first) {
+            let added = &written[self.old.len()..];
+            let fresh: Vec<String> = (self.values.iter())
+                .filter(|v| !added.contains(v.as_str()))
+                .cloned()
+                .collect();
+            return match (begins(&fresh, head), first) {
                 (true, true) => REPLACE_BONUS,
                 (true, false) => INSERT_BONUS,
                 (false, _) => 0.0,
@@ -309,22 +359,53 @@ impl Replacement {
         }
     }
 
-    /// Adds the bonuses to the likeliest tokens' logits, given the new text so far and each
-    /// token's text.
+    /// What the values begun by the new text's last word (as JSON string content) have left
+    /// to write, once the whole old text is copied: `_modules/` once `no` of `node_modules/` is
+    /// written. None at a word's start, inside the copy of the old text, for a value already
+    /// written, or where the rest would need escaping.
+    fn rests_of_begun_values(&self, written_raw: &str) -> Vec<&str> {
+        let Some(added_raw) = written_raw.strip_prefix(self.old_raw.as_str()) else {
+            return Vec::new();
+        };
+        let word = last_word(added_raw, between_edit_words);
+        if word.is_empty() || word.contains('\\') {
+            return Vec::new();
+        }
+        let added = unescape(added_raw);
+        self.values
+            .iter()
+            .filter(|v| !added.contains(v.as_str()))
+            .filter_map(|v| v.strip_prefix(word))
+            .filter(|rest| !rest.is_empty() && !rest.contains(['"', '\\']))
+            .collect()
+    }
+
+    /// Adds the bonuses to the likeliest tokens' logits, given the new text so far, each
+    /// token's text, and how a text is tokenized: the first tokens of the question's values
+    /// and of what a begun value has left are looked at too, since a value the model does not
+    /// expect may be nowhere among its likeliest tokens.
     pub(super) fn favour(
         &self,
         written: &str,
         logits: &mut [f32],
         piece: &mut dyn FnMut(LlamaToken) -> String,
+        tokenize: &mut dyn FnMut(&str) -> Vec<LlamaToken>,
     ) {
         let mut seen = best_by_logit(logits, &[], CANDIDATES);
-        for token in &self.first_tokens {
+        let rests = self.rests_of_begun_values(written);
+        let going_on: Vec<LlamaToken> = (rests.iter())
+            .filter_map(|rest| tokenize(rest).first().copied())
+            .collect();
+        for token in self.first_tokens.iter().chain(&going_on) {
             if !seen.contains(token) {
                 seen.push(*token);
             }
         }
         for token in seen {
-            let bonus = self.bonus(written, &piece(token));
+            let mut bonus = self.bonus(written, &piece(token));
+            if going_on.contains(&token) {
+                bonus = bonus.max(FINISH_BONUS);
+            }
             logits[token.0 as usize] += bonus;
         }
     }
@@ -344,11 +425,13 @@ impl super::LocalModel {
             return None;
         }
         let asked = request.question();
+        let target = argument_value(call_text, "path");
         let mut replacement = match opened? {
-            Grounding::Replaces(key) => {
-                Some(Replacement::new(&asked, raw_argument(call_text, key)?))
-            }
-            Grounding::FromQuestion => Replacement::new_content(&asked),
+            Grounding::Replaces(key) => Some(
+                Replacement::new(&asked, raw_argument(call_text, key)?)
+                    .with_paths_besides(&asked, target),
+            ),
+            Grounding::FromQuestion => Replacement::new_content(&asked, target),
             _ => None,
         }?;
         let vocab = self.model.vocab();
@@ -454,21 +537,72 @@ mod tests {
 
     #[test]
     fn a_new_file_s_content_draws_on_the_question_s_code_and_quotes() {
-        let r = Replacement::new_content(&Question::read(
-            "Create a .gitignore here so that __pycache__ folders are ignored.",
-        ))
+        let r = Replacement::new_content(
+            &Question::read("Create a .gitignore here so that __pycache__ folders are ignored."),
+            Some(".gitignore"),
+        )
         .unwrap();
         assert_eq!(r.bonus("", "__"), REPLACE_BONUS, "the content's first word");
         assert_eq!(r.bonus("x\\n", "__"), INSERT_BONUS);
         assert_eq!(r.bonus("", "folders"), 0.0);
         assert_eq!(r.bonus("x", "\""), 0.0, "ending is the model's choice");
-        let r = Replacement::new_content(&Question::read(
-            "Create REVIEW.md saying 'Checked by the team'.",
-        ))
+        let r = Replacement::new_content(
+            &Question::read("Create REVIEW.md saying 'Checked by the team'."),
+            Some("REVIEW.md"),
+        )
         .unwrap();
         assert_eq!(r.bonus("", "Check"), REPLACE_BONUS);
         assert!(
-            Replacement::new_content(&Question::read("Write a haiku about the sea.")).is_none()
+            Replacement::new_content(&Question::read("Write a haiku about the sea."), None)
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn the_paths_a_question_names_are_content_for_another_file() {
+        let asked = Question::read("Make a .gitignore listing build/ and .cache in this repo.");
+        let r = Replacement::new_content(&asked, Some(".gitignore")).unwrap();
+        assert_eq!(r.bonus("", "build"), REPLACE_BONUS);
+        assert_eq!(r.bonus("build/\\n", ".cache"), INSERT_BONUS);
+        assert_eq!(
+            r.bonus("build/\\n", ".git"),
+            0.0,
+            "the file written is no content"
+        );
+        let asked = Question::read("Ignore coverage/ and build/ too, in the .gitignore.");
+        let r = Replacement::new(&asked, "build/").with_paths_besides(&asked, Some(".gitignore"));
+        assert!(r.values.contains(&"coverage/".to_string()));
+        assert!(!r.values.contains(&"build/".to_string()), "there already");
+        assert_eq!(r.bonus("build/\\n", "cover"), INSERT_BONUS);
+        let asked = Question::read("Link docs/setup.md from README.md.");
+        let r = Replacement::new(&asked, "# Tool").with_paths_besides(&asked, Some("./README.md"));
+        assert!(r.values.contains(&"docs/setup.md".to_string()));
+        assert!(!r.values.iter().any(|v| v.contains("README")));
+    }
+
+    #[test]
+    fn a_value_begun_after_the_old_text_is_finished_and_written_once() {
+        let asked = Question::read("Make a .gitignore listing build/ and .cache in this repo.");
+        let r = Replacement::new_content(&asked, Some(".gitignore")).unwrap();
+        assert_eq!(r.rests_of_begun_values("bu"), ["ild/"]);
+        assert!(
+            r.rests_of_begun_values("build/\\n").is_empty(),
+            "a word's start"
+        );
+        assert!(
+            r.rests_of_begun_values("build/\\nbu").is_empty(),
+            "written already"
+        );
+        assert_eq!(r.bonus("build/\\n", "build"), 0.0, "written already");
+        assert_eq!(r.bonus("build/\\n", ".cache"), INSERT_BONUS);
+        // Inside the copy of the old text nothing is finished for it.
+        let asked = Question::read("Add node_modules/ to .gitignore.");
+        let r = Replacement::new(&asked, "node_version\\n")
+            .with_paths_besides(&asked, Some(".gitignore"));
+        assert!(r.rests_of_begun_values("node").is_empty());
+        assert_eq!(
+            r.rests_of_begun_values("node_version\\nnode"),
+            ["_modules/"]
         );
     }
 

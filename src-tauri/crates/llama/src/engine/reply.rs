@@ -251,7 +251,13 @@ impl LocalModel {
                     .as_ref()
                     .map(|(r, start)| (r, &text[*start..]));
                 if let Some((replacement, written)) = new_text {
-                    replacement.favour(written, &mut reply.logits, &mut |t| piece_of(t));
+                    let mut tokenize = |text: &str| vocab.tokenize(text.as_bytes(), false, false);
+                    replacement.favour(
+                        written,
+                        &mut reply.logits,
+                        &mut |t| piece_of(t),
+                        &mut tokenize,
+                    );
                 }
                 // An answer is an answer: once the step is decided (or forced) to be one, the
                 // model cannot open a call after all.
