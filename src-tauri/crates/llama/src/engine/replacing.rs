@@ -17,7 +17,7 @@
 //! A new file's content (`"x-from": "question"`) gets the last rule alone, for the question's
 //! values shaped like code and the phrases it quotes, with the large bonus for its first word.
 //! For both, the paths the question names other than the file written are values too: a
-//! `.gitignore` is made of paths (`dist/`, `.env`).
+//! `.gitignore` is made of paths (`build/`, `.cache`).
 //!
 //! After the whole old text, a value begun is finished as the question writes it (the next
 //! token of its rest, as the rest is tokenized, gets the largest bonus), and a value written
@@ -182,7 +182,7 @@ impl Replacement {
     /// The steering of a new file's content (an argument declared `"x-from": "question"`): the
     /// question's values shaped like code (`__pycache__`, `*.log`, `42`), the phrases it
     /// quotes ('Reviewed by Lantern') and the paths it names other than `target`, the file
-    /// written (`dist/` for a `.gitignore`), get the insertion bonus at word starts. `None` when
+    /// written (`build/` for a `.gitignore`), get the insertion bonus at word starts. `None` when
     /// the question has none.
     pub(super) fn new_content(asked: &Question, target: Option<&str>) -> Option<Self> {
         let question = asked.text.as_str();
@@ -225,7 +225,7 @@ impl Replacement {
 
     /// The paths the question names other than `target`, the file edited, among the values an
     /// insertion is steered to, unless the old text holds them already: what a `.gitignore` or
-    /// a list of links is made of ("Add dist/ and .env to .gitignore").
+    /// a list of links is made of ("Ignore build/ and .cache as well").
     pub(super) fn with_paths_besides(mut self, asked: &Question, target: Option<&str>) -> Self {
         let old_words = edit_words(&self.old);
         for path in paths_besides(asked, target) {
@@ -304,14 +304,11 @@ impl Replacement {
         let at = written.len() + head_start;
         if written.len() >= self.old.len() && written.starts_with(&self.old) {
             // A new file's content begins with what the question asks for; each value is
-            // inserted once.
+            // inserted once (see `unwritten`).
             let first = self.old.is_empty() && written.trim().is_empty();
             let added = &written[self.old.len()..];
-            let fresh: Vec<String> = (self.values.iter())
-                .filter(|v| !added.contains(v.as_str()))
-                .cloned()
-                .collect();
-            return match (begins(&fresh, head), first) {
+            let begins_one = self.unwritten(added).any(|v| v.starts_with(head));
+            return match (begins_one, first) {
                 (true, true) => REPLACE_BONUS,
                 (true, false) => INSERT_BONUS,
                 (false, _) => 0.0,
@@ -359,8 +356,19 @@ impl Replacement {
         }
     }
 
+    /// The values `added` (what the new text holds after the old text, escapes undone) does not
+    /// hold yet: each value is inserted once.
+    fn unwritten<'v, 'w>(
+        &'v self,
+        added: &'w str,
+    ) -> impl Iterator<Item = &'v String> + use<'v, 'w> {
+        self.values
+            .iter()
+            .filter(move |v| !added.contains(v.as_str()))
+    }
+
     /// What the values begun by the new text's last word (as JSON string content) have left
-    /// to write, once the whole old text is copied: `_modules/` once `no` of `node_modules/` is
+    /// to write, once the whole old text is copied: `_dir/` once `out` of `out_dir/` is
     /// written. None at a word's start, inside the copy of the old text, for a value already
     /// written, or where the rest would need escaping.
     fn rests_of_begun_values(&self, written_raw: &str) -> Vec<&str> {
@@ -372,9 +380,7 @@ impl Replacement {
             return Vec::new();
         }
         let added = unescape(added_raw);
-        self.values
-            .iter()
-            .filter(|v| !added.contains(v.as_str()))
+        self.unwritten(&added)
             .filter_map(|v| v.strip_prefix(word))
             .filter(|rest| !rest.is_empty() && !rest.contains(['"', '\\']))
             .collect()
@@ -596,14 +602,11 @@ mod tests {
         assert_eq!(r.bonus("build/\\n", "build"), 0.0, "written already");
         assert_eq!(r.bonus("build/\\n", ".cache"), INSERT_BONUS);
         // Inside the copy of the old text nothing is finished for it.
-        let asked = Question::read("Add node_modules/ to .gitignore.");
-        let r = Replacement::new(&asked, "node_version\\n")
+        let asked = Question::read("Ignore out_dir/ as well, please.");
+        let r = Replacement::new(&asked, "out_version\\n")
             .with_paths_besides(&asked, Some(".gitignore"));
-        assert!(r.rests_of_begun_values("node").is_empty());
-        assert_eq!(
-            r.rests_of_begun_values("node_version\\nnode"),
-            ["_modules/"]
-        );
+        assert!(r.rests_of_begun_values("out").is_empty());
+        assert_eq!(r.rests_of_begun_values("out_version\\nout"), ["_dir/"]);
     }
 
     #[test]
